@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+// facekit — one package: library modules, thin C shims, and the `facekit` executable.
+// Dependency arrows point one way:
+//   FaceCore ← FaceTracking ← (facekit)
+//   CV4L2, CJPEG ← Capture
+//   CJPEG ← Recording ← Export → CHDF5
+//   Appliance → Recording, Export, Capture
+import PackageDescription
+
+let package = Package(
+    name: "facekit",
+    products: [
+        .executable(name: "facekit", targets: ["facekit"]),
+        .library(name: "FaceCore", targets: ["FaceCore"]),
+        .library(name: "FaceTracking", targets: ["FaceTracking"]),
+        .library(name: "Capture", targets: ["Capture"]),
+        .library(name: "Recording", targets: ["Recording"]),
+        .library(name: "Export", targets: ["Export"]),
+    ],
+    targets: [
+        // Pure Swift, no Foundation, Embedded-Swift clean (see DESIGN.md).
+        .target(name: "FaceCore",
+                swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
+        .target(name: "FaceTracking", dependencies: ["FaceCore"]),
+
+        // C shims: one per system library.
+        .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+        .systemLibrary(name: "CHDF5", pkgConfig: "hdf5", providers: [.apt(["libhdf5-dev"])]),
+        .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+
+        .target(name: "Capture", dependencies: ["CV4L2", "CJPEG"]),
+        .target(name: "Recording", dependencies: ["CJPEG"]),
+        .target(name: "Export", dependencies: ["Recording", "CHDF5"]),
+        .target(name: "Appliance", dependencies: ["Recording", "Export", "Capture"]),
+
+        .executableTarget(name: "facekit",
+                          dependencies: ["FaceCore", "FaceTracking", "Capture", "Recording", "Export", "Appliance"]),
+
+        .testTarget(name: "FaceCoreTests", dependencies: ["FaceCore"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
+        .testTarget(name: "RecordingTests", dependencies: ["Recording"]),
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Recording"]),
+    ]
+)

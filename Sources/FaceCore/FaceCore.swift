@@ -1,0 +1,1 @@
+public enum FaceCoreInfo { public static let version = 1 }

@@ -1,0 +1,87 @@
+import Foundation
+
+/// A subcommand of `facekit`. One table (`CommandTable.all`) drives both dispatch and help.
+protocol Command {
+    /// Words that select the command, e.g. ["model", "convert"].
+    static var path: [String] { get }
+    static var synopsis: String { get }
+    static var abstract: String { get }
+    /// Parses arguments; throws `UsageError` on bad usage (exit 64).
+    init(arguments: [String]) throws
+    /// Runs the command; returns the process exit code.
+    func run() throws -> Int32
+}
+
+/// Bad command-line usage: printed with the command's synopsis, exit code 64 (EX_USAGE).
+struct UsageError: Error, CustomStringConvertible {
+    var message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+/// A failure the user can act on: printed as "facekit: <message>", exit code 1.
+struct CommandFailure: Error, CustomStringConvertible {
+    var message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+/// Minimal argument scanner shared by every command: `--flag`, `--key value`, `--key=value`, positionals.
+struct ArgumentScanner {
+    private(set) var positionals: [String] = []
+    private var options: [String: String] = [:]
+    private var flags: Set<String> = []
+    private var consumed: Set<String> = []
+
+    /// - Parameters:
+    ///   - valueOptions: options that take a value (without leading dashes).
+    ///   - flagOptions: options that take no value.
+    init(_ args: [String], valueOptions: Set<String>, flagOptions: Set<String>) throws {
+        var i = 0
+        while i < args.count {
+            let a = args[i]
+            if a == "--" { positionals.append(contentsOf: args[(i + 1)...]); break }
+            if a.hasPrefix("-") && a.count > 1 {
+                var name = String(a.drop(while: { $0 == "-" }))
+                var inlineValue: String? = nil
+                if let eq = name.firstIndex(of: "=") {
+                    inlineValue = String(name[name.index(after: eq)...])
+                    name = String(name[..<eq])
+                }
+                if valueOptions.contains(name) {
+                    if let v = inlineValue { options[name] = v }
+                    else {
+                        guard i + 1 < args.count else { throw UsageError("option --\(name) needs a value") }
+                        options[name] = args[i + 1]; i += 1
+                    }
+                } else if flagOptions.contains(name) && inlineValue == nil {
+                    flags.insert(name)
+                } else {
+                    throw UsageError("unknown option \(a)")
+                }
+            } else {
+                positionals.append(a)
+            }
+            i += 1
+        }
+    }
+
+    func value(_ name: String) -> String? { options[name] }
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    func int(_ name: String, default d: Int) throws -> Int {
+        guard let s = options[name] else { return d }
+        guard let v = Int(s) else { throw UsageError("--\(name) expects an integer, got '\(s)'") }
+        return v
+    }
+
+    func required(_ name: String) throws -> String {
+        guard let v = options[name] else { throw UsageError("missing --\(name)") }
+        return v
+    }
+}
+
+/// Writes to standard error.
+func printError(_ s: String) {
+    FileHandle.standardError.write((s + "\n").data(using: .utf8)!)
+}

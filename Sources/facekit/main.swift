@@ -1,0 +1,28 @@
+import Foundation
+
+/// Dispatch: the longest command path that prefixes the arguments wins.
+func dispatch(_ args: [String]) -> Int32 {
+    guard !args.isEmpty else { print(HelpCommand.text); return 64 }
+    if args == ["--help"] || args == ["-h"] { print(HelpCommand.text); return 0 }
+    let candidates = CommandTable.all.filter { args.starts(with: $0.path) }
+    guard let type = candidates.max(by: { $0.path.count < $1.path.count }) else {
+        printError("facekit: unknown command '\(args.joined(separator: " "))'\n")
+        printError(HelpCommand.text)
+        return 64
+    }
+    let rest = Array(args.dropFirst(type.path.count))
+    if rest.contains("--help") { print("usage: \(type.synopsis)\n\n\(type.abstract)"); return 0 }
+    do {
+        let cmd = try type.init(arguments: rest)
+        return try cmd.run()
+    } catch let e as UsageError {
+        printError("facekit: \(e.message)\nusage: \(type.synopsis)")
+        return 64
+    } catch {
+        printError("facekit: \(error)")
+        return 1
+    }
+}
+
+
+exit(dispatch(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,4 @@
+import Testing
+@testable import Capture
+
+@Test func moduleLinks() { #expect(CaptureModule.name == "Capture") }

@@ -1,0 +1,4 @@
+import Testing
+@testable import Export
+
+@Test func moduleLinks() { #expect(ExportModule.name == "Export") }

@@ -1,0 +1,4 @@
+import Testing
+@testable import Recording
+
+@Test func moduleLinks() { #expect(RecordingModule.name == "Recording") }
