@@ -1,2 +1,0 @@
-// Capture module: see DESIGN.md. Files are added per type.
-public enum CaptureModule { public static let name = "Capture" }
