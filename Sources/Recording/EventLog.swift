@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An event marker: a label from a source (api, gpio, cli, system) at a CLOCK_MONOTONIC time.
+public struct SessionEvent: Sendable, Equatable {
+    public var seq: UInt64
+    public var monotonicNs: Int64
+    public var label: String
+    public var source: String
+    public init(seq: UInt64 = 0, monotonicNs: Int64, label: String, source: String) {
+        self.seq = seq; self.monotonicNs = monotonicNs; self.label = label; self.source = source
+    }
+}
+
+/// `events.log`: a 16-byte header, then variable-size checksummed records.
+///
+///     record  = magic u32 "FKEV" | payloadLength u32 | crc32c u32 (of payload) | payload
+///     payload = seq u64 | monotonicNs i64 | sourceLength u8 | source | labelLength u16 | label (UTF-8)
+public enum EventLog {
+    public static let fileName = "events.log"
+    static let headerSize = 16
+    static let recordMagic: UInt32 = 0x5645_4B46 // "FKEV"
+    static let maxLabelBytes = 4096
+
+    static func header() -> [UInt8] {
+        var h = Array("FKEVENTS".utf8) + [1, 0, 0, 0]
+        let crc = CRC32C.checksum(h)
+        withUnsafeBytes(of: crc.littleEndian) { h += $0 }
+        return h
+    }
+
+    /// Encodes one framed record (called off the hot path: events are rare).
+    static func encode(_ e: SessionEvent) -> [UInt8] {
+        let src = Array(e.source.utf8.prefix(255))
+        let label = Array(e.label.utf8.prefix(maxLabelBytes))
+        var p: [UInt8] = []
+        withUnsafeBytes(of: e.seq.littleEndian) { p += $0 }
+        withUnsafeBytes(of: e.monotonicNs.littleEndian) { p += $0 }
+        p.append(UInt8(src.count)); p += src
+        withUnsafeBytes(of: UInt16(label.count).littleEndian) { p += $0 }
+        p += label
+        var r: [UInt8] = []
+        withUnsafeBytes(of: recordMagic.littleEndian) { r += $0 }
+        withUnsafeBytes(of: UInt32(p.count).littleEndian) { r += $0 }
+        withUnsafeBytes(of: CRC32C.checksum(p).littleEndian) { r += $0 }
+        return r + p
+    }
+
+    /// Parses one payload; nil when its internal lengths disagree with its size.
+    static func decode(_ p: ArraySlice<UInt8>) -> SessionEvent? {
+        let b = Array(p)
+        guard b.count >= 19 else { return nil }
+        return b.withUnsafeBytes { raw -> SessionEvent? in
+            let seq = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+            let ns = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: Int64.self))
+            let sl = Int(b[16])
+            guard 17 + sl + 2 <= b.count else { return nil }
+            let ll = Int(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 17 + sl, as: UInt16.self)))
+            guard 19 + sl + ll == b.count else { return nil }
+            let source = String(decoding: b[17..<(17 + sl)], as: UTF8.self)
+            let label = String(decoding: b[(19 + sl)...], as: UTF8.self)
+            return SessionEvent(seq: seq, monotonicNs: ns, label: label, source: source)
+        }
+    }
+
+    public struct ScanResult: Sendable {
+        public var events: [SessionEvent]
+        public var validEnd: Int64
+        public var fileSize: Int64
+        public var midFileDamageAt: Int64?
+        public var isTornTail: Bool { validEnd < fileSize && midFileDamageAt == nil }
+    }
+
+    /// Reads and validates the whole log. Damage followed by a valid record is mid-file damage;
+    /// otherwise whatever follows the last valid record is a torn tail.
+    public static func scan(path: String) throws(RecordingError) -> ScanResult {
+        let fd = try Syscalls.open(path, O_RDONLY).orThrow("opening", path)
+        defer { Syscalls.close(fd) }
+        let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)
+        guard size <= 256 << 20 else {
+            throw RecordingError(.corrupt, "\(path) is \(size) bytes, far larger than any event log; the file is damaged", path: path)
+        }
+        var data = [UInt8](repeating: 0, count: Int(size))
+        let got = try data.withUnsafeMutableBytes { Syscalls.preadFully(fd, $0, at: 0) }.orThrow("reading", path)
+        guard got == data.count else { throw RecordingError(.corrupt, "\(path) shrank while being read", path: path) }
+        let h = header()
+        guard data.count >= headerSize, Array(data[0..<headerSize]) == h else {
+            if data.count < headerSize && data == Array(h.prefix(data.count)) {
+                // Torn while writing the header itself: an empty log.
+                return ScanResult(events: [], validEnd: 0, fileSize: size, midFileDamageAt: nil)
+            }
+            throw RecordingError(.corrupt, "\(path): bad header (not an event log, or damaged)", path: path)
+        }
+        var events: [SessionEvent] = []
+        var off = headerSize
+        while let (event, next) = record(in: data, at: off, expectSeq: UInt64(events.count)) {
+            events.append(event); off = next
+        }
+        var result = ScanResult(events: events, validEnd: Int64(off), fileSize: size, midFileDamageAt: nil)
+        if off < data.count {
+            // Look for any intact record beyond the damage.
+            var probe = off + 1
+            while probe + 12 <= data.count {
+                if record(in: data, at: probe, expectSeq: nil) != nil { result.midFileDamageAt = Int64(off); break }
+                probe += 1
+            }
+        }
+        return result
+    }
+
+    private static func record(in data: [UInt8], at off: Int, expectSeq: UInt64?) -> (SessionEvent, Int)? {
+        guard off + 12 <= data.count else { return nil }
+        return data.withUnsafeBytes { raw -> (SessionEvent, Int)? in
+            guard UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: off, as: UInt32.self)) == recordMagic else { return nil }
+            let len = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: off + 4, as: UInt32.self)))
+            let crc = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: off + 8, as: UInt32.self))
+            guard len >= 19, len <= 19 + 255 + maxLabelBytes, off + 12 + len <= data.count else { return nil }
+            guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[(off + 12)..<(off + 12 + len)])) == crc else { return nil }
+            guard let e = decode(data[(off + 12)..<(off + 12 + len)]) else { return nil }
+            if let s = expectSeq, e.seq != s { return nil }
+            return (e, off + 12 + len)
+        }
+    }
+}

@@ -1,0 +1,175 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `frames.log`: a 32-byte header, then fixed-size checksummed records (see `FrameLayout`).
+///
+/// The header pins the payload size and vertex count so a log can never be decoded with another
+/// session's layout. Readers validate every record's magic, CRC-32C and sequence number.
+public enum FrameLog {
+    public static let fileName = "frames.log"
+    public static let headerSize = 32
+    static let magic: [UInt8] = Array("FKFRAMES".utf8)
+    static let version: UInt32 = 1
+
+    static func header(for layout: FrameLayout) -> [UInt8] {
+        var h = [UInt8](repeating: 0, count: headerSize)
+        h.replaceSubrange(0..<8, with: magic)
+        h.withUnsafeMutableBytes { b in
+            b.storeBytes(of: version.littleEndian, toByteOffset: 8, as: UInt32.self)
+            b.storeBytes(of: UInt32(layout.payloadSize).littleEndian, toByteOffset: 12, as: UInt32.self)
+            b.storeBytes(of: UInt32(layout.vertexIndices.count).littleEndian, toByteOffset: 16, as: UInt32.self)
+            let p: UInt32 = layout.vertexMode.precision == nil ? 0 : (layout.vertexMode.precision == .float16 ? 1 : 2)
+            b.storeBytes(of: p.littleEndian, toByteOffset: 20, as: UInt32.self)
+            let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: b[0..<28]))
+            b.storeBytes(of: crc.littleEndian, toByteOffset: 28, as: UInt32.self)
+        }
+        return h
+    }
+
+    /// Checks the header of an open log against the layout session.json describes.
+    static func checkHeader(fd: Int32, path: String, layout: FrameLayout) throws(RecordingError) {
+        var h = [UInt8](repeating: 0, count: headerSize)
+        let n = try h.withUnsafeMutableBytes { Syscalls.preadFully(fd, $0, at: 0) }.orThrow("reading", path)
+        guard n == headerSize else {
+            throw RecordingError(.corrupt, "\(path): the header is truncated (\(n) of \(headerSize) bytes); the session was cut off at creation and holds no frames", path: path)
+        }
+        guard h == header(for: layout) else {
+            throw RecordingError(.corrupt, "\(path): the header does not match the layout in session.json (bad magic, version, checksum or vertex mode); the file is damaged or from another session", path: path)
+        }
+    }
+
+    /// The outcome of checking every record.
+    public struct ScanResult: Sendable {
+        /// Records that pass every check, from the start of the log.
+        public var validRecords: Int
+        /// File offset where the valid prefix ends.
+        public var validEnd: Int64
+        /// File size when scanned.
+        public var fileSize: Int64
+        /// Nonnil when a damaged record is followed by an intact one: damage in the middle, not a torn tail.
+        public var midFileDamageAt: Int64?
+        public var isTornTail: Bool { validEnd < fileSize && midFileDamageAt == nil }
+    }
+
+    /// Validates every record. Reads in large chunks; allocates one buffer per call.
+    static func scan(fd: Int32, path: String, layout: FrameLayout) throws(RecordingError) -> ScanResult {
+        let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)
+        let rs = layout.recordSize
+        let perChunk = max(1, (4 << 20) / rs)
+        let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: perChunk * rs, alignment: 16)
+        defer { buf.deallocate() }
+        var result = ScanResult(validRecords: 0, validEnd: Int64(headerSize), fileSize: size, midFileDamageAt: nil)
+        var offset = Int64(headerSize)
+        var index = 0
+        var inDamage = false
+        while offset + Int64(rs) <= size {
+            let want = min(perChunk * rs, Int((size - offset) / Int64(rs)) * rs)
+            let got = try Syscalls.preadFully(fd, UnsafeMutableRawBufferPointer(rebasing: buf[0..<want]), at: offset).orThrow("reading", path)
+            let count = got / rs
+            if count == 0 { break }
+            for k in 0..<count {
+                let rec = UnsafeRawPointer(buf.baseAddress! + k * rs)
+                let ok = isValid(rec, layout: layout, seq: UInt64(index))
+                if !inDamage {
+                    if ok { result.validRecords += 1; result.validEnd += Int64(rs) }
+                    else { inDamage = true }
+                } else if ok || isValidIgnoringSeq(rec, layout: layout) {
+                    result.midFileDamageAt = result.validEnd
+                    return result
+                }
+                index += 1
+            }
+            offset += Int64(count * rs)
+        }
+        return result
+    }
+
+    @inline(__always)
+    static func isValidIgnoringSeq(_ rec: UnsafeRawPointer, layout: FrameLayout) -> Bool {
+        guard UInt32(littleEndian: rec.loadUnaligned(as: UInt32.self)) == FrameLayout.recordMagic else { return false }
+        let crc = UInt32(littleEndian: rec.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+        return CRC32C.checksum(UnsafeRawBufferPointer(start: rec + FrameLayout.framingSize, count: layout.payloadSize)) == crc
+    }
+
+    @inline(__always)
+    static func isValid(_ rec: UnsafeRawPointer, layout: FrameLayout, seq: UInt64) -> Bool {
+        guard isValidIgnoringSeq(rec, layout: layout) else { return false }
+        return UInt64(littleEndian: rec.loadUnaligned(fromByteOffset: FrameLayout.framingSize, as: UInt64.self)) == seq
+    }
+}
+
+/// Sequential, validated reading of a closed (or recovered) `frames.log`, in batches.
+public final class FrameLogReader {
+    public let path: String
+    public let layout: FrameLayout
+    public let count: Int
+    private let fd: Int32
+    private var buffer: UnsafeMutableRawBufferPointer
+    private var next = 0
+
+    /// Opens the log; `count` is how many whole records it holds (validated as they are read).
+    public init(path: String, layout: FrameLayout) throws(RecordingError) {
+        self.path = path; self.layout = layout
+        fd = try Syscalls.open(path, O_RDONLY).orThrow("opening", path)
+        do {
+            try FrameLog.checkHeader(fd: fd, path: path, layout: layout)
+            let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)
+            count = Int((size - Int64(FrameLog.headerSize)) / Int64(layout.recordSize))
+        } catch { Syscalls.close(fd); throw error }
+        buffer = .allocate(byteCount: max(1, (2 << 20) / layout.recordSize) * layout.recordSize, alignment: 16)
+    }
+
+    deinit { Syscalls.close(fd); buffer.deallocate() }
+
+    public var batchCapacity: Int { buffer.count / layout.recordSize }
+
+    /// Restarts reading at record `index`.
+    public func seek(to index: Int) { next = index }
+
+    /// Reads the next batch and calls `body` with a view per record; returns false at the end.
+    /// Throws `.corrupt` naming the file and offset when a record fails its checks.
+    public func nextBatch(_ body: (_ firstIndex: Int, _ frames: UnsafeRawPointer, _ count: Int) throws -> Void) throws -> Bool {
+        guard next < count else { return false }
+        let n = min(batchCapacity, count - next)
+        let rs = layout.recordSize
+        let offset = Int64(FrameLog.headerSize) + Int64(next) * Int64(rs)
+        let got = try Syscalls.preadFully(fd, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<(n * rs)]), at: offset).orThrow("reading", path)
+        guard got == n * rs else {
+            throw RecordingError(.corrupt, "\(path): the file shrank while being read (record \(next + got / rs)); is another process writing it?", path: path)
+        }
+        for k in 0..<n where !FrameLog.isValid(UnsafeRawPointer(buffer.baseAddress! + k * rs), layout: layout, seq: UInt64(next + k)) {
+            throw RecordingError(.corrupt, "\(path): record \(next + k) at byte \(offset + Int64(k * rs)) fails its checksum or sequence check; the file is damaged", path: path)
+        }
+        try body(next, UnsafeRawPointer(buffer.baseAddress!), n)
+        next += n
+        return true
+    }
+
+    /// The payload view of record `k` of the batch passed to `nextBatch`'s body.
+    @inline(__always)
+    public func view(_ batch: UnsafeRawPointer, _ k: Int) -> FrameView {
+        FrameView(payload: batch + k * layout.recordSize + FrameLayout.framingSize, layout: layout)
+    }
+
+    /// Reads and validates one record.
+    public func frame(at index: Int) throws(RecordingError) -> FrameRecord {
+        guard index >= 0 && index < count else { throw RecordingError(.invalidArgument, "\(path): no record \(index) (the log holds \(count))") }
+        let rs = layout.recordSize
+        let offset = Int64(FrameLog.headerSize) + Int64(index) * Int64(rs)
+        let got = try Syscalls.preadFully(fd, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<rs]), at: offset).orThrow("reading", path)
+        guard got == rs, FrameLog.isValid(UnsafeRawPointer(buffer.baseAddress!), layout: layout, seq: UInt64(index)) else {
+            throw RecordingError(.corrupt, "\(path): record \(index) at byte \(offset) fails its checksum or sequence check; the file is damaged", path: path)
+        }
+        return view(UnsafeRawPointer(buffer.baseAddress!), 0).record()
+    }
+
+    /// Reads every frame as `FrameRecord`s (tests and small sessions).
+    public func readAll() throws -> [FrameRecord] {
+        seek(to: 0)
+        var out: [FrameRecord] = []
+        out.reserveCapacity(count)
+        while try nextBatch({ _, b, n in for k in 0..<n { out.append(view(b, k).record()) } }) {}
+        return out
+    }
+}

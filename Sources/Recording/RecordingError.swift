@@ -1,0 +1,58 @@
+/// What went wrong in the session store, where, and what to do about it.
+///
+/// Two levels, as in swift-nio's FileSystemError: `kind` says what class of failure it is (so code can
+/// react), `message` names the file and gives a remedy (so a person can), `cause` keeps the raw errno.
+public struct RecordingError: Error, CustomStringConvertible, Sendable {
+    public enum Kind: String, Sendable {
+        case io               // a system call failed
+        case diskFull         // ENOSPC / EDQUOT: the recording stopped, data up to the last flush is safe
+        case corrupt          // a log or session.json fails its checks beyond a torn tail
+        case notFound         // no such session
+        case busy             // the session is being recorded by a live process
+        case invalidState     // e.g. pause when not recording
+        case invalidArgument  // bad configuration
+    }
+    public var kind: Kind
+    public var message: String
+    public var path: String?
+    public var cause: Errno?
+
+    public init(_ kind: Kind, _ message: String, path: String? = nil, cause: Errno? = nil) {
+        self.kind = kind; self.message = message; self.path = path; self.cause = cause
+    }
+
+    public var description: String {
+        var s = message
+        if let c = cause { s += " (\(c))" }
+        return s
+    }
+
+    /// One factory for syscall failures: maps errno to a kind and a remedy, and names the file.
+    public static func syscall(_ what: String, path: String, _ e: Errno) -> RecordingError {
+        switch e.code {
+        case 28 /* ENOSPC */, 122 /* EDQUOT */:
+            return RecordingError(.diskFull, "\(what) \(path): the storage is full; free space or move sessions off the card", path: path, cause: e)
+        case 2 /* ENOENT */:
+            return RecordingError(.io, "\(what) \(path): no such file or directory; was the medium removed?", path: path, cause: e)
+        case 30 /* EROFS */:
+            return RecordingError(.io, "\(what) \(path): the filesystem is read-only; check the card's lock switch or remount read-write", path: path, cause: e)
+        case 13 /* EACCES */, 1 /* EPERM */:
+            return RecordingError(.io, "\(what) \(path): permission denied; check ownership of the store directory", path: path, cause: e)
+        case 5 /* EIO */:
+            return RecordingError(.io, "\(what) \(path): I/O error from the device; the medium may be failing", path: path, cause: e)
+        default:
+            return RecordingError(.io, "\(what) \(path) failed", path: path, cause: e)
+        }
+    }
+}
+
+extension Result where Failure == Errno {
+    /// Unwraps, converting an errno into a `RecordingError` that names the file.
+    @inline(__always)
+    public func orThrow(_ what: String, _ path: String) throws(RecordingError) -> Success {
+        switch self {
+        case .success(let v): return v
+        case .failure(let e): throw RecordingError.syscall(what, path: path, e)
+        }
+    }
+}

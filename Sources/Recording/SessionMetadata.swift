@@ -1,0 +1,120 @@
+import Foundation
+
+/// Lifecycle of a session as stored in session.json.
+public enum SessionState: String, Codable, Sendable {
+    case recording, paused, stopped
+    /// The recording process died (crash, power loss, kill): recovered up to the last intact record.
+    case interrupted
+}
+
+/// Recording configuration, stored in session.json so the logs can always be decoded.
+public struct SessionConfig: Codable, Sendable, Equatable {
+    public var vertices: VertexMode
+    /// Store a JPEG of every Nth frame (0 = no images).
+    public var imageEveryNth: Int
+    public var jpegQuality: Int
+    /// fsync cadence of the logs, milliseconds.
+    public var flushIntervalMs: Int
+    /// Frames the bounded queue between producer and writer holds; beyond it frames are dropped (counted).
+    public var queueCapacity: Int
+    /// Free-form configuration of the producer (provider, model, camera settings...).
+    public var extra: [String: String]
+
+    public init(vertices: VertexMode = .none, imageEveryNth: Int = 0, jpegQuality: Int = 85,
+                flushIntervalMs: Int = 1000, queueCapacity: Int = 256, extra: [String: String] = [:]) {
+        self.vertices = vertices; self.imageEveryNth = imageEveryNth; self.jpegQuality = jpegQuality
+        self.flushIntervalMs = flushIntervalMs; self.queueCapacity = queueCapacity; self.extra = extra
+    }
+}
+
+/// A recording segment between start/resume and pause/stop, in CLOCK_MONOTONIC ns.
+public struct SessionSegment: Codable, Sendable, Equatable {
+    public var startMonotonicNs: Int64
+    public var endMonotonicNs: Int64?
+}
+
+/// The contents of session.json.
+public struct SessionMetadata: Codable, Sendable, Equatable {
+    public static let fileName = "session.json"
+    public var formatVersion = 1
+    public var sessionID: String
+    public var participant: String
+    public var state: SessionState
+    /// CLOCK_REALTIME and CLOCK_MONOTONIC read together at start: epoch = realtime + (mono - monoAnchor).
+    public var realtimeAnchorNs: Int64
+    public var monotonicAnchorNs: Int64
+    /// ISO 8601 start time (UTC), for people reading the file.
+    public var startedAt: String
+    public var device: [String: String]
+    public var config: SessionConfig
+    public var segments: [SessionSegment]
+    /// Counts as of the last metadata write (the logs are authoritative).
+    public var frameCount: Int
+    public var droppedFrames: UInt64
+    public var imagesDropped: UInt64
+    /// Why the recording ended early (disk full, I/O error), if it did.
+    public var error: String?
+    /// What recovery did, when the session was interrupted.
+    public var recovery: String?
+
+    /// Epoch seconds of a monotonic timestamp, via the session's realtime anchor.
+    public func epochSeconds(monotonicNs: Int64) -> Double {
+        Double(realtimeAnchorNs) / 1e9 + Double(monotonicNs - monotonicAnchorNs) / 1e9
+    }
+
+    static let encoder: JSONEncoder = {
+        let e = JSONEncoder(); e.outputFormatting = [.prettyPrinted, .sortedKeys]; return e
+    }()
+
+    public func encoded() throws -> Data { try Self.encoder.encode(self) }
+
+    /// Replaces `dir/session.json` atomically: temp file, fsync, rename, fsync the directory.
+    public func write(to dir: String) throws(RecordingError) {
+        let data: Data
+        do { data = try encoded() } catch { throw RecordingError(.io, "encoding \(dir)/session.json: \(error)") }
+        try AtomicFile.write([UInt8](data), to: dir + "/" + Self.fileName)
+    }
+
+    /// Reads and decodes `dir/session.json`; a damaged file is a `.corrupt` error naming it.
+    public static func read(from dir: String) throws(RecordingError) -> SessionMetadata {
+        let path = dir + "/" + fileName
+        let bytes = try AtomicFile.read(path)
+        do { return try JSONDecoder().decode(SessionMetadata.self, from: Data(bytes)) }
+        catch { throw RecordingError(.corrupt, "\(path) is not a valid session description (\(error)); the session cannot be decoded without it", path: path) }
+    }
+}
+
+/// Whole-file helpers on the syscall layer.
+public enum AtomicFile {
+    /// Writes `bytes` to `path` via `path.tmp`: write, fsync, rename, fsync the directory.
+    /// On failure the old file (if any) is untouched and the temp file is removed.
+    public static func write(_ bytes: [UInt8], to path: String) throws(RecordingError) {
+        let tmp = path + ".tmp"
+        let fd = try Syscalls.open(tmp, O_WRONLY | O_CREAT | O_TRUNC).orThrow("creating", tmp)
+        do {
+            try bytes.withUnsafeBytes { Syscalls.writeAll(fd, $0) }.orThrow("writing", tmp)
+            try Syscalls.fsync(fd).orThrow("flushing", tmp)
+            Syscalls.close(fd)
+        } catch {
+            Syscalls.close(fd); _ = Syscalls.unlink(tmp); throw error
+        }
+        do { try Syscalls.rename(tmp, path).orThrow("renaming into place", path) }
+        catch { _ = Syscalls.unlink(tmp); throw error }
+        try Syscalls.fsyncDirectory(directory(of: path)).orThrow("flushing the directory of", path)
+    }
+
+    public static func read(_ path: String, limit: Int = 64 << 20) throws(RecordingError) -> [UInt8] {
+        let fd = try Syscalls.open(path, O_RDONLY).orThrow("opening", path)
+        defer { Syscalls.close(fd) }
+        let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)
+        guard size <= Int64(limit) else { throw RecordingError(.corrupt, "\(path) is unexpectedly large (\(size) bytes)", path: path) }
+        var b = [UInt8](repeating: 0, count: Int(size))
+        let n = try b.withUnsafeMutableBytes { Syscalls.preadFully(fd, $0, at: 0) }.orThrow("reading", path)
+        return Array(b.prefix(n))
+    }
+
+    public static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}

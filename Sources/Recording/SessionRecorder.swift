@@ -1,0 +1,384 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Records one session: the producer (tracker thread) calls `append` per frame; a dedicated writer
+/// thread checksums records, appends them to `frames.log`, writes events and images, and fsyncs on
+/// a fixed cadence.
+///
+/// Hot path: `append` serializes into a preallocated ring slot under a mutex and returns. When the
+/// ring is full the frame is dropped and counted (the next stored record carries the count), never
+/// blocking the camera. Nothing is allocated per frame (images: once, at the first image).
+public final class SessionRecorder: @unchecked Sendable {
+    public enum AppendResult: Sendable, Equatable {
+        case queued
+        /// The writer is behind and the queue is full; counted in `droppedFrames`.
+        case dropped
+        /// The session is paused; the frame is ignored (not a drop).
+        case paused
+        /// Recording stopped on an error (see `failure`) or after `stop()`.
+        case stopped
+    }
+
+    public let directory: String
+    public let layout: FrameLayout
+    public var sessionID: String { lock.withLock { metadata.sessionID } }
+
+    private var metadata: SessionMetadata
+    private let lock = ConditionLock()
+    private let framesPath: String, eventsPath: String, imagesDir: String
+    private let framesFD: Int32, eventsFD: Int32
+
+    // Ring of framed records, guarded by `lock`.
+    private let capacity: Int
+    private let ring: UnsafeMutableRawPointer
+    private var head = 0, queued = 0
+    private var nextSeq: UInt64
+    private var dropped: UInt64 = 0
+    private var state: SessionState = .recording
+    private var stopRequested = false
+    private var writerFinished = false
+    private var failureError: RecordingError?
+
+    // Image slots, guarded by `lock`. Allocated at the first image.
+    private struct ImageSlot { var buffer: UnsafeMutableRawBufferPointer; var frameIndex: Int64 = 0; var width = 0, height = 0, components = 0; var full = false }
+    private var imageSlots: [ImageSlot] = []
+    private var imagesDropped: UInt64 = 0
+
+    // Events waiting for the writer, guarded by `lock`. Events are rare; this array may allocate.
+    private var pendingEvents: [SessionEvent] = []
+    private var nextEventSeq: UInt64
+
+    // Writer-thread state (only the writer touches these while it runs).
+    private var fileEnd: Int64
+    private var eventsEnd: Int64
+    private var written = 0
+    private var writerBusyNs: Int64 = 0
+    private var bytesWritten: Int64 = 0
+    private var durable = 0
+
+    /// Called on the writer thread after every fsync with the number of durable frames.
+    private let onFlush: (@Sendable (Int) -> Void)?
+    private let writerDone = DispatchSemaphore(value: 0)
+
+    /// Opens the writer on a prepared session directory (see `SessionStore.create`). `fd`s stay
+    /// open for the session's life; `framesFD` carries the flock that marks the session live.
+    init(directory: String, metadata: SessionMetadata, framesFD: Int32, existingFrames: Int,
+         existingEvents: Int, onFlush: (@Sendable (Int) -> Void)?) throws(RecordingError) {
+        self.directory = directory
+        self.metadata = metadata
+        self.layout = FrameLayout(vertexMode: metadata.config.vertices)
+        self.framesPath = directory + "/" + FrameLog.fileName
+        self.eventsPath = directory + "/" + EventLog.fileName
+        self.imagesDir = directory + "/images"
+        self.framesFD = framesFD
+        self.onFlush = onFlush
+        capacity = max(2, metadata.config.queueCapacity)
+        eventsFD = try Syscalls.open(eventsPath, O_WRONLY).orThrow("opening", eventsPath)
+        do {
+            eventsEnd = try Syscalls.fileSize(eventsFD).orThrow("reading the size of", eventsPath)
+            fileEnd = Int64(FrameLog.headerSize) + Int64(existingFrames) * Int64(layout.recordSize)
+        } catch { Syscalls.close(eventsFD); throw error }
+        nextSeq = UInt64(existingFrames)
+        written = existingFrames
+        durable = existingFrames
+        nextEventSeq = UInt64(existingEvents)
+        ring = .allocate(byteCount: capacity * layout.recordSize, alignment: 16)
+        // Pre-fault the ring so the first frames do not page-fault on the camera thread.
+        ring.initializeMemory(as: UInt8.self, repeating: 0, count: capacity * layout.recordSize)
+        // The thread holds the recorder strongly until `stop()` ends it: callers must call stop().
+        let t = Thread { self.writerLoop() }
+        t.name = "facekit-recorder"
+        t.start()
+    }
+
+    deinit {
+        ring.deallocate()
+        for s in imageSlots { s.buffer.deallocate() }
+        Syscalls.close(eventsFD)
+        Syscalls.close(framesFD)
+    }
+
+    // MARK: Producer side
+
+    /// Queues one frame. Never blocks on I/O, never allocates (except the first image slot).
+    @discardableResult
+    public func append(_ r: FrameRecord, image: ImageRef? = nil) -> AppendResult {
+        lock.lock()
+        defer { lock.unlock() }
+        if state == .paused { return .paused }
+        guard state == .recording, failureError == nil, !stopRequested else { return .stopped }
+        guard queued < capacity else { dropped &+= 1; return .dropped }
+        var hasImage = false
+        let nth = metadata.config.imageEveryNth
+        if nth > 0, let image, r.frameIndex % Int64(nth) == 0 { hasImage = takeImage(image, frameIndex: r.frameIndex) }
+        let slot = ring + ((head) % capacity) * layout.recordSize
+        slot.storeBytes(of: FrameLayout.recordMagic.littleEndian, as: UInt32.self)
+        layout.encode(r, seq: nextSeq, droppedBefore: dropped, hasImage: hasImage, into: slot + FrameLayout.framingSize)
+        nextSeq += 1
+        head = (head + 1) % capacity
+        queued += 1
+        lock.signal()
+        return .queued
+    }
+
+    /// Copies an image into a free slot (lock held); false (counted) when none is free.
+    private func takeImage(_ img: ImageRef, frameIndex: Int64) -> Bool {
+        let need = img.height * img.width * img.components
+        guard img.width > 0, img.height > 0, img.components == 1 || img.components == 3, img.pixels.count >= img.byteCount else {
+            imagesDropped &+= 1; return false
+        }
+        if imageSlots.isEmpty {
+            imageSlots = (0..<4).map { _ in ImageSlot(buffer: .allocate(byteCount: need, alignment: 16)) }
+        }
+        guard let i = imageSlots.firstIndex(where: { !$0.full }) else { imagesDropped &+= 1; return false }
+        if imageSlots[i].buffer.count < need {
+            imageSlots[i].buffer.deallocate()
+            imageSlots[i].buffer = .allocate(byteCount: need, alignment: 16)
+        }
+        let rowBytes = img.width * img.components
+        for y in 0..<img.height {
+            (imageSlots[i].buffer.baseAddress! + y * rowBytes)
+                .copyMemory(from: img.pixels.baseAddress! + y * img.stride, byteCount: rowBytes)
+        }
+        imageSlots[i].frameIndex = frameIndex
+        imageSlots[i].width = img.width; imageSlots[i].height = img.height; imageSlots[i].components = img.components
+        imageSlots[i].full = true
+        return true
+    }
+
+    /// Records an event marker (label, source such as api/gpio/cli). No-op unless recording or paused.
+    public func addEvent(_ label: String, source: String = "api", monotonicNs: Int64? = nil) {
+        let t = monotonicNs ?? Syscalls.monotonicNanoseconds()
+        lock.withLock {
+            guard (state == .recording || state == .paused), !stopRequested, failureError == nil else { return }
+            pendingEvents.append(SessionEvent(seq: nextEventSeq, monotonicNs: t, label: label, source: source))
+            nextEventSeq += 1
+            lock.signal()
+        }
+    }
+
+    /// Stops accepting frames until `resume`; the session stays open and appends continue after.
+    public func pause() throws(RecordingError) {
+        try transition(from: .recording, to: .paused) { m, now in
+            if let last = m.segments.indices.last { m.segments[last].endMonotonicNs = now }
+        }
+    }
+
+    public func resume() throws(RecordingError) {
+        try transition(from: .paused, to: .recording) { m, now in
+            m.segments.append(SessionSegment(startMonotonicNs: now, endMonotonicNs: nil))
+        }
+    }
+
+    private func transition(from: SessionState, to: SessionState,
+                            _ edit: (inout SessionMetadata, Int64) -> Void) throws(RecordingError) {
+        let now = Syscalls.monotonicNanoseconds()
+        let snapshot: SessionMetadata = try lock.withLock { () throws(RecordingError) -> SessionMetadata in
+            if let f = failureError { throw f }
+            guard state == from, !stopRequested else {
+                throw RecordingError(.invalidState, "cannot go from \(state.rawValue) to \(to.rawValue)")
+            }
+            state = to
+            metadata.state = to
+            edit(&metadata, now)
+            metadata.frameCount = Int(nextSeq); metadata.droppedFrames = dropped
+            return metadata
+        }
+        try snapshot.write(to: directory)
+    }
+
+    /// Drains the queue, fsyncs, marks the session stopped and closes the writer. Idempotent.
+    /// Throws the recording's failure, if it had one (the session is still consistent then).
+    @discardableResult
+    public func stop() throws(RecordingError) -> SessionSummary {
+        let alreadyStopped: Bool = lock.withLock {
+            let was = stopRequested
+            stopRequested = true
+            lock.signal()
+            return was
+        }
+        if !alreadyStopped { writerDone.wait() }
+        let now = Syscalls.monotonicNanoseconds()
+        let (snapshot, failure) = lock.withLock { () -> (SessionMetadata, RecordingError?) in
+            if metadata.state == .recording || metadata.state == .paused {
+                if let last = metadata.segments.indices.last, metadata.segments[last].endMonotonicNs == nil {
+                    metadata.segments[last].endMonotonicNs = now
+                }
+            }
+            state = .stopped
+            metadata.state = .stopped
+            metadata.frameCount = written
+            metadata.droppedFrames = dropped
+            metadata.imagesDropped = imagesDropped
+            if let f = failureError { metadata.error = f.description }
+            return (metadata, failureError)
+        }
+        if !alreadyStopped {
+            // On a full disk this may fail too; the session then reopens as `interrupted`, still consistent.
+            do { try snapshot.write(to: directory) } catch { if failure == nil { throw error } }
+        }
+        if let failure { throw failure }
+        return SessionSummary(metadata: snapshot, frameCount: snapshot.frameCount, durationSeconds: nil,
+                              storageBytes: SessionStore.directorySize(directory))
+    }
+
+    // MARK: Status
+
+    /// The error that stopped recording (disk full, I/O error), if any.
+    public var failure: RecordingError? { lock.withLock { failureError } }
+    public var droppedFrames: UInt64 { lock.withLock { dropped } }
+    public var imagesDroppedCount: UInt64 { lock.withLock { imagesDropped } }
+    /// Frames known to be on stable storage (fsynced).
+    public var durableFrames: Int { lock.withLock { durable } }
+    public var currentState: SessionState { lock.withLock { state } }
+    /// Writer statistics: time spent checksumming, writing and fsyncing; bytes written.
+    public var writerStatistics: (busyNs: Int64, bytes: Int64) { lock.withLock { (writerBusyNs, bytesWritten) } }
+
+    // MARK: Writer thread
+
+    private func writerLoop() {
+        var encoder: JPEGEncoder?
+        let interval = Int64(max(1, metadata.config.flushIntervalMs)) * 1_000_000
+        var nextFlush = Syscalls.monotonicNanoseconds() + interval
+        var dirty = false
+        while true {
+            lock.lock()
+            while queued == 0 && pendingEvents.isEmpty && !imageSlots.contains(where: { $0.full }) && !stopRequested
+                    && (!dirty || Syscalls.monotonicNanoseconds() < nextFlush) {
+                lock.wait(untilMonotonic: dirty ? nextFlush : Syscalls.monotonicNanoseconds() + 1_000_000_000)
+            }
+            let start = (head - queued + capacity) % capacity
+            let n = min(queued, capacity - start)
+            let events = pendingEvents
+            pendingEvents.removeAll(keepingCapacity: true)
+            let imageIndex = imageSlots.firstIndex(where: { $0.full })
+            let stopping = stopRequested
+            lock.unlock()
+
+            let t0 = Syscalls.monotonicNanoseconds()
+            do {
+                if n > 0 {
+                    try writeFrames(start: start, count: n)
+                    dirty = true
+                }
+                if !events.isEmpty {
+                    try writeEvents(events)
+                    dirty = true
+                }
+                if let i = imageIndex {
+                    if encoder == nil { encoder = try JPEGEncoder() }
+                    try writeImage(slot: i, encoder: encoder!)
+                }
+                let now = Syscalls.monotonicNanoseconds()
+                let drained = lock.withLock { queued == 0 && pendingEvents.isEmpty && !imageSlots.contains(where: { $0.full }) }
+                if dirty && (now >= nextFlush || (stopping && drained)) {
+                    try Syscalls.fsync(framesFD).orThrow("flushing", framesPath)
+                    try Syscalls.fsync(eventsFD).orThrow("flushing", eventsPath)
+                    dirty = false
+                    nextFlush = now + interval
+                    let d = written
+                    lock.withLock { durable = d }
+                    onFlush?(d)
+                }
+                let t1 = Syscalls.monotonicNanoseconds()
+                lock.withLock { writerBusyNs += t1 - t0 }
+                if stopping && drained && !dirty { break }
+            } catch let error as RecordingError {
+                fail(error)
+                break
+            } catch {
+                fail(RecordingError(.io, "\(directory): \(error)"))
+                break
+            }
+        }
+        lock.withLock { writerFinished = true }
+        writerDone.signal()
+    }
+
+    /// Checksums and appends `count` contiguous ring slots starting at `start`.
+    private func writeFrames(start: Int, count: Int) throws(RecordingError) {
+        let rs = layout.recordSize
+        let base = ring + start * rs
+        for k in 0..<count {
+            let rec = base + k * rs
+            let crc = CRC32C.checksum(UnsafeRawBufferPointer(start: rec + FrameLayout.framingSize, count: layout.payloadSize))
+            rec.storeBytes(of: crc.littleEndian, toByteOffset: 4, as: UInt32.self)
+        }
+        let bytes = UnsafeRawBufferPointer(start: base, count: count * rs)
+        switch Syscalls.pwriteAll(framesFD, bytes, at: fileEnd) {
+        case .success:
+            fileEnd += Int64(bytes.count)
+            written += count
+            lock.withLock { queued -= count; bytesWritten += Int64(bytes.count) }
+        case .failure(let e):
+            // Cut a partial record so the log ends on a record boundary.
+            _ = Syscalls.ftruncate(framesFD, fileEnd)
+            _ = Syscalls.fsync(framesFD)
+            throw RecordingError.syscall("appending frames to", path: framesPath, e)
+        }
+    }
+
+    private func writeEvents(_ events: [SessionEvent]) throws(RecordingError) {
+        var bytes: [UInt8] = []
+        for e in events { bytes += EventLog.encode(e) }
+        let r = bytes.withUnsafeBytes { Syscalls.pwriteAll(eventsFD, $0, at: eventsEnd) }
+        if case .failure(let e) = r {
+            _ = Syscalls.ftruncate(eventsFD, eventsEnd)
+            throw RecordingError.syscall("appending events to", path: eventsPath, e)
+        }
+        eventsEnd += Int64(bytes.count)
+        lock.withLock { bytesWritten += Int64(bytes.count) }
+    }
+
+    /// Encodes slot `i` and writes `images/frame_<index>.jpg` via a temp name, fsynced.
+    private func writeImage(slot i: Int, encoder: JPEGEncoder) throws {
+        let s = lock.withLock { imageSlots[i] }
+        defer { lock.withLock { imageSlots[i].full = false } }
+        if !FileManager.default.fileExists(atPath: imagesDir) {
+            switch Syscalls.mkdir(imagesDir) {
+            case .success: try Syscalls.fsyncDirectory(directory).orThrow("flushing", directory)
+            case .failure(let e) where e.code == EEXIST: break
+            case .failure(let e): throw RecordingError.syscall("creating", path: imagesDir, e)
+            }
+        }
+        let final = imagesDir + "/" + Self.imageFileName(frameIndex: s.frameIndex)
+        let tmp = final + ".tmp"
+        try encoder.encode(pixels: UnsafeRawPointer(s.buffer.baseAddress!), width: s.width, height: s.height,
+                           components: s.components, stride: s.width * s.components,
+                           quality: metadata.config.jpegQuality) { (jpeg: UnsafeRawBufferPointer) throws -> Void in
+            let fd = try Syscalls.open(tmp, O_WRONLY | O_CREAT | O_TRUNC).orThrow("creating", tmp)
+            defer { Syscalls.close(fd) }
+            do {
+                try Syscalls.writeAll(fd, jpeg).orThrow("writing", tmp)
+                try Syscalls.fsync(fd).orThrow("flushing", tmp)
+            } catch { _ = Syscalls.unlink(tmp); throw error }
+            lock.withLock { bytesWritten += Int64(jpeg.count) }
+        }
+        try Syscalls.rename(tmp, final).orThrow("renaming", final)
+    }
+
+    public static func imageFileName(frameIndex: Int64) -> String {
+        let digits = String(frameIndex)
+        return "frame_" + String(repeating: "0", count: max(0, 9 - digits.count)) + digits + ".jpg"
+    }
+
+    /// Stops accepting frames and records the reason in session.json right away (best effort: on a
+    /// full disk this write may fail too, and the session then reopens as `interrupted`).
+    private func fail(_ error: RecordingError) {
+        let snapshot: SessionMetadata = lock.withLock {
+            if failureError == nil { failureError = error }
+            state = .stopped
+            metadata.state = .stopped
+            metadata.error = error.description
+            metadata.frameCount = written
+            metadata.droppedFrames = dropped
+            if let last = metadata.segments.indices.last, metadata.segments[last].endMonotonicNs == nil {
+                metadata.segments[last].endMonotonicNs = Syscalls.monotonicNanoseconds()
+            }
+            return metadata
+        }
+        try? snapshot.write(to: directory)
+    }
+}

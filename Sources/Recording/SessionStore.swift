@@ -1,0 +1,317 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `list` shows for one session.
+public struct SessionSummary: Sendable {
+    public var metadata: SessionMetadata
+    public var sessionID: String { metadata.sessionID }
+    public var participant: String { metadata.participant }
+    public var state: SessionState { metadata.state }
+    public var frameCount: Int
+    /// From the first to the last stored frame; nil when unknown or fewer than two frames.
+    public var durationSeconds: Double?
+    public var storageBytes: Int64
+    public init(metadata: SessionMetadata, frameCount: Int, durationSeconds: Double?, storageBytes: Int64) {
+        self.metadata = metadata; self.frameCount = frameCount
+        self.durationSeconds = durationSeconds; self.storageBytes = storageBytes
+    }
+}
+
+/// One entry of `SessionStore.list()`: a session, or the error that keeps it from opening.
+public struct SessionListing: Sendable {
+    public var sessionID: String
+    public var result: Result<SessionSummary, RecordingError>
+}
+
+/// The sessions under one root directory: create, list (recovering crashed sessions), open, delete.
+///
+///     <root>/<session-id>/session.json   atomic metadata
+///                         frames.log     FrameLog
+///                         events.log     EventLog
+///                         images/        frame_<index>.jpg, when enabled
+public final class SessionStore: Sendable {
+    public let root: String
+
+    /// Where the appliance keeps sessions (on the SD card).
+    public static let applianceRoot = "/var/lib/facekit/sessions"
+
+    /// The development default: `$FACEKIT_STORE`, else `$XDG_DATA_HOME/facekit/sessions`, else
+    /// `~/.local/share/facekit/sessions`.
+    public static var defaultRoot: String {
+        let env = ProcessInfo.processInfo.environment
+        if let s = env["FACEKIT_STORE"], !s.isEmpty { return s }
+        if let x = env["XDG_DATA_HOME"], !x.isEmpty { return x + "/facekit/sessions" }
+        return (env["HOME"] ?? NSHomeDirectory()) + "/.local/share/facekit/sessions"
+    }
+
+    /// Opens (creating if needed) the store at `root`.
+    public init(root: String) throws(RecordingError) {
+        self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+        do { try FileManager.default.createDirectory(atPath: self.root, withIntermediateDirectories: true) }
+        catch { throw RecordingError(.io, "cannot create the session store \(self.root): \(error.localizedDescription)", path: self.root) }
+    }
+
+    // MARK: Create
+
+    /// Creates a session and starts its writer. The directory appears complete or not at all: it is
+    /// assembled under a hidden name, fsynced, then renamed into place.
+    public func create(participant: String, device: [String: String] = [:], config: SessionConfig = .init(),
+                       onFlush: (@Sendable (Int) -> Void)? = nil) throws(RecordingError) -> SessionRecorder {
+        try config.vertices.validate()
+        guard config.imageEveryNth >= 0 else { throw RecordingError(.invalidArgument, "imageEveryNth must be 0 (off) or positive") }
+        guard config.flushIntervalMs >= 1 else { throw RecordingError(.invalidArgument, "flush interval must be at least 1 ms") }
+        let realtime = Syscalls.realtimeNanoseconds()
+        let mono = Syscalls.monotonicNanoseconds()
+        let id = Self.makeID(participant: participant, realtimeNs: realtime)
+        let meta = SessionMetadata(sessionID: id, participant: participant, state: .recording,
+                                   realtimeAnchorNs: realtime, monotonicAnchorNs: mono,
+                                   startedAt: Self.iso8601(realtimeNs: realtime), device: device, config: config,
+                                   segments: [SessionSegment(startMonotonicNs: mono, endMonotonicNs: nil)],
+                                   frameCount: 0, droppedFrames: 0, imagesDropped: 0, error: nil, recovery: nil)
+        let staging = root + "/.creating-" + id
+        let final = root + "/" + id
+        try Syscalls.mkdir(staging).orThrow("creating", staging)
+        do throws(RecordingError) {
+            try meta.write(to: staging)
+            try Self.writeNewFile(staging + "/" + FrameLog.fileName, FrameLog.header(for: FrameLayout(vertexMode: config.vertices)))
+            try Self.writeNewFile(staging + "/" + EventLog.fileName, EventLog.header())
+            try Syscalls.fsyncDirectory(staging).orThrow("flushing", staging)
+            // rename(2) would replace an empty directory of the same name; IDs carry a random suffix,
+            // and this check turns the remaining race into an error rather than a silent merge.
+            // (Glibc's renameat2 NOREPLACE is not visible to Swift here.)
+            if FileManager.default.fileExists(atPath: final) {
+                throw RecordingError(.io, "\(final) already exists; retry to get a fresh session ID", path: final)
+            }
+            try Syscalls.rename(staging, final).orThrow("moving into place", final)
+            try Syscalls.fsyncDirectory(root).orThrow("flushing", root)
+        } catch {
+            try? FileManager.default.removeItem(atPath: staging)
+            throw error
+        }
+        let framesPath = final + "/" + FrameLog.fileName
+        let fd = try Syscalls.open(framesPath, O_RDWR).orThrow("opening", framesPath)
+        guard (try? Syscalls.tryLockExclusive(fd).get()) == true else {
+            Syscalls.close(fd)
+            throw RecordingError(.busy, "\(framesPath) is locked by another process", path: framesPath)
+        }
+        do {
+            return try SessionRecorder(directory: final, metadata: meta, framesFD: fd, existingFrames: 0,
+                                       existingEvents: 0, onFlush: onFlush)
+        } catch { Syscalls.close(fd); throw error }
+    }
+
+    private static func writeNewFile(_ path: String, _ bytes: [UInt8]) throws(RecordingError) {
+        let fd = try Syscalls.open(path, O_WRONLY | O_CREAT | O_EXCL).orThrow("creating", path)
+        defer { Syscalls.close(fd) }
+        try bytes.withUnsafeBytes { Syscalls.writeAll(fd, $0) }.orThrow("writing", path)
+        try Syscalls.fsync(fd).orThrow("flushing", path)
+    }
+
+    /// `<participant>-<yyyyMMdd>-<HHmmss>-<4 hex>`: sortable, readable, unique enough per store.
+    static func makeID(participant: String, realtimeNs: Int64) -> String {
+        let safe = String(participant.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" }.prefix(32))
+        var t = time_t(realtimeNs / 1_000_000_000)
+        var tm = tm()
+        gmtime_r(&t, &tm)
+        let stamp = String(format: "%04d%02d%02d-%02d%02d%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec)
+        return "\(safe.isEmpty ? "anon" : safe)-\(stamp)-\(String(format: "%04x", UInt16.random(in: 0...UInt16.max)))"
+    }
+
+    static func iso8601(realtimeNs: Int64) -> String {
+        var t = time_t(realtimeNs / 1_000_000_000)
+        var tm = tm()
+        gmtime_r(&t, &tm)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                      tm.tm_hour, tm.tm_min, tm.tm_sec, Int(realtimeNs % 1_000_000_000) / 1_000_000)
+    }
+
+    // MARK: List, open, delete
+
+    /// Every session, oldest first by ID. Opening recovers crashed sessions (see `open`); a session
+    /// that cannot be opened is listed with its error and does not affect the others.
+    public func list() throws(RecordingError) -> [SessionListing] {
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: root) }
+        catch { throw RecordingError(.io, "cannot read the session store \(root): \(error.localizedDescription)", path: root) }
+        var out: [SessionListing] = []
+        for name in names.sorted() {
+            if name.hasPrefix(".deleting-") || name.hasPrefix(".creating-") {
+                // Left by a crash mid-delete or mid-create: never a valid session.
+                try? FileManager.default.removeItem(atPath: root + "/" + name)
+                continue
+            }
+            guard Self.isValidID(name) else { continue }
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isDir), isDir.boolValue else { continue }
+            do throws(RecordingError) { out.append(SessionListing(sessionID: name, result: .success(try open(name).summary))) }
+            catch { out.append(SessionListing(sessionID: name, result: .failure(error))) }
+        }
+        return out
+    }
+
+    static func isValidID(_ id: String) -> Bool {
+        !id.isEmpty && !id.hasPrefix(".") && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "_-.".contains($0)) }
+    }
+
+    private func directory(of id: String) throws(RecordingError) -> String {
+        guard Self.isValidID(id) else { throw RecordingError(.notFound, "'\(id)' is not a session ID (see `facekit sessions list`)") }
+        let dir = root + "/" + id
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+            throw RecordingError(.notFound, "no session '\(id)' in \(root) (see `facekit sessions list --store \(root)`)")
+        }
+        return dir
+    }
+
+    /// Opens a session for reading. If its recorder died (state recording/paused and the log's lock
+    /// is free), recovers it first: a torn tail is truncated, every intact record is kept, the state
+    /// becomes `interrupted`. Damage in the middle of a log is a `.corrupt` error naming the file.
+    /// A session whose recorder is alive opens read-only with `isLive` set.
+    public func open(_ id: String) throws(RecordingError) -> StoredSession {
+        let dir = try directory(of: id)
+        var meta = try SessionMetadata.read(from: dir)
+        guard meta.sessionID == id else {
+            throw RecordingError(.corrupt, "\(dir)/session.json names session '\(meta.sessionID)', not '\(id)'; was the folder renamed?", path: dir + "/session.json")
+        }
+        let layout = FrameLayout(vertexMode: meta.config.vertices)
+        let framesPath = dir + "/" + FrameLog.fileName
+        let fd = try Syscalls.open(framesPath, O_RDWR).orThrow("opening", framesPath)
+        defer { Syscalls.close(fd) }
+        let locked = try Syscalls.tryLockExclusive(fd).orThrow("locking", framesPath)
+        try FrameLog.checkHeader(fd: fd, path: framesPath, layout: layout)
+        if locked && (meta.state == .recording || meta.state == .paused) {
+            meta = try Self.recover(dir: dir, meta: meta, framesFD: fd, layout: layout)
+        } else if locked {
+            let size = try Syscalls.fileSize(fd).orThrow("reading the size of", framesPath)
+            if (size - Int64(FrameLog.headerSize)) % Int64(layout.recordSize) != 0 {
+                throw RecordingError(.corrupt, "\(framesPath): size \(size) is not a whole number of records although the session was \(meta.state.rawValue); the file was damaged after recording", path: framesPath)
+            }
+        }
+        return try StoredSession(directory: dir, metadata: meta, layout: layout, isLive: !locked)
+    }
+
+    static func recover(dir: String, meta: SessionMetadata, framesFD fd: Int32, layout: FrameLayout) throws(RecordingError) -> SessionMetadata {
+        let framesPath = dir + "/" + FrameLog.fileName
+        let eventsPath = dir + "/" + EventLog.fileName
+        let scan = try FrameLog.scan(fd: fd, path: framesPath, layout: layout)
+        if let at = scan.midFileDamageAt {
+            throw RecordingError(.corrupt, "\(framesPath): record at byte \(at) is damaged but later records are intact; this is not a torn tail, so nothing was truncated. The first \(scan.validRecords) frames are intact", path: framesPath)
+        }
+        let events = try EventLog.scan(path: eventsPath)
+        if let at = events.midFileDamageAt {
+            throw RecordingError(.corrupt, "\(eventsPath): record at byte \(at) is damaged but later records are intact; nothing was truncated", path: eventsPath)
+        }
+        var notes: [String] = []
+        if scan.isTornTail {
+            try Syscalls.ftruncate(fd, scan.validEnd).orThrow("truncating the torn tail of", framesPath)
+            try Syscalls.fsync(fd).orThrow("flushing", framesPath)
+            notes.append("truncated \(scan.fileSize - scan.validEnd) bytes of torn tail from frames.log")
+        }
+        if events.isTornTail || events.validEnd == 0 {
+            let efd = try Syscalls.open(eventsPath, O_RDWR).orThrow("opening", eventsPath)
+            defer { Syscalls.close(efd) }
+            if events.validEnd == 0 {
+                // Torn inside the header itself: rewrite it.
+                try Syscalls.ftruncate(efd, 0).orThrow("truncating", eventsPath)
+                try EventLog.header().withUnsafeBytes { Syscalls.pwriteAll(efd, $0, at: 0) }.orThrow("writing", eventsPath)
+            } else {
+                try Syscalls.ftruncate(efd, events.validEnd).orThrow("truncating the torn tail of", eventsPath)
+            }
+            try Syscalls.fsync(efd).orThrow("flushing", eventsPath)
+            notes.append("truncated \(events.fileSize - events.validEnd) bytes of torn tail from events.log")
+        }
+        // Half-written images never got their final name.
+        let imagesDir = dir + "/images"
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: imagesDir) {
+            for n in names where n.hasSuffix(".tmp") { _ = Syscalls.unlink(imagesDir + "/" + n) }
+        }
+        var m = meta
+        m.state = .interrupted
+        m.frameCount = scan.validRecords
+        notes.insert("recovered after the recorder stopped unexpectedly; kept \(scan.validRecords) frames and \(events.events.count) events", at: 0)
+        m.recovery = notes.joined(separator: "; ")
+        if let last = m.segments.indices.last, m.segments[last].endMonotonicNs == nil {
+            let reader = try FrameLogReader(path: framesPath, layout: layout)
+            m.segments[last].endMonotonicNs = reader.count > 0 ? try reader.frame(at: reader.count - 1).monotonicNs : m.segments[last].startMonotonicNs
+        }
+        try m.write(to: dir)
+        return m
+    }
+
+    /// Removes a session completely. It is first renamed to a hidden name (atomic: a crash mid-delete
+    /// leaves no half session visible), then its files are removed. Refuses a live session.
+    public func delete(_ id: String) throws(RecordingError) {
+        let dir = try directory(of: id)
+        let framesPath = dir + "/" + FrameLog.fileName
+        if let fd = try? Syscalls.open(framesPath, O_RDONLY).get() {
+            defer { Syscalls.close(fd) }
+            if (try? Syscalls.tryLockExclusive(fd).get()) == false {
+                throw RecordingError(.busy, "session \(id) is being recorded; stop it before deleting", path: dir)
+            }
+        }
+        let trash = root + "/.deleting-" + id
+        try Syscalls.rename(dir, trash).orThrow("moving aside for deletion", dir)
+        try Syscalls.fsyncDirectory(root).orThrow("flushing", root)
+        do { try FileManager.default.removeItem(atPath: trash) }
+        catch { throw RecordingError(.io, "session \(id) is no longer listed, but removing \(trash) failed: \(error.localizedDescription)", path: trash) }
+    }
+
+    /// Bytes used by the regular files under `dir` (recursively).
+    public static func directorySize(_ dir: String) -> Int64 {
+        guard let e = FileManager.default.enumerator(atPath: dir) else { return 0 }
+        var total: Int64 = 0
+        while let name = e.nextObject() as? String {
+            var st = stat()
+            if lstat(dir + "/" + name, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG { total += Int64(st.st_size) }
+        }
+        return total
+    }
+}
+
+/// A session opened for reading (listing, export).
+public struct StoredSession: Sendable {
+    public let directory: String
+    public let metadata: SessionMetadata
+    public let layout: FrameLayout
+    /// Whole records in frames.log.
+    public let frameCount: Int
+    /// A recorder holds the session open; counts may grow.
+    public let isLive: Bool
+    public let summary: SessionSummary
+
+    init(directory: String, metadata: SessionMetadata, layout: FrameLayout, isLive: Bool) throws(RecordingError) {
+        self.directory = directory; self.metadata = metadata; self.layout = layout; self.isLive = isLive
+        let reader = try FrameLogReader(path: directory + "/" + FrameLog.fileName, layout: layout)
+        frameCount = reader.count
+        var duration: Double? = nil
+        if reader.count >= 2 {
+            let first = try reader.frame(at: 0).monotonicNs
+            let last = try reader.frame(at: reader.count - 1).monotonicNs
+            duration = Double(last - first) / 1e9
+        }
+        summary = SessionSummary(metadata: metadata, frameCount: reader.count, durationSeconds: duration,
+                                 storageBytes: SessionStore.directorySize(directory))
+    }
+
+    public var framesPath: String { directory + "/" + FrameLog.fileName }
+    public var eventsPath: String { directory + "/" + EventLog.fileName }
+    public var imagesDirectory: String { directory + "/images" }
+
+    public func framesReader() throws(RecordingError) -> FrameLogReader {
+        try FrameLogReader(path: framesPath, layout: layout)
+    }
+
+    /// All intact events. Damage is an error naming the file; a torn tail (live session) is ignored.
+    public func events() throws(RecordingError) -> [SessionEvent] {
+        let scan = try EventLog.scan(path: eventsPath)
+        if let at = scan.midFileDamageAt {
+            throw RecordingError(.corrupt, "\(eventsPath): record at byte \(at) is damaged", path: eventsPath)
+        }
+        if scan.isTornTail && !isLive && metadata.state != .recording && metadata.state != .paused {
+            throw RecordingError(.corrupt, "\(eventsPath): \(scan.fileSize - scan.validEnd) bytes at the end fail their checks", path: eventsPath)
+        }
+        return scan.events
+    }
+}

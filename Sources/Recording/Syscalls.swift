@@ -1,0 +1,181 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A raw errno value from a failed system call, with the call's name.
+public struct Errno: Error, Equatable, CustomStringConvertible, Sendable {
+    public var code: Int32
+    public init(_ code: Int32) { self.code = code }
+    public static let interrupted = Errno(EINTR)
+    public static let noSpace = Errno(ENOSPC)
+    public static let io = Errno(EIO)
+    public static let noEntry = Errno(ENOENT)
+    public var description: String { String(cString: strerror(code)) }
+}
+
+/// The syscall layer: the only code in Recording/Export that calls Glibc file I/O.
+///
+/// Every call goes through one hook so tests can inject ENOSPC, EIO or EINTR without a kernel
+/// (`Syscalls.faultHook`). Production code never sets the hook; the check is a single atomic load.
+public enum Syscalls {
+    /// The operations a fault hook can intercept.
+    public enum Operation: String, Sendable {
+        case open, write, pwrite, read, pread, fsync, ftruncate, rename, unlink, mkdir, rmdir, close, flock
+    }
+
+    /// Returns an errno to fail the call with (before it reaches the kernel), or nil to let it run.
+    /// The path is the file the call concerns when known (open/rename/unlink/mkdir), else "".
+    public typealias FaultHook = @Sendable (_ op: Operation, _ path: String) -> Int32?
+
+    private static let hookLock = NSLock()
+    nonisolated(unsafe) private static var _hook: FaultHook?
+    nonisolated(unsafe) private static var hookInstalled = false
+
+    /// Installs (or with nil removes) the fault hook. Tests only.
+    public static func setFaultHook(_ hook: FaultHook?) {
+        hookLock.lock(); _hook = hook; hookInstalled = hook != nil; hookLock.unlock()
+    }
+
+    @inline(__always)
+    static func injected(_ op: Operation, _ path: @autoclosure () -> String) -> Int32? {
+        guard hookInstalled else { return nil }
+        hookLock.lock(); let h = _hook; hookLock.unlock()
+        return h?(op, path())
+    }
+
+    /// Turns -1 into `Errno`, retrying EINTR when asked (never for close).
+    @inline(__always)
+    static func valueOrErrno<T: BinaryInteger>(_ op: Operation, path: @autoclosure () -> String = "",
+                                                retryOnInterrupt: Bool = true,
+                                                _ body: () -> T) -> Result<T, Errno> {
+        while true {
+            if let e = injected(op, path()) {
+                if e == EINTR && retryOnInterrupt { continue }
+                return .failure(Errno(e))
+            }
+            let r = body()
+            if r == -1 {
+                let e = errno
+                if e == EINTR && retryOnInterrupt { continue }
+                return .failure(Errno(e))
+            }
+            return .success(r)
+        }
+    }
+
+    public static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o644) -> Result<Int32, Errno> {
+        valueOrErrno(.open, path: path) { Glibc.open(path, flags | O_CLOEXEC, mode) }
+    }
+
+    /// Writes all bytes (looping over short writes). A short write followed by an error reports the error.
+    public static func writeAll(_ fd: Int32, _ buf: UnsafeRawBufferPointer) -> Result<Void, Errno> {
+        var off = 0
+        while off < buf.count {
+            let r = valueOrErrno(.write) { Glibc.write(fd, buf.baseAddress! + off, buf.count - off) }
+            switch r {
+            case .failure(let e): return .failure(e)
+            case .success(let n): off += n
+            }
+        }
+        return .success(())
+    }
+
+    public static func pwriteAll(_ fd: Int32, _ buf: UnsafeRawBufferPointer, at offset: Int64) -> Result<Void, Errno> {
+        var off = 0
+        while off < buf.count {
+            let r = valueOrErrno(.pwrite) { Glibc.pwrite(fd, buf.baseAddress! + off, buf.count - off, off_t(offset) + off_t(off)) }
+            switch r {
+            case .failure(let e): return .failure(e)
+            case .success(let n): off += n
+            }
+        }
+        return .success(())
+    }
+
+    /// Reads up to `buf.count` bytes at `offset`; returns the count read (short only at end of file).
+    public static func preadFully(_ fd: Int32, _ buf: UnsafeMutableRawBufferPointer, at offset: Int64) -> Result<Int, Errno> {
+        var got = 0
+        while got < buf.count {
+            let r = valueOrErrno(.pread) { Glibc.pread(fd, buf.baseAddress! + got, buf.count - got, off_t(offset) + off_t(got)) }
+            switch r {
+            case .failure(let e): return .failure(e)
+            case .success(let n):
+                if n == 0 { return .success(got) }
+                got += n
+            }
+        }
+        return .success(got)
+    }
+
+    public static func fsync(_ fd: Int32) -> Result<Void, Errno> {
+        valueOrErrno(.fsync) { Glibc.fsync(fd) }.map { _ in () }
+    }
+
+    public static func ftruncate(_ fd: Int32, _ length: Int64) -> Result<Void, Errno> {
+        valueOrErrno(.ftruncate) { Glibc.ftruncate(fd, off_t(length)) }.map { _ in () }
+    }
+
+    public static func rename(_ from: String, _ to: String) -> Result<Void, Errno> {
+        valueOrErrno(.rename, path: to) { Glibc.rename(from, to) }.map { _ in () }
+    }
+
+    // `flock` names both a struct and a function in Glibc; the typed reference picks the function.
+    private static let flockCall: @convention(c) (Int32, Int32) -> Int32 = flock
+
+    public static func unlink(_ path: String) -> Result<Void, Errno> {
+        valueOrErrno(.unlink, path: path) { Glibc.unlink(path) }.map { _ in () }
+    }
+
+    public static func mkdir(_ path: String, _ mode: mode_t = 0o755) -> Result<Void, Errno> {
+        valueOrErrno(.mkdir, path: path) { Glibc.mkdir(path, mode) }.map { _ in () }
+    }
+
+    public static func rmdir(_ path: String) -> Result<Void, Errno> {
+        valueOrErrno(.rmdir, path: path) { Glibc.rmdir(path) }.map { _ in () }
+    }
+
+    /// close(2) is never retried: on Linux the descriptor is gone even when EINTR is returned.
+    @discardableResult
+    public static func close(_ fd: Int32) -> Result<Void, Errno> {
+        valueOrErrno(.close, retryOnInterrupt: false) { Glibc.close(fd) }.map { _ in () }
+    }
+
+    /// Non-blocking exclusive flock; `.success(false)` when another process holds it.
+    public static func tryLockExclusive(_ fd: Int32) -> Result<Bool, Errno> {
+        switch valueOrErrno(.flock, { flockCall(fd, LOCK_EX | LOCK_NB) }) {
+        case .success: return .success(true)
+        case .failure(let e) where e.code == EWOULDBLOCK: return .success(false)
+        case .failure(let e): return .failure(e)
+        }
+    }
+
+    public static func fileSize(_ fd: Int32) -> Result<Int64, Errno> {
+        var st = stat()
+        return valueOrErrno(.read) { fstat(fd, &st) }.map { _ in Int64(st.st_size) }
+    }
+
+    /// Opens a directory and fsyncs it, so a rename or create inside it is durable.
+    public static func fsyncDirectory(_ path: String) -> Result<Void, Errno> {
+        switch open(path, O_RDONLY | O_DIRECTORY) {
+        case .failure(let e): return .failure(e)
+        case .success(let fd):
+            defer { close(fd) }
+            return fsync(fd)
+        }
+    }
+
+    /// CLOCK_MONOTONIC in nanoseconds: the one clock every timestamp uses.
+    public static func monotonicNanoseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
+    /// CLOCK_REALTIME in nanoseconds, used once per session as the realtime anchor.
+    public static func realtimeNanoseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+}
