@@ -2,5 +2,8 @@
 enum CommandTable {
     static let all: [any Command.Type] = [
         HelpCommand.self,
+        ModelConvertCommand.self,
+        ModelInfoCommand.self,
+        ModelRunCommand.self,
     ]
 }

@@ -1,1 +1,0 @@
-public enum FaceCoreInfo { public static let version = 1 }

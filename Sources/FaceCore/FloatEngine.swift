@@ -1,0 +1,186 @@
+/// Executes a float32 `Graph`. Everything is resolved once in `init` — tensor addresses in one
+/// planned arena, kernel geometry, broadcast strides — so `run()` is a loop over prepared
+/// steps that allocates nothing.
+public final class FloatEngine {
+    public let graph: Graph
+    public let plan: MemoryPlan
+    private let arena: UnsafeMutableRawPointer
+    private let weights: UnsafeMutableRawPointer
+    private var steps: [Step] = []
+
+    enum Kind {
+        case conv(FloatKernels.ConvGeometry, Int)
+        case depthwise(FloatKernels.ConvGeometry, Int)
+        case maxPool(FloatKernels.ConvGeometry, Int)
+        case binary(FloatKernels.BinaryOp, FloatKernels.Broadcast4, Int)
+        case unary(FloatKernels.UnaryOp, Int)
+        case copy(Int)
+        case gather(base: Int, strides: (Int, Int, Int, Int), dims: (Int, Int, Int, Int))
+        case pad(inDims: (Int, Int, Int, Int), before: (Int, Int, Int, Int), outDims: (Int, Int, Int, Int))
+        case concat(outer: Int, chunks: [Int], total: Int)
+        case reduce(dims: (Int, Int, Int, Int), axes: (Bool, Bool, Bool, Bool), mean: Bool)
+    }
+
+    struct Step {
+        var kind: Kind
+        var inputs: [UnsafeMutablePointer<Float>]
+        var output: UnsafeMutablePointer<Float>
+    }
+
+    /// Pointer to each tensor's storage (arena for activations, weights for constants).
+    private var pointers: [UnsafeMutablePointer<Float>] = []
+
+    public init(graph: Graph) throws(CoreError) {
+        for t in graph.tensors where t.type != .float32 {
+            throw .unsupported(reason: "the float engine runs float32 graphs only; this is a quantized model", code: Int(t.type.rawValue))
+        }
+        self.graph = graph
+        plan = MemoryPlan(graph: graph, elementBytes: { _ in 4 })
+        arena = UnsafeMutableRawPointer.allocate(byteCount: plan.arenaBytes, alignment: MemoryPlan.alignment)
+        arena.initializeMemory(as: UInt8.self, repeating: 0, count: plan.arenaBytes)
+        weights = UnsafeMutableRawPointer.allocate(byteCount: max(graph.weights.count, 64), alignment: MemoryPlan.alignment)
+        graph.weights.withUnsafeBytes { weights.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        for (i, t) in graph.tensors.enumerated() {
+            let raw = t.isConstant ? weights + t.dataOffset : arena + max(plan.offsets[i], 0)
+            pointers.append(raw.assumingMemoryBound(to: Float.self))
+        }
+        for op in graph.ops { steps.append(try prepare(op)) }
+    }
+
+    deinit {
+        arena.deallocate()
+        weights.deallocate()
+    }
+
+    static func pad4(_ s: [Int]) -> (Int, Int, Int, Int) {
+        let p = [Int](repeating: 1, count: 4 - s.count) + s
+        return (p[0], p[1], p[2], p[3])
+    }
+
+    private func prepare(_ op: GraphOp) throws(CoreError) -> Step {
+        let ts = graph.tensors
+        let out = ts[op.output].shape
+        let p = op.params
+        let kind: Kind
+        switch op.code {
+        case .conv2d, .depthwiseConv2d, .maxPool2d:
+            let x = ts[op.inputs[0]].shape
+            let pool = op.code == .maxPool2d
+            let f = pool ? [] : ts[op.inputs[1]].shape
+            let g = FloatKernels.ConvGeometry(
+                inH: x[1], inW: x[2], inC: x[3], outH: out[1], outW: out[2], outC: out[3],
+                kh: pool ? p[2] : f[0], kw: pool ? p[3] : f[1], strideH: p[0], strideW: p[1],
+                dilationH: pool ? 1 : p[2], dilationW: pool ? 1 : p[3], padTop: p[4], padLeft: p[5])
+            kind = op.code == .conv2d ? .conv(g, p[6]) : op.code == .depthwiseConv2d ? .depthwise(g, p[6]) : .maxPool(g, p[6])
+        case .add, .sub, .mul, .div, .squaredDifference, .prelu:
+            let bc = FloatKernels.Broadcast4(out: out, a: ts[op.inputs[0]].shape, b: ts[op.inputs[1]].shape)
+            let b: FloatKernels.BinaryOp = op.code == .add ? .add : op.code == .sub ? .sub : op.code == .mul ? .mul
+                : op.code == .div ? .div : op.code == .squaredDifference ? .squaredDifference : .prelu
+            kind = .binary(b, bc, p.isEmpty ? 0 : p[0])
+        case .relu, .neg, .sqrt, .rsqrt, .logistic:
+            let u: FloatKernels.UnaryOp = op.code == .relu ? .relu : op.code == .neg ? .neg : op.code == .sqrt ? .sqrt
+                : op.code == .rsqrt ? .rsqrt : .logistic
+            kind = .unary(u, ts[op.output].elementCount)
+        case .reshape:
+            kind = .copy(ts[op.output].elementCount)
+        case .transpose:
+            let x = ts[op.inputs[0]].shape
+            let r = x.count
+            var inStride = [Int](repeating: 0, count: r)
+            var acc = 1
+            for d in stride(from: r - 1, through: 0, by: -1) { inStride[d] = acc; acc *= x[d] }
+            var s = [Int](repeating: 0, count: 4 - r), d = [Int](repeating: 1, count: 4 - r)
+            for i in 0 ..< r { s.append(inStride[p[i]]); d.append(x[p[i]]) }
+            kind = .gather(base: 0, strides: (s[0], s[1], s[2], s[3]), dims: (d[0], d[1], d[2], d[3]))
+        case .stridedSlice:
+            let x = ts[op.inputs[0]].shape
+            let r = x.count
+            var inStride = [Int](repeating: 0, count: r)
+            var acc = 1
+            for d in stride(from: r - 1, through: 0, by: -1) { inStride[d] = acc; acc *= x[d] }
+            var base = 0
+            var s = [Int](repeating: 0, count: 4 - r), d = [Int](repeating: 1, count: 4 - r)
+            for a in 0 ..< r {
+                base += p[3 * a] * inStride[a]
+                s.append(p[3 * a + 1] * inStride[a]); d.append(p[3 * a + 2])
+            }
+            kind = .gather(base: base, strides: (s[0], s[1], s[2], s[3]), dims: (d[0], d[1], d[2], d[3]))
+        case .pad:
+            let x = ts[op.inputs[0]].shape
+            var before = [Int](repeating: 0, count: 4 - x.count)
+            for a in 0 ..< x.count { before.append(p[2 * a]) }
+            kind = .pad(inDims: Self.pad4(x), before: (before[0], before[1], before[2], before[3]), outDims: Self.pad4(out))
+        case .concatenation:
+            let axis = p[0]
+            var outer = 1
+            for d in 0 ..< axis { outer *= out[d] }
+            var chunks: [Int] = []
+            for i in op.inputs {
+                let s = ts[i].shape
+                var c = 1
+                for d in axis ..< s.count { c *= s[d] }
+                chunks.append(c)
+            }
+            kind = .concat(outer: outer, chunks: chunks, total: chunks.reduce(0, +))
+        case .mean, .sum:
+            let x = ts[op.inputs[0]].shape
+            var flags = [Bool](repeating: false, count: 4 - x.count)
+            for a in 0 ..< x.count { flags.append(p.contains(a)) }
+            kind = .reduce(dims: Self.pad4(x), axes: (flags[0], flags[1], flags[2], flags[3]), mean: op.code == .mean)
+        }
+        return Step(kind: kind, inputs: op.inputs.map { pointers[$0] }, output: pointers[op.output])
+    }
+
+    /// The graph's i-th input, to be filled before `run()`.
+    public func input(_ i: Int = 0) -> UnsafeMutableBufferPointer<Float> {
+        let t = graph.inputs[i]
+        return UnsafeMutableBufferPointer(start: pointers[t], count: graph.tensors[t].elementCount)
+    }
+
+    /// The graph's i-th output, valid until the next `run()`.
+    public func output(_ i: Int) -> UnsafeBufferPointer<Float> {
+        let t = graph.outputs[i]
+        return UnsafeBufferPointer(start: pointers[t], count: graph.tensors[t].elementCount)
+    }
+
+    /// Runs steps `range` (all by default); no allocation.
+    public func run() {
+        for i in 0 ..< steps.count { execute(i) }
+    }
+
+    /// Runs one step: used by the per-layer profiler.
+    public func execute(_ i: Int) {
+        let s = steps[i]
+        switch s.kind {
+        case let .conv(g, act):
+            FloatKernels.conv2dHWIO(g, input: s.inputs[0], filterHWIO: s.inputs[1], bias: s.inputs[2], output: s.output, activation: act)
+        case let .depthwise(g, act):
+            FloatKernels.depthwise(g, input: s.inputs[0], filter: s.inputs[1], bias: s.inputs[2], output: s.output, activation: act)
+        case let .maxPool(g, act):
+            FloatKernels.maxPool(g, input: s.inputs[0], output: s.output, activation: act)
+        case let .binary(op, bc, act):
+            FloatKernels.binary(op, bc, s.inputs[0], s.inputs[1], s.output, activation: act)
+        case let .unary(op, n):
+            FloatKernels.unary(op, s.inputs[0], s.output, count: n)
+        case let .copy(n):
+            if s.output != s.inputs[0] { s.output.update(from: s.inputs[0], count: n) }
+        case let .gather(base, strides, dims):
+            FloatKernels.gather4(s.inputs[0], base: base, strides: strides, dims: dims, s.output)
+        case let .pad(inDims, before, outDims):
+            FloatKernels.pad(s.inputs[0], inDims: inDims, before: before, outDims: outDims, s.output)
+        case let .concat(outer, chunks, total):
+            for o in 0 ..< outer {
+                var dst = s.output + o * total
+                for k in 0 ..< chunks.count {
+                    dst.update(from: s.inputs[k] + o * chunks[k], count: chunks[k])
+                    dst += chunks[k]
+                }
+            }
+        case let .reduce(dims, axes, mean):
+            FloatKernels.reduce(s.inputs[0], dims: dims, reduce: axes, mean: mean, s.output)
+        }
+    }
+
+    public var stepCount: Int { steps.count }
+}
+

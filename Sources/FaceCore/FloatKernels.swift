@@ -1,0 +1,274 @@
+/// Float32 kernels. The reference versions are plain loops over TFLite's own layouts
+/// (tflite-format.md §3) and stay unoptimized on purpose; the engine's versions use the
+/// layouts packed at conversion time and are tested against them (FloatKernelTests).
+/// Kernels take raw pointers and allocate nothing.
+public enum FloatKernels {
+    public struct ConvGeometry {
+        public var inH: Int, inW: Int, inC: Int
+        public var outH: Int, outW: Int, outC: Int
+        public var kh: Int, kw: Int
+        public var strideH: Int, strideW: Int, dilationH: Int, dilationW: Int
+        public var padTop: Int, padLeft: Int
+        public init(inH: Int, inW: Int, inC: Int, outH: Int, outW: Int, outC: Int, kh: Int, kw: Int,
+                    strideH: Int, strideW: Int, dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int) {
+            self.inH = inH; self.inW = inW; self.inC = inC; self.outH = outH; self.outW = outW; self.outC = outC
+            self.kh = kh; self.kw = kw; self.strideH = strideH; self.strideW = strideW
+            self.dilationH = dilationH; self.dilationW = dilationW; self.padTop = padTop; self.padLeft = padLeft
+        }
+    }
+
+    @inline(__always)
+    static func activate(_ v: Float, _ act: Int) -> Float {
+        switch act {
+        case 1: return max(v, 0)
+        case 2: return min(max(v, -1), 1)
+        case 3: return min(max(v, 0), 6)
+        default: return v
+        }
+    }
+
+    static func activate(_ p: UnsafeMutablePointer<Float>, _ n: Int, _ act: Int) {
+        switch act {
+        case 1: for i in 0 ..< n { p[i] = max(p[i], 0) }
+        case 2: for i in 0 ..< n { p[i] = min(max(p[i], -1), 1) }
+        case 3: for i in 0 ..< n { p[i] = min(max(p[i], 0), 6) }
+        default: break
+        }
+    }
+
+    // MARK: Convolution
+
+    /// Reference CONV_2D, filter OHWI as in TFLite.
+    public static func conv2dReference(_ g: ConvGeometry, input: UnsafePointer<Float>, filterOHWI: UnsafePointer<Float>,
+                                       bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, activation: Int) {
+        for oy in 0 ..< g.outH { for ox in 0 ..< g.outW { for co in 0 ..< g.outC {
+            var acc = bias[co]
+            for ky in 0 ..< g.kh { for kx in 0 ..< g.kw {
+                let iy = oy * g.strideH + ky * g.dilationH - g.padTop
+                let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
+                if iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW { continue }
+                for ci in 0 ..< g.inC {
+                    acc += input[(iy * g.inW + ix) * g.inC + ci] * filterOHWI[((co * g.kh + ky) * g.kw + kx) * g.inC + ci]
+                }
+            } }
+            output[(oy * g.outW + ox) * g.outC + co] = activate(acc, activation)
+        } } }
+    }
+
+    /// CONV_2D over an HWIO-packed filter: the output pixel's channels are the accumulator and
+    /// the inner loop runs over contiguous output channels, which LLVM vectorizes.
+    public static func conv2dHWIO(_ g: ConvGeometry, input: UnsafePointer<Float>, filterHWIO: UnsafePointer<Float>,
+                                  bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, activation: Int) {
+        let cout = g.outC, cin = g.inC
+        for oy in 0 ..< g.outH {
+            for ox in 0 ..< g.outW {
+                let acc = output + (oy * g.outW + ox) * cout
+                acc.update(from: bias, count: cout)
+                for ky in 0 ..< g.kh {
+                    let iy = oy * g.strideH + ky * g.dilationH - g.padTop
+                    if iy < 0 || iy >= g.inH { continue }
+                    for kx in 0 ..< g.kw {
+                        let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
+                        if ix < 0 || ix >= g.inW { continue }
+                        let src = input + (iy * g.inW + ix) * cin
+                        var w = filterHWIO + (ky * g.kw + kx) * cin * cout
+                        for ci in 0 ..< cin {
+                            let v = src[ci]
+                            for co in 0 ..< cout { acc[co] += v * w[co] }
+                            w += cout
+                        }
+                    }
+                }
+                activate(acc, cout, activation)
+            }
+        }
+    }
+
+    /// DEPTHWISE_CONV_2D (multiplier 1), filter [KH][KW][C] — TFLite's own layout without the
+    /// leading 1, so the reference and the engine share it; the loop order is what differs.
+    public static func depthwiseReference(_ g: ConvGeometry, input: UnsafePointer<Float>, filter: UnsafePointer<Float>,
+                                          bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, activation: Int) {
+        for oy in 0 ..< g.outH { for ox in 0 ..< g.outW { for c in 0 ..< g.outC {
+            var acc = bias[c]
+            for ky in 0 ..< g.kh { for kx in 0 ..< g.kw {
+                let iy = oy * g.strideH + ky * g.dilationH - g.padTop
+                let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
+                if iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW { continue }
+                acc += input[(iy * g.inW + ix) * g.inC + c] * filter[(ky * g.kw + kx) * g.outC + c]
+            } }
+            output[(oy * g.outW + ox) * g.outC + c] = activate(acc, activation)
+        } } }
+    }
+
+    public static func depthwise(_ g: ConvGeometry, input: UnsafePointer<Float>, filter: UnsafePointer<Float>,
+                                 bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, activation: Int) {
+        let c = g.outC
+        for oy in 0 ..< g.outH {
+            for ox in 0 ..< g.outW {
+                let acc = output + (oy * g.outW + ox) * c
+                acc.update(from: bias, count: c)
+                for ky in 0 ..< g.kh {
+                    let iy = oy * g.strideH + ky * g.dilationH - g.padTop
+                    if iy < 0 || iy >= g.inH { continue }
+                    for kx in 0 ..< g.kw {
+                        let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
+                        if ix < 0 || ix >= g.inW { continue }
+                        let src = input + (iy * g.inW + ix) * c
+                        let w = filter + (ky * g.kw + kx) * c
+                        for k in 0 ..< c { acc[k] += src[k] * w[k] }
+                    }
+                }
+                activate(acc, c, activation)
+            }
+        }
+    }
+
+    /// MAX_POOL_2D: only positions inside the input take part (§3.5).
+    public static func maxPool(_ g: ConvGeometry, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, activation: Int) {
+        let c = g.outC
+        for oy in 0 ..< g.outH {
+            for ox in 0 ..< g.outW {
+                let dst = output + (oy * g.outW + ox) * c
+                for k in 0 ..< c { dst[k] = -Float.infinity }
+                for ky in 0 ..< g.kh {
+                    let iy = oy * g.strideH + ky - g.padTop
+                    if iy < 0 || iy >= g.inH { continue }
+                    for kx in 0 ..< g.kw {
+                        let ix = ox * g.strideW + kx - g.padLeft
+                        if ix < 0 || ix >= g.inW { continue }
+                        let src = input + (iy * g.inW + ix) * c
+                        for k in 0 ..< c { dst[k] = max(dst[k], src[k]) }
+                    }
+                }
+                activate(dst, c, activation)
+            }
+        }
+    }
+
+    // MARK: Element-wise
+
+    /// Shapes padded to rank 4 with element strides (0 on broadcast axes).
+    public struct Broadcast4 {
+        public var dims: (Int, Int, Int, Int)
+        public var a: (Int, Int, Int, Int)
+        public var b: (Int, Int, Int, Int)
+        public init(out: [Int], a sa: [Int], b sb: [Int]) {
+            func pad(_ s: [Int]) -> [Int] { [Int](repeating: 1, count: 4 - s.count) + s }
+            let o = pad(out), x = pad(sa), y = pad(sb)
+            func strides(_ s: [Int]) -> (Int, Int, Int, Int) {
+                let s3 = s[3] == 1 ? 0 : 1
+                let s2 = s[2] == 1 ? 0 : s[3]
+                let s1 = s[1] == 1 ? 0 : s[2] * s[3]
+                let s0 = s[0] == 1 ? 0 : s[1] * s[2] * s[3]
+                return (s0, s1, s2, s3)
+            }
+            dims = (o[0], o[1], o[2], o[3]); a = strides(x); b = strides(y)
+        }
+    }
+
+    public enum BinaryOp: Int { case add, sub, mul, div, squaredDifference, prelu }
+
+    @inline(__always)
+    static func apply(_ op: BinaryOp, _ x: Float, _ y: Float) -> Float {
+        switch op {
+        case .add: return x + y
+        case .sub: return x - y
+        case .mul: return x * y
+        case .div: return x / y
+        case .squaredDifference: let d = x - y; return d * d
+        case .prelu: return x >= 0 ? x : x * y
+        }
+    }
+
+    @inline(__always)
+    static func row(_ op: BinaryOp, _ a: UnsafePointer<Float>, _ sa: Int, _ b: UnsafePointer<Float>, _ sb: Int,
+                    _ o: UnsafeMutablePointer<Float>, _ n: Int) {
+        // Specialized by stride pattern so the common cases vectorize.
+        if sa == 1 && sb == 1 { for i in 0 ..< n { o[i] = apply(op, a[i], b[i]) } }
+        else if sa == 1 { let y = b[0]; for i in 0 ..< n { o[i] = apply(op, a[i], y) } }
+        else if sb == 1 { let x = a[0]; for i in 0 ..< n { o[i] = apply(op, x, b[i]) } }
+        else { let v = apply(op, a[0], b[0]); for i in 0 ..< n { o[i] = v } }
+    }
+
+    public static func binary(_ op: BinaryOp, _ bc: Broadcast4, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>,
+                              _ out: UnsafeMutablePointer<Float>, activation: Int) {
+        let (d0, d1, d2, d3) = bc.dims
+        var o = out
+        for i0 in 0 ..< d0 { for i1 in 0 ..< d1 { for i2 in 0 ..< d2 {
+            let pa = a + i0 * bc.a.0 + i1 * bc.a.1 + i2 * bc.a.2
+            let pb = b + i0 * bc.b.0 + i1 * bc.b.1 + i2 * bc.b.2
+            switch op {
+            case .add: row(.add, pa, bc.a.3, pb, bc.b.3, o, d3)
+            case .sub: row(.sub, pa, bc.a.3, pb, bc.b.3, o, d3)
+            case .mul: row(.mul, pa, bc.a.3, pb, bc.b.3, o, d3)
+            case .div: row(.div, pa, bc.a.3, pb, bc.b.3, o, d3)
+            case .squaredDifference: row(.squaredDifference, pa, bc.a.3, pb, bc.b.3, o, d3)
+            case .prelu: row(.prelu, pa, bc.a.3, pb, bc.b.3, o, d3)
+            }
+            o += d3
+        } } }
+        activate(out, d0 * d1 * d2 * d3, activation)
+    }
+
+    public enum UnaryOp: Int { case relu, neg, sqrt, rsqrt, logistic }
+
+    public static func unary(_ op: UnaryOp, _ x: UnsafePointer<Float>, _ o: UnsafeMutablePointer<Float>, count n: Int) {
+        switch op {
+        case .relu: for i in 0 ..< n { o[i] = max(x[i], 0) }
+        case .neg: for i in 0 ..< n { o[i] = -x[i] }
+        case .sqrt: for i in 0 ..< n { o[i] = x[i].squareRoot() }
+        case .rsqrt: for i in 0 ..< n { o[i] = 1 / x[i].squareRoot() }
+        case .logistic: for i in 0 ..< n { o[i] = MathFunctions.logistic(x[i]) }
+        }
+    }
+
+    // MARK: Data movement (rank ≤ 4, shapes padded on the left)
+
+    /// General strided gather: out[i0,i1,i2,i3] = in[base + Σ ik·stride_k].
+    public static func gather4(_ input: UnsafePointer<Float>, base: Int, strides s: (Int, Int, Int, Int),
+                               dims d: (Int, Int, Int, Int), _ out: UnsafeMutablePointer<Float>) {
+        var o = out
+        for i0 in 0 ..< d.0 { for i1 in 0 ..< d.1 { for i2 in 0 ..< d.2 {
+            let p = input + base + i0 * s.0 + i1 * s.1 + i2 * s.2
+            if s.3 == 1 { o.update(from: p, count: d.3) } else { for i3 in 0 ..< d.3 { o[i3] = p[i3 * s.3] } }
+            o += d.3
+        } } }
+    }
+
+    /// PAD with zeros: `before` per padded-rank-4 axis.
+    public static func pad(_ input: UnsafePointer<Float>, inDims d: (Int, Int, Int, Int), before b: (Int, Int, Int, Int),
+                           outDims od: (Int, Int, Int, Int), _ out: UnsafeMutablePointer<Float>) {
+        out.update(repeating: 0, count: od.0 * od.1 * od.2 * od.3)
+        var src = input
+        for i0 in 0 ..< d.0 { for i1 in 0 ..< d.1 { for i2 in 0 ..< d.2 {
+            let dst = out + (((i0 + b.0) * od.1 + (i1 + b.1)) * od.2 + (i2 + b.2)) * od.3 + b.3
+            dst.update(from: src, count: d.3)
+            src += d.3
+        } } }
+    }
+
+    /// MEAN or SUM over the axes flagged in `reduce` (padded rank 4).
+    public static func reduce(_ input: UnsafePointer<Float>, dims d: (Int, Int, Int, Int), reduce r: (Bool, Bool, Bool, Bool),
+                              mean: Bool, _ out: UnsafeMutablePointer<Float>) {
+        let od = (r.0 ? 1 : d.0, r.1 ? 1 : d.1, r.2 ? 1 : d.2, r.3 ? 1 : d.3)
+        let n = od.0 * od.1 * od.2 * od.3
+        out.update(repeating: 0, count: n)
+        var p = input
+        for i0 in 0 ..< d.0 { for i1 in 0 ..< d.1 { for i2 in 0 ..< d.2 {
+            let base = (((r.0 ? 0 : i0) * od.1 + (r.1 ? 0 : i1)) * od.2 + (r.2 ? 0 : i2)) * od.3
+            if r.3 {
+                var s: Float = 0
+                for i3 in 0 ..< d.3 { s += p[i3] }
+                out[base] += s
+            } else {
+                for i3 in 0 ..< d.3 { out[base + i3] += p[i3] }
+            }
+            p += d.3
+        } } }
+        if mean {
+            let count = (d.0 * d.1 * d.2 * d.3) / max(n, 1)
+            let c = Float(max(count, 1))
+            for i in 0 ..< n { out[i] /= c }
+        }
+    }
+}

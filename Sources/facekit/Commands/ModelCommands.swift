@@ -1,0 +1,106 @@
+import Foundation
+import FaceCore
+
+struct ModelConvertCommand: Command {
+    static let path = ["model", "convert"]
+    static let synopsis = "facekit model convert <bundle.task|model.tflite> -o <file.fkm>"
+    static let abstract = "Convert MediaPipe's models into facekit's model file."
+    let input: String
+    let output: String
+
+    init(arguments: [String]) throws {
+        let a = try ArgumentScanner(arguments, valueOptions: ["o", "output"], flagOptions: ["float"])
+        guard a.positionals.count == 1 else { throw UsageError("expected one input model") }
+        input = a.positionals[0]
+        guard let o = a.value("o") ?? a.value("output") else { throw UsageError("missing -o <file>") }
+        output = o
+    }
+
+    func run() throws -> Int32 {
+        let models = try ModelLoading.load(input)
+        let bytes = ModelFile.write(models)
+        try ModelLoading.writeAtomically(bytes, to: output)
+        for (kind, g) in models {
+            print("\(kind.name): \(g.ops.count) ops, \(g.tensors.count) tensors, \(g.weights.count) weight bytes")
+        }
+        print("wrote \(output) (\(bytes.count) bytes)")
+        return 0
+    }
+}
+
+struct ModelInfoCommand: Command {
+    static let path = ["model", "info"]
+    static let synopsis = "facekit model info <model> [--ops]"
+    static let abstract = "Show the models, operators and tensor sizes in a model file."
+    let file: String
+    let showOps: Bool
+
+    init(arguments: [String]) throws {
+        let a = try ArgumentScanner(arguments, valueOptions: [], flagOptions: ["ops"])
+        guard a.positionals.count == 1 else { throw UsageError("expected one model file") }
+        file = a.positionals[0]; showOps = a.flag("ops")
+    }
+
+    func run() throws -> Int32 {
+        for (kind, g) in try ModelLoading.load(file) {
+            let plan = MemoryPlan(graph: g, elementBytes: { _ in 4 })
+            print("\(kind.name) (\(g.name)): \(g.ops.count) ops, \(g.tensors.count) tensors, weights \(g.weights.count) B, arena \(plan.arenaBytes) B, \(g.macCount) MACs")
+            for i in g.inputs { print("  input  \(g.tensors[i].name) \(g.tensors[i].shape)") }
+            for o in g.outputs { print("  output \(g.tensors[o].name) \(g.tensors[o].shape)") }
+            if showOps {
+                for (k, op) in g.ops.enumerated() {
+                    print("  \(k) \(op.code.name) \(op.inputs.map { g.tensors[$0].shape }) -> \(g.tensors[op.output].shape) \(op.params)")
+                }
+            }
+        }
+        return 0
+    }
+}
+
+struct ModelRunCommand: Command {
+    static let path = ["model", "run"]
+    static let synopsis = "facekit model run <model> --input x.npy --output-dir DIR [--model detector|landmarks|blendshapes]"
+    static let abstract = "Run one model on a float32 .npy input; write DIR/output<i>.npy."
+    let file: String
+    let inputs: [String]
+    let outputDir: String
+    let kind: ModelFile.Kind?
+
+    init(arguments: [String]) throws {
+        let a = try ArgumentScanner(arguments, valueOptions: ["input", "output-dir", "model"], flagOptions: [])
+        guard a.positionals.count == 1 else { throw UsageError("expected one model file") }
+        file = a.positionals[0]
+        inputs = [try a.required("input")]
+        outputDir = try a.required("output-dir")
+        if let m = a.value("model") {
+            guard let k = ModelFile.Kind(name: m) else { throw UsageError("--model must be detector, landmarks or blendshapes") }
+            kind = k
+        } else { kind = nil }
+    }
+
+    func run() throws -> Int32 {
+        let (_, graph) = try ModelLoading.loadOne(file, kind: kind)
+        let engine: FloatEngine
+        do { engine = try FloatEngine(graph: graph) } catch { throw ModelLoading.fail(file, error) }
+        for (i, path) in inputs.enumerated() {
+            let data = try ModelLoading.read(path)
+            let arr: NPYArray
+            do { arr = try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws in try NPYArray(bytes: raw) } }
+            catch let e as CoreError { throw ModelLoading.fail(path, e) }
+            let dst = engine.input(i)
+            let want = graph.tensors[graph.inputs[i]].shape
+            guard arr.values.count == dst.count else {
+                throw CommandFailure("\(path): shape \(arr.shape) does not fit the model input \(want) (\(dst.count) values)")
+            }
+            _ = dst.update(from: arr.values)
+        }
+        engine.run()
+        try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
+        for i in 0 ..< graph.outputs.count {
+            let out = engine.output(i)
+            let npy = NPYArray(shape: graph.tensors[graph.outputs[i]].shape, values: Array(out))
+            try ModelLoading.writeAtomically(npy.encoded(), to: "\(outputDir)/output\(i).npy")
+        }
+        return 0
+    }
+}
