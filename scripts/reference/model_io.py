@@ -241,12 +241,14 @@ def run_reference(models_dir, col, out_tmp, log):
             d = os.path.join(out_tmp, "model-io", model, name)
             os.makedirs(d)
             np.save(os.path.join(d, "input.npy"), x)
-            shapes = []
+            shapes, maxabs = [], []
             for k, o in enumerate(outs):
                 y = np.array(it.get_tensor(o["index"]), dtype=np.float32)
                 np.save(os.path.join(d, f"output{k}.npy"), y)
                 shapes.append(list(y.shape))
-            cases.append(dict(name=name, input=list(x.shape), outputs=shapes, **meta))
+                maxabs.append(float(np.abs(y).max()))
+            cases.append(dict(name=name, input=list(x.shape), outputs=shapes,
+                              output_max_abs=maxabs, **meta))
         log(f"  {model}: {len(cases)} cases ({time.time() - t0:.1f}s)")
         index[model] = dict(
             model_file=fname, input_name=inp["name"], input_shape=[int(v) for v in inp["shape"]],
@@ -325,7 +327,11 @@ def main():
                  "stills IMAGE mode num_faces=5; frames decoded by media.py (ffmpeg rgb24)",
         tolerances=dict(coordinates_abs=0.01, scores_rel=1e-4,
                         note="detector output0 and landmarks output0 are coordinates in input "
-                             "pixels; the rest are scores/logits/blend shapes"),
+                             "pixels; the rest are scores/logits/blend shapes. A few detector "
+                             "cases (noface_face_mov_f0168, free-mountain-vector-01_jpg) have "
+                             "far-off anchors with |regressor| up to ~1.2e4 and |logit| up to "
+                             "~3e4, where float32 rounding alone exceeds 0.01 abs (LiteRT XNNPACK "
+                             "vs reference kernels: 1.3e-2 / 4.3e-2); see output_max_abs"),
         cases={m: v.pop("cases") for m, v in models.items()}, models=models)
     with open(os.path.join(out_tmp, "model-io", "index.json"), "w") as f:
         json.dump(index, f, indent=1)
