@@ -2,6 +2,11 @@
 enum CommandTable {
     static let all: [any Command.Type] = [
         HelpCommand.self,
+        SessionsListCommand.self,
+        SessionsDeleteCommand.self,
+        SessionsRecordSyntheticCommand.self,
+        ExportCommand.self,
+        BenchStorageCommand.self,
         ModelConvertCommand.self,
         ModelInfoCommand.self,
         ModelRunCommand.self,

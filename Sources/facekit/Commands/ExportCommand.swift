@@ -1,0 +1,44 @@
+import Export
+import Foundation
+import Recording
+
+/// `facekit export`: writes a session (or all) in the seed's layout to a folder, e.g. a USB stick.
+struct ExportCommand: Command {
+    static let path = ["export"]
+    static let synopsis = "facekit export <session-id>|--all --to DIR --format csv|jsonl|hdf5 [--images] [--store DIR]"
+    static let abstract = "Export sessions (seed layout, manifest with SHA-256; temp name, fsync, rename)."
+    let args: ArgumentScanner
+    init(arguments: [String]) throws {
+        args = try ArgumentScanner(arguments, valueOptions: ["store", "to", "format"], flagOptions: ["all", "images"])
+        if args.flag("all") == !args.positionals.isEmpty {
+            throw UsageError("name one session ID or --all")
+        }
+        guard args.positionals.count <= 1 else { throw UsageError("name one session ID (or --all)") }
+        _ = try args.required("to")
+        guard let f = args.value("format"), ExportFormat(rawValue: f) != nil else {
+            throw UsageError("--format must be csv, jsonl or hdf5")
+        }
+    }
+
+    func run() throws -> Int32 {
+        let store = try openStore(args)
+        let exporter = Exporter(store: store)
+        let options = ExportOptions(format: ExportFormat(rawValue: args.value("format")!)!, includeImages: args.flag("images"))
+        let target = args.value("to")!
+        if args.flag("all") {
+            var rc: Int32 = 0
+            let results = try exporter.exportAll(to: target, options: options)
+            if results.isEmpty { print("no sessions in \(store.root)") }
+            for (id, r) in results {
+                switch r {
+                case .success(let e): print("\(id) -> \(e.directory) (\(e.frameCount) frames, \(e.files.count) files)")
+                case .failure(let e): printError("facekit: \(id): \(e)"); rc = 1
+                }
+            }
+            return rc
+        }
+        let e = try exporter.export(sessionID: args.positionals[0], to: target, options: options)
+        print("\(args.positionals[0]) -> \(e.directory) (\(e.frameCount) frames, \(e.eventCount) events, \(e.files.count) files)")
+        return 0
+    }
+}
