@@ -15,8 +15,8 @@ public enum ReadResult: Sendable, Equatable {
 public struct CaptureCounters: Sendable, Equatable, Codable {
     /// Frames written into caller buffers.
     public var delivered: UInt64 = 0
-    /// Frames the driver skipped, from gaps in its sequence numbers (never counted across a
-    /// reconnect or restart, where the sequence starts again).
+    /// Frames the driver dropped, from gaps in its sequence numbers (frames skipped as corrupt
+    /// are not included; never counted across a reconnect or restart, where the sequence restarts).
     public var sequenceGaps: UInt64 = 0
     /// MJPEG frames that failed to decode or decoded with corrupt-data warnings: skipped.
     public var corrupt: UInt64 = 0
@@ -40,6 +40,9 @@ public protocol FrameSource: AnyObject {
     /// Nominal time between frames in nanoseconds (the negotiated rate, or the file's).
     var frameIntervalNs: UInt64 { get }
     var counters: CaptureCounters { get }
+    /// The largest frame this source can deliver in bytes, valid after `start()` (a camera may
+    /// renegotiate row padding after a reconnect, so this can exceed `layout.byteCount`).
+    var maxFrameBytes: Int { get }
     /// Opens and starts producing. Throws if the device or file cannot deliver.
     func start() throws(CaptureError)
     /// Waits up to `timeoutMs` for the next frame and writes it into `buffer`.
@@ -49,6 +52,8 @@ public protocol FrameSource: AnyObject {
 }
 
 extension FrameSource {
+    public var maxFrameBytes: Int { layout.byteCount }
+
     /// The nominal rate in frames per second.
     public var nominalFPS: Double { frameIntervalNs == 0 ? 0 : 1e9 / Double(frameIntervalNs) }
 }
@@ -59,6 +64,7 @@ struct FrameAccounting {
     private var lastSequence: UInt64?
     private var lastTimestamp: UInt64?
     private var pendingDiscontinuity = true
+    private var skippedSinceLast: UInt64 = 0
 
     /// The next frame starts a new run: do not count a gap against the previous sequence.
     mutating func markDiscontinuity() {
@@ -66,11 +72,18 @@ struct FrameAccounting {
         lastSequence = nil
     }
 
+    /// Counts a frame that arrived but is skipped as corrupt (its sequence number is not a drop).
+    mutating func skipCorrupt() {
+        counters.corrupt += 1
+        skippedSinceLast += 1
+    }
+
     /// Records a delivered frame and stamps `index`/`discontinuity` on the buffer.
     mutating func deliver(_ buffer: FrameBuffer) {
-        if let last = lastSequence, buffer.sequence > last + 1 {
-            counters.sequenceGaps += buffer.sequence - last - 1
+        if let last = lastSequence, buffer.sequence > last + 1 + skippedSinceLast {
+            counters.sequenceGaps += buffer.sequence - last - 1 - skippedSinceLast
         }
+        skippedSinceLast = 0
         if let t = lastTimestamp, buffer.timestampNs <= t { counters.nonMonotonic += 1 }
         lastSequence = buffer.sequence
         lastTimestamp = buffer.timestampNs

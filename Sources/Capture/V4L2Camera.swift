@@ -88,7 +88,7 @@ public final class V4L2Camera: FrameSource {
 
     /// Bytes a `FrameBuffer` needs for any frame of this configuration, including after a
     /// reconnect that negotiates differently-padded rows.
-    public var bufferCapacity: Int { max(layout.byteCount, configuration.width * configuration.height * 3) }
+    public var maxFrameBytes: Int { max(layout.byteCount, configuration.width * configuration.height * 3) }
 
     public func start() throws(CaptureError) {
         guard device == nil else { return }
@@ -264,7 +264,7 @@ public final class V4L2Camera: FrameSource {
                 try decoder.decode(UnsafeRawBufferPointer(rebasing: mem[0..<used]), scale: configuration.jpegScale,
                                    format: configuration.decodeTo, into: buffer)
             } catch {
-                accounting.counters.corrupt += 1
+                accounting.skipCorrupt()
                 return false
             }
         } else {
@@ -273,7 +273,7 @@ public final class V4L2Camera: FrameSource {
                 throw CaptureError(.usage, "frame buffer of \(buffer.capacity) bytes is too small for \(layout) (\(need) bytes)")
             }
             guard used >= min(need, mem.count) || used == 0 else {
-                accounting.counters.corrupt += 1   // a short raw frame: the driver flagged an error
+                accounting.skipCorrupt()   // a short raw frame: the driver flagged an error
                 return false
             }
             buffer.bytes.copyMemory(from: mem.baseAddress!, byteCount: min(need, mem.count))

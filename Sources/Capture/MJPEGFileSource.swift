@@ -1,0 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Replays a file of concatenated JPEG frames (`ffmpeg -i IN -c:v mjpeg -f mjpeg OUT.mjpeg`)
+/// through the same decoder, scaling and corrupt-frame handling as an MJPEG camera. The file is
+/// memory-mapped; frames are found by walking JPEG markers. Corrupt frames are counted, skipped.
+public final class MJPEGFileSource: FrameSource {
+    public let name: String
+    public private(set) var layout: FrameLayout
+    public let frameIntervalNs: UInt64
+    public var counters: CaptureCounters { accounting.counters }
+
+    private let pacing: ReplayPacing
+    private let loop: Bool
+    private let scale: JPEGScale
+    private let decodeTo: PixelFormat
+    private var map: UnsafeRawBufferPointer?
+    private var offset = 0
+    private var frameNumber: UInt64 = 0
+    private var clock: ReplayClock
+    private var accounting = FrameAccounting()
+    private let decoder = JPEGDecoder()
+
+    /// - Parameters:
+    ///   - fps: MJPEG files carry no rate; this sets timestamps and real-time pacing.
+    ///   - decodeTo: `.rgb24` or `.grey`.
+    public init(path: String, fps: Double = 30, pacing: ReplayPacing = .asFastAsPossible, loop: Bool = false,
+                scale: JPEGScale = .full, decodeTo: PixelFormat = .rgb24) {
+        name = path
+        frameIntervalNs = UInt64(1e9 / max(fps, 0.001))
+        self.pacing = pacing
+        self.loop = loop
+        self.scale = scale
+        self.decodeTo = decodeTo
+        layout = FrameLayout(pixelFormat: decodeTo, width: 0, height: 0)
+        clock = ReplayClock(intervalNs: frameIntervalNs, pacing: pacing)
+    }
+
+    deinit { stop() }
+
+    public func start() throws(CaptureError) {
+        guard map == nil else { return }
+        let fd: Int32
+        switch valueOrErrno({ open(name, O_RDONLY | O_CLOEXEC) }) {
+        case .success(let f): fd = f
+        case .failure(let e): throw CaptureError(.open, "cannot open MJPEG file \(name)", cause: e)
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_size > 0 else { throw CaptureError(.malformedInput, "MJPEG file \(name) is empty") }
+        guard let p = mmap(nil, Int(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
+            throw CaptureError(.open, "cannot map MJPEG file \(name)", cause: .current)
+        }
+        map = UnsafeRawBufferPointer(start: p, count: Int(st.st_size))
+        // The layout comes from the first frame that has a readable header.
+        var probe = 0
+        while case .some(let found) = JPEGFrameScanner.next(in: map!, from: probe) {
+            let r: Range<Int>
+            switch found { case .frame(let x), .truncated(let x): r = x }
+            if let size = try? decoder.imageSize(UnsafeRawBufferPointer(rebasing: map![r])) {
+                let s = scale.scaled(width: size.width, height: size.height)
+                layout = FrameLayout(pixelFormat: decodeTo, width: s.width, height: s.height)
+                break
+            }
+            probe = r.upperBound
+        }
+        guard layout.width > 0 else {
+            stop()
+            throw CaptureError(.malformedInput, "\(name) contains no readable JPEG frame")
+        }
+        clock.start()
+        accounting.markDiscontinuity()
+    }
+
+    public func stop() {
+        if let m = map { munmap(UnsafeMutableRawPointer(mutating: m.baseAddress), m.count) }
+        map = nil
+    }
+
+    public func read(into buffer: FrameBuffer, timeoutMs: Int) throws(CaptureError) -> ReadResult {
+        guard let map else { return .endOfStream }
+        while true {
+            var found = JPEGFrameScanner.next(in: map, from: offset)
+            if found == nil && loop && offset > 0 {
+                offset = 0
+                found = JPEGFrameScanner.next(in: map, from: 0)
+            }
+            guard let found else { return .endOfStream }
+            guard let ts = clock.due(frameNumber, timeoutMs: timeoutMs) else { return .timeout }
+            let sequence = frameNumber
+            frameNumber += 1   // a skipped corrupt frame leaves a sequence gap, as on a camera
+            switch found {
+            case .truncated(let r):
+                offset = r.upperBound
+                accounting.skipCorrupt()
+            case .frame(let r):
+                offset = r.upperBound
+                do {
+                    try decoder.decode(UnsafeRawBufferPointer(rebasing: map[r]), scale: scale, format: decodeTo, into: buffer)
+                } catch {
+                    if error.code == .usage { throw error }
+                    accounting.skipCorrupt()
+                    continue
+                }
+                buffer.setFrame(layout: buffer.layout, timestampNs: ts, sequence: sequence)
+                accounting.deliver(buffer)
+                return .frame
+            }
+        }
+    }
+}

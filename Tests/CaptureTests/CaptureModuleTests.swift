@@ -1,4 +1,0 @@
-import Testing
-@testable import Capture
-
-@Test func moduleLinks() { #expect(CaptureModule.name == "Capture") }
