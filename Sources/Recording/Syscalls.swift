@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,8 +17,10 @@ public struct Errno: Error, Equatable, CustomStringConvertible, Sendable {
 
 /// The syscall layer: the only code in Recording/Export that calls Glibc file I/O.
 ///
-/// Every call goes through one hook so tests can inject ENOSPC, EIO or EINTR without a kernel
-/// (`Syscalls.faultHook`). Production code never sets the hook; the check is a single atomic load.
+/// Every call passes one fault-injection check so tests can inject ENOSPC, EIO or EINTR without a
+/// kernel. Faults are scoped to a path prefix (a test's own temp directory), so tests running in
+/// parallel do not see each other's faults; descriptor-based calls (write, fsync...) are matched by
+/// the path they were opened with. Production never installs a fault: the check is one atomic load.
 public enum Syscalls {
     /// The operations a fault hook can intercept.
     public enum Operation: String, Sendable {
@@ -25,32 +28,62 @@ public enum Syscalls {
     }
 
     /// Returns an errno to fail the call with (before it reaches the kernel), or nil to let it run.
-    /// The path is the file the call concerns when known (open/rename/unlink/mkdir), else "".
+    /// `path` is the file the call concerns (for descriptor calls, the path it was opened with).
     public typealias FaultHook = @Sendable (_ op: Operation, _ path: String) -> Int32?
 
-    private static let hookLock = NSLock()
-    nonisolated(unsafe) private static var _hook: FaultHook?
-    nonisolated(unsafe) private static var hookInstalled = false
+    /// Identifies an installed fault, for `removeFault`.
+    public struct FaultToken: Hashable, Sendable { let id: Int }
 
-    /// Installs (or with nil removes) the fault hook. Tests only.
-    public static func setFaultHook(_ hook: FaultHook?) {
-        hookLock.lock(); _hook = hook; hookInstalled = hook != nil; hookLock.unlock()
+    private static let faultLock = NSLock()
+    private static let faultsActive = Atomic<Int>(0)
+    nonisolated(unsafe) private static var faults: [Int: (prefix: String, hook: FaultHook)] = [:]
+    nonisolated(unsafe) private static var nextFaultID = 0
+    nonisolated(unsafe) private static var descriptorPaths: [Int32: String] = [:]
+
+    /// Calls under `prefix` consult `hook` first. Tests only.
+    public static func installFault(under prefix: String, _ hook: @escaping FaultHook) -> FaultToken {
+        faultLock.lock(); defer { faultLock.unlock() }
+        nextFaultID += 1
+        faults[nextFaultID] = (prefix, hook)
+        faultsActive.store(faults.count, ordering: .sequentiallyConsistent)
+        return FaultToken(id: nextFaultID)
+    }
+
+    public static func removeFault(_ token: FaultToken) {
+        faultLock.lock(); defer { faultLock.unlock() }
+        faults[token.id] = nil
+        faultsActive.store(faults.count, ordering: .sequentiallyConsistent)
+        if faults.isEmpty { descriptorPaths.removeAll() }
     }
 
     @inline(__always)
-    static func injected(_ op: Operation, _ path: @autoclosure () -> String) -> Int32? {
-        guard hookInstalled else { return nil }
-        hookLock.lock(); let h = _hook; hookLock.unlock()
-        return h?(op, path())
+    static func injected(_ op: Operation, path: @autoclosure () -> String, fd: Int32) -> Int32? {
+        guard faultsActive.load(ordering: .relaxed) > 0 else { return nil }
+        faultLock.lock()
+        let p = fd >= 0 ? (descriptorPaths[fd] ?? "") : path()
+        let hooks = faults.values.filter { !p.isEmpty && p.hasPrefix($0.prefix) }.map(\.hook)
+        faultLock.unlock()
+        for h in hooks { if let e = h(op, p) { return e } }
+        return nil
+    }
+
+    private static func remember(_ fd: Int32, _ path: String) {
+        guard faultsActive.load(ordering: .relaxed) > 0 else { return }
+        faultLock.lock(); descriptorPaths[fd] = path; faultLock.unlock()
+    }
+
+    private static func forget(_ fd: Int32) {
+        guard faultsActive.load(ordering: .relaxed) > 0 else { return }
+        faultLock.lock(); descriptorPaths[fd] = nil; faultLock.unlock()
     }
 
     /// Turns -1 into `Errno`, retrying EINTR when asked (never for close).
     @inline(__always)
-    static func valueOrErrno<T: BinaryInteger>(_ op: Operation, path: @autoclosure () -> String = "",
+    static func valueOrErrno<T: BinaryInteger>(_ op: Operation, path: @autoclosure () -> String = "", fd: Int32 = -1,
                                                 retryOnInterrupt: Bool = true,
                                                 _ body: () -> T) -> Result<T, Errno> {
         while true {
-            if let e = injected(op, path()) {
+            if let e = injected(op, path: path(), fd: fd) {
                 if e == EINTR && retryOnInterrupt { continue }
                 return .failure(Errno(e))
             }
@@ -65,14 +98,16 @@ public enum Syscalls {
     }
 
     public static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o644) -> Result<Int32, Errno> {
-        valueOrErrno(.open, path: path) { Glibc.open(path, flags | O_CLOEXEC, mode) }
+        let r = valueOrErrno(.open, path: path) { Glibc.open(path, flags | O_CLOEXEC, mode) }
+        if case .success(let fd) = r { remember(fd, path) }
+        return r
     }
 
     /// Writes all bytes (looping over short writes). A short write followed by an error reports the error.
     public static func writeAll(_ fd: Int32, _ buf: UnsafeRawBufferPointer) -> Result<Void, Errno> {
         var off = 0
         while off < buf.count {
-            let r = valueOrErrno(.write) { Glibc.write(fd, buf.baseAddress! + off, buf.count - off) }
+            let r = valueOrErrno(.write, fd: fd) { Glibc.write(fd, buf.baseAddress! + off, buf.count - off) }
             switch r {
             case .failure(let e): return .failure(e)
             case .success(let n): off += n
@@ -84,7 +119,7 @@ public enum Syscalls {
     public static func pwriteAll(_ fd: Int32, _ buf: UnsafeRawBufferPointer, at offset: Int64) -> Result<Void, Errno> {
         var off = 0
         while off < buf.count {
-            let r = valueOrErrno(.pwrite) { Glibc.pwrite(fd, buf.baseAddress! + off, buf.count - off, off_t(offset) + off_t(off)) }
+            let r = valueOrErrno(.pwrite, fd: fd) { Glibc.pwrite(fd, buf.baseAddress! + off, buf.count - off, off_t(offset) + off_t(off)) }
             switch r {
             case .failure(let e): return .failure(e)
             case .success(let n): off += n
@@ -97,7 +132,7 @@ public enum Syscalls {
     public static func preadFully(_ fd: Int32, _ buf: UnsafeMutableRawBufferPointer, at offset: Int64) -> Result<Int, Errno> {
         var got = 0
         while got < buf.count {
-            let r = valueOrErrno(.pread) { Glibc.pread(fd, buf.baseAddress! + got, buf.count - got, off_t(offset) + off_t(got)) }
+            let r = valueOrErrno(.pread, fd: fd) { Glibc.pread(fd, buf.baseAddress! + got, buf.count - got, off_t(offset) + off_t(got)) }
             switch r {
             case .failure(let e): return .failure(e)
             case .success(let n):
@@ -109,11 +144,11 @@ public enum Syscalls {
     }
 
     public static func fsync(_ fd: Int32) -> Result<Void, Errno> {
-        valueOrErrno(.fsync) { Glibc.fsync(fd) }.map { _ in () }
+        valueOrErrno(.fsync, fd: fd) { Glibc.fsync(fd) }.map { _ in () }
     }
 
     public static func ftruncate(_ fd: Int32, _ length: Int64) -> Result<Void, Errno> {
-        valueOrErrno(.ftruncate) { Glibc.ftruncate(fd, off_t(length)) }.map { _ in () }
+        valueOrErrno(.ftruncate, fd: fd) { Glibc.ftruncate(fd, off_t(length)) }.map { _ in () }
     }
 
     public static func rename(_ from: String, _ to: String) -> Result<Void, Errno> {
@@ -138,12 +173,14 @@ public enum Syscalls {
     /// close(2) is never retried: on Linux the descriptor is gone even when EINTR is returned.
     @discardableResult
     public static func close(_ fd: Int32) -> Result<Void, Errno> {
-        valueOrErrno(.close, retryOnInterrupt: false) { Glibc.close(fd) }.map { _ in () }
+        let r = valueOrErrno(.close, fd: fd, retryOnInterrupt: false) { Glibc.close(fd) }.map { _ in () }
+        forget(fd)
+        return r
     }
 
     /// Non-blocking exclusive flock; `.success(false)` when another process holds it.
     public static func tryLockExclusive(_ fd: Int32) -> Result<Bool, Errno> {
-        switch valueOrErrno(.flock, { flockCall(fd, LOCK_EX | LOCK_NB) }) {
+        switch valueOrErrno(.flock, fd: fd, { flockCall(fd, LOCK_EX | LOCK_NB) }) {
         case .success: return .success(true)
         case .failure(let e) where e.code == EWOULDBLOCK: return .success(false)
         case .failure(let e): return .failure(e)

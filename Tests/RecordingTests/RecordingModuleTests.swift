@@ -1,4 +1,0 @@
-import Testing
-@testable import Recording
-
-@Test func moduleLinks() { #expect(RecordingModule.name == "Recording") }
