@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Replays a file of concatenated JPEG frames (`ffmpeg -i IN -c:v mjpeg -f mjpeg OUT.mjpeg`)
 /// through the same decoder, scaling and corrupt-frame handling as an MJPEG camera. The file is
 /// memory-mapped; frames are found by walking JPEG markers. Corrupt frames are counted, skipped.
@@ -15,6 +11,7 @@ public final class MJPEGFileSource: FrameSource {
     private let loop: Bool
     private let scale: JPEGScale
     private let decodeTo: PixelFormat
+    private var file: ByteFile?
     private var map: UnsafeRawBufferPointer?
     private var offset = 0
     private var frameNumber: UInt64 = 0
@@ -41,18 +38,12 @@ public final class MJPEGFileSource: FrameSource {
 
     public func start() throws(CaptureError) {
         guard map == nil else { return }
-        let fd: Int32
-        switch valueOrErrno({ open(name, O_RDONLY | O_CLOEXEC) }) {
-        case .success(let f): fd = f
-        case .failure(let e): throw CaptureError(.open, "cannot open MJPEG file \(name)", cause: e)
+        let file = ByteFile(path: name)
+        do { try file.open() } catch {
+            throw CaptureError(error.code, "cannot read MJPEG file \(name)", cause: error.cause)
         }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_size > 0 else { throw CaptureError(.malformedInput, "MJPEG file \(name) is empty") }
-        guard let p = mmap(nil, Int(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
-            throw CaptureError(.open, "cannot map MJPEG file \(name)", cause: .current)
-        }
-        map = UnsafeRawBufferPointer(start: p, count: Int(st.st_size))
+        self.file = file
+        map = file.bytes
         // The layout comes from the first frame that has a readable header.
         var probe = 0
         while case .some(let found) = JPEGFrameScanner.next(in: map!, from: probe) {
@@ -74,8 +65,9 @@ public final class MJPEGFileSource: FrameSource {
     }
 
     public func stop() {
-        if let m = map { munmap(UnsafeMutableRawPointer(mutating: m.baseAddress), m.count) }
         map = nil
+        file?.close()
+        file = nil
     }
 
     public func read(into buffer: FrameBuffer, timeoutMs: Int) throws(CaptureError) -> ReadResult {

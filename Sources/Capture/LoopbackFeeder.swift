@@ -1,0 +1,114 @@
+import CV4L2
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Plays MJPEG frames into the output side of a v4l2loopback device, so its capture side behaves
+/// like a USB camera sending MJPEG (vivid offers raw formats only). The emulated board uses it;
+/// it also turns a recorded MJPEG file into a "camera" on any Linux box with v4l2loopback.
+public final class LoopbackFeeder {
+    public let path: String
+    private let fd: Int32
+
+    /// Opens `path` and sets its output format to MJPEG `width`x`height` at `fps`.
+    /// v4l2loopback only shows a capture format to readers after the first frame is written.
+    public init(path: String, width: Int, height: Int, fps: Double, maxFrameBytes: Int) throws(CaptureError) {
+        self.path = path
+        switch valueOrErrno({ open(path, O_RDWR | O_CLOEXEC) }) {
+        case .success(let f): fd = f
+        case .failure(let e): throw CaptureError(.open, "cannot open loopback device \(path) (is v4l2loopback loaded?)", cause: e)
+        }
+        var f = v4l2_format()
+        f.type = V4L2_BUF_TYPE_VIDEO_OUTPUT.rawValue
+        f.fmt.pix.width = UInt32(width)
+        f.fmt.pix.height = UInt32(height)
+        f.fmt.pix.pixelformat = CV4L2_PIX_FMT_MJPEG
+        f.fmt.pix.field = V4L2_FIELD_NONE.rawValue
+        f.fmt.pix.sizeimage = UInt32(maxFrameBytes)
+        try ioctl(CVIDIOC_S_FMT, &f, "VIDIOC_S_FMT (output)")
+        var p = v4l2_streamparm()
+        p.type = V4L2_BUF_TYPE_VIDEO_OUTPUT.rawValue
+        let i = V4L2Camera.interval(fps: fps)
+        p.parm.output.timeperframe.numerator = i.numerator
+        p.parm.output.timeperframe.denominator = i.denominator
+        try ioctl(CVIDIOC_S_PARM, &p, "VIDIOC_S_PARM (output)")
+    }
+
+    deinit { close(fd) }
+
+    private func ioctl<T>(_ req: UInt, _ arg: inout T, _ name: String) throws(CaptureError) {
+        let fd = self.fd
+        if case .failure(let e) = withUnsafeMutablePointer(to: &arg, { p in valueOrErrno { Glibc.ioctl(fd, req, p) } }) {
+            throw CaptureError(.device, "\(name) failed on loopback device \(path)", cause: e)
+        }
+    }
+
+    /// Writes one frame (v4l2loopback takes a whole frame per write()).
+    public func write(_ frame: UnsafeRawBufferPointer) throws(CaptureError) {
+        let fd = self.fd
+        switch valueOrErrno({ Glibc.write(fd, frame.baseAddress, frame.count) }) {
+        case .success: return
+        case .failure(let e): throw CaptureError(e.meansDeviceGone ? .disconnected : .device, "write to loopback device \(path) failed", cause: e)
+        }
+    }
+
+    /// Feeds the frames of an MJPEG file at `fps`, looping, for `frames` frames (nil: forever).
+    /// Pacing uses absolute deadlines, so the rate does not drift with write() time.
+    public static func feed(mjpeg file: String, into path: String, fps: Double, frames: UInt64?,
+                            onReady: () -> Void = {}) throws(CaptureError) {
+        let src = ByteFile(path: file)
+        try src.open()
+        defer { src.close() }
+        let data = src.bytes!
+        var ranges: [Range<Int>] = []
+        var i = 0
+        while let f = JPEGFrameScanner.next(in: data, from: i) {
+            if case .frame(let r) = f { ranges.append(r) }
+            switch f { case .frame(let r), .truncated(let r): i = r.upperBound }
+        }
+        guard let first = ranges.first else { throw CaptureError(.malformedInput, "\(file) contains no JPEG frames") }
+        let size = try JPEGDecoder().imageSize(UnsafeRawBufferPointer(rebasing: data[first]))
+        let maxBytes = ranges.map(\.count).max()! + 4096
+        let feeder = try LoopbackFeeder(path: path, width: size.width, height: size.height, fps: fps,
+                                        maxFrameBytes: max(maxBytes, size.width * size.height * 2))
+        let interval = UInt64(1e9 / fps)
+        var due = MonotonicClock.now()
+        var n: UInt64 = 0
+        while frames.map({ n < $0 }) ?? true {
+            try feeder.write(UnsafeRawBufferPointer(rebasing: data[ranges[Int(n % UInt64(ranges.count))]]))
+            if n == 0 { onReady() }
+            n += 1
+            due += interval
+            MonotonicClock.sleep(until: due)
+        }
+    }
+}
+
+/// A read-only memory-mapped file.
+final class ByteFile {
+    let path: String
+    private(set) var bytes: UnsafeRawBufferPointer?
+
+    init(path: String) { self.path = path }
+    deinit { close() }
+
+    func open() throws(CaptureError) {
+        let fd: Int32
+        switch valueOrErrno({ Glibc.open(path, O_RDONLY | O_CLOEXEC) }) {
+        case .success(let f): fd = f
+        case .failure(let e): throw CaptureError(.open, "cannot open \(path)", cause: e)
+        }
+        defer { Glibc.close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_size > 0 else { throw CaptureError(.malformedInput, "\(path) is empty") }
+        guard let p = mmap(nil, Int(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
+            throw CaptureError(.open, "cannot map \(path)", cause: .current)
+        }
+        bytes = UnsafeRawBufferPointer(start: p, count: Int(st.st_size))
+    }
+
+    func close() {
+        if let b = bytes { munmap(UnsafeMutableRawPointer(mutating: b.baseAddress), b.count) }
+        bytes = nil
+    }
+}
