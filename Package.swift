@@ -20,7 +20,9 @@ let package = Package(
     targets: [
         // Pure Swift, no Foundation, Embedded-Swift clean (see DESIGN.md).
         .target(name: "FaceCore",
-                swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
+                // Optimized even in debug builds: the test suite runs real models through it.
+                swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release)),
+                                .unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "FaceTracking", dependencies: ["FaceCore"]),
 
         // C shims: one per system library.
@@ -36,7 +38,9 @@ let package = Package(
         .executableTarget(name: "facekit",
                           dependencies: ["FaceCore", "FaceTracking", "Capture", "Recording", "Export", "Appliance"]),
 
-        .testTarget(name: "FaceCoreTests", dependencies: ["FaceCore"]),
+        // Test-only: interposes malloc to prove hot paths allocate nothing.
+        .target(name: "CAllocationCounter"),
+        .testTarget(name: "FaceCoreTests", dependencies: ["FaceCore", "CAllocationCounter"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording"]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "Recording"]),

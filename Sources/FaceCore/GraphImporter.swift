@@ -136,7 +136,10 @@ public enum GraphImporter {
             guard op.outputs.count == 1 else { throw .unsupported(reason: "operator with several outputs", code: k) }
             let out = op.outputs[0]
             let ins = op.inputs
-            func need(_ n: Int) throws(CoreError) { guard ins.count >= n else { throw .invalidGraph(op: k, reason: "too few inputs") } }
+            func need(_ n: Int) throws(CoreError) {
+                guard ins.count >= n else { throw .invalidGraph(op: k, reason: "too few inputs") }
+                for i in 0 ..< n where ins[i] < 0 { throw .invalidGraph(op: k, reason: "required input omitted") }
+            }
             let o = op.options
             switch op.opcode {
             case 6: // DEQUANTIZE: fold a constant float16 (or float32) tensor

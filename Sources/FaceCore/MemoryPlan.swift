@@ -18,7 +18,8 @@ public struct MemoryPlan {
             last[op.output] = max(last[op.output], k)
             for i in op.inputs { last[i] = max(last[i], k) }
         }
-        for o in graph.outputs { last[o] = graph.ops.count }
+        // Inputs and outputs live for the whole run: a caller may run again on the same input.
+        for o in graph.outputs + graph.inputs { last[o] = graph.ops.count }
 
         var order: [Int] = []
         var size = [Int](repeating: 0, count: n)
