@@ -28,7 +28,8 @@ public final class SessionRecorder: @unchecked Sendable {
     private var metadata: SessionMetadata
     private let lock = ConditionLock()
     private let framesPath: String, eventsPath: String, imagesDir: String
-    private let framesFD: Int32, eventsFD: Int32
+    /// Open for the session's life; closed by `stop()`, which also releases the live-session flock.
+    private var framesFD: Int32, eventsFD: Int32
 
     // Ring of framed records, guarded by `lock`.
     private let capacity: Int
@@ -96,8 +97,12 @@ public final class SessionRecorder: @unchecked Sendable {
     deinit {
         ring.deallocate()
         for s in imageSlots { s.buffer.deallocate() }
-        Syscalls.close(eventsFD)
-        Syscalls.close(framesFD)
+        closeFiles()
+    }
+
+    private func closeFiles() {
+        if eventsFD >= 0 { Syscalls.close(eventsFD); eventsFD = -1 }
+        if framesFD >= 0 { Syscalls.close(framesFD); framesFD = -1 }
     }
 
     // MARK: Producer side
@@ -199,7 +204,9 @@ public final class SessionRecorder: @unchecked Sendable {
             lock.signal()
             return was
         }
-        if !alreadyStopped { writerDone.wait() }
+        if !alreadyStopped {
+            writerDone.wait()
+        }
         let now = Syscalls.monotonicNanoseconds()
         let (snapshot, failure) = lock.withLock { () -> (SessionMetadata, RecordingError?) in
             if metadata.state == .recording || metadata.state == .paused {
@@ -217,6 +224,7 @@ public final class SessionRecorder: @unchecked Sendable {
         }
         if !alreadyStopped {
             // On a full disk this may fail too; the session then reopens as `interrupted`, still consistent.
+            defer { closeFiles() }
             do { try snapshot.write(to: directory) } catch { if failure == nil { throw error } }
         }
         if let failure { throw failure }
