@@ -22,6 +22,7 @@ public struct FuzzHarness {
     public struct Stats {
         public var accepted = 0
         public var rejected = 0
+        public init() {}
     }
 
     /// Mutates `seed` in place with 1–8 random edits (bit flips, interesting values, random

@@ -14,5 +14,7 @@ enum CommandTable {
         ModelConvertCommand.self,
         ModelInfoCommand.self,
         ModelRunCommand.self,
+        BenchModelsCommand.self,
+        FuzzCommand.self,
     ]
 }
