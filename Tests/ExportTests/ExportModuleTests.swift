@@ -1,4 +1,0 @@
-import Testing
-@testable import Export
-
-@Test func moduleLinks() { #expect(ExportModule.name == "Export") }
