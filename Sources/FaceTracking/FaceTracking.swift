@@ -1,2 +1,0 @@
-// FaceTracking module: see DESIGN.md. Files are added per type.
-public enum FaceTrackingModule { public static let name = "FaceTracking" }

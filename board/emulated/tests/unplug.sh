@@ -1,0 +1,23 @@
+# Unplug during streaming: facekit keeps running, reports the camera gone (ENODEV), and resumes
+# when it returns. The "unplug" is unbinding vivid's platform device from its driver, which
+# unregisters /dev/video0 exactly as a USB disconnect does; binding it again is the replug.
+[ -e /dev/video0 ] || modprobe vivid n_devs=1 node_types=0x1 num_inputs=1 input_types=0x0
+waitfor present /dev/video0 50 || fail "no /dev/video0"
+t=$(up)
+fk capture --device /dev/video0 --format YUYV --size 640x480 --fps 25 --frames 60 --reconnects 1 --seconds 60 \
+  --gain 42 --check --json > $RUN/unplug.json 2> $RUN/unplug.err &
+P=$!
+sleep 3
+echo vivid.0 > /sys/bus/platform/drivers/vivid/unbind || fail "unbind vivid"
+waitfor absent /dev/video0 50 || fail "/dev/video0 still there after unbind"
+echo "unplugged at $(since $t) s"
+sleep 1.5
+echo vivid.0 > /sys/bus/platform/drivers/vivid/bind || fail "bind vivid"
+waitfor present /dev/video0 50 || fail "/dev/video0 did not come back"
+echo "replugged at $(since $t) s"
+wait $P; rc=$?
+cat $RUN/unplug.err
+json capture-unplug $RUN/unplug.json
+echo "unplug/replug: rc=$rc in $(since $t) s"
+[ $rc = 0 ] || fail "capture did not recover: $(cat $RUN/unplug.json)"
+grep -q 'disconnected' $RUN/unplug.err || fail "no disconnect state was reported"

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Boots the emulated board once and runs guest tests; Python standard library only.
+
+    qemu.py --kernel VMLINUX --initrd INITRD --tests a,b --out DIR [--timeout S]
+            [--append "k=v ..."] [--mem MB] [--smp N] [--accel tcg|kvm] [-- extra qemu args]
+
+Reads the guest console (board/emulated/init's protocol):
+    BOARD: QMP {json}          sent to QEMU's monitor; the reply is logged (USB hot-plug)
+    BOARD: JSON <name> {json}  saved as OUT/results/<name>.json for host-side checks
+    BOARD: RESULT rc=N         the guest's verdict; exit status is 0 only for rc=0
+Everything is logged with host-relative timestamps to OUT/console.log.
+"""
+import argparse, json, os, socket, subprocess, sys, tempfile, threading, time
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kernel", required=True)
+    ap.add_argument("--initrd", required=True)
+    ap.add_argument("--tests", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--append", default="")
+    ap.add_argument("--mem", default="1024")
+    ap.add_argument("--smp", default="2")
+    ap.add_argument("--accel", default="tcg")
+    ap.add_argument("qemu_args", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    extra = [x for x in a.qemu_args if x != "--"]
+    os.makedirs(os.path.join(a.out, "results"), exist_ok=True)
+
+    tmp = tempfile.mkdtemp(prefix="facekit-board-")
+    qmp_path = os.path.join(tmp, "qmp.sock")
+    # KVM does not work on nested-virtualisation CI hosts (the guest hangs after SeaBIOS): TCG.
+    cmd = ["qemu-system-x86_64", "-machine", f"q35,accel={a.accel}", "-cpu", "max",
+           "-m", a.mem, "-smp", a.smp, "-nographic", "-no-reboot", "-nodefaults",
+           "-serial", "stdio", "-qmp", f"unix:{qmp_path},server=on,wait=off",
+           "-kernel", a.kernel, "-initrd", a.initrd,
+           "-append", f"console=ttyS0 quiet panic=-1 board.tests={a.tests} {a.append}"] + extra
+    t0 = time.monotonic()
+    log = open(os.path.join(a.out, "console.log"), "w")
+    lock = threading.Lock()
+
+    def out(line):
+        s = f"[{time.monotonic() - t0:7.3f}] {line}"
+        with lock:
+            print(s, flush=True)
+            log.write(s + "\n"); log.flush()
+
+    q = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    qmp = None
+    for _ in range(200):
+        try:
+            qmp = socket.socket(socket.AF_UNIX); qmp.connect(qmp_path); break
+        except OSError:
+            qmp = None; time.sleep(0.05)
+    if qmp is None:
+        out("HOST: cannot connect to QEMU's QMP socket"); q.kill(); return 1
+    qf = qmp.makefile("rw")
+    replies, cv = [], threading.Condition()
+
+    def qmp_reader():
+        for l in qf:
+            msg = json.loads(l)
+            if "event" in msg:
+                out(f"HOST: QMP-EVENT {msg['event']} {json.dumps(msg.get('data', {}))}")
+            else:
+                with cv:
+                    replies.append(msg); cv.notify()
+    json.loads(qf.readline())
+    qf.write(json.dumps({"execute": "qmp_capabilities"}) + "\n"); qf.flush()
+    json.loads(qf.readline())
+    threading.Thread(target=qmp_reader, daemon=True).start()
+
+    def qmp_cmd(obj):
+        with cv:
+            replies.clear()
+            qf.write(json.dumps(obj) + "\n"); qf.flush()
+            cv.wait_for(lambda: replies, timeout=10)
+            return replies[0] if replies else {"error": "no reply within 10 s"}
+
+    timer = threading.Timer(a.timeout, lambda: (out(f"HOST: TIMEOUT after {a.timeout:.0f} s, killing qemu"), q.kill()))
+    timer.start()
+    result = None
+    for raw in q.stdout:
+        line = raw.decode(errors="replace").rstrip("\r\n")
+        if line.startswith("BOARD: JSON "):
+            _, _, rest = line.partition("BOARD: JSON ")
+            name, _, body = rest.partition(" ")
+            try:
+                data = json.loads(body)
+                with open(os.path.join(a.out, "results", f"{name}.json"), "w") as f:
+                    json.dump(data, f, indent=1, sort_keys=True)
+                out(f"BOARD: JSON {name} saved ({len(body)} bytes)")
+            except ValueError as e:
+                out(f"HOST: bad JSON for {name}: {e}: {body[:200]}")
+            continue
+        out(line)
+        if line.startswith("BOARD: QMP "):
+            r = qmp_cmd(json.loads(line[len("BOARD: QMP "):]))
+            out(f"HOST: QMP-REPLY {json.dumps(r)}")
+        elif line.startswith("BOARD: RESULT rc="):
+            result = int(line.split("rc=")[1].split()[0])
+    q.wait(); timer.cancel()
+    out(f"HOST: qemu exit={q.returncode} result={result} wall={time.monotonic() - t0:.1f}s")
+    return 0 if result == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
