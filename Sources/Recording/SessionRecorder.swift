@@ -124,8 +124,17 @@ public final class SessionRecorder: @unchecked Sendable {
         nextSeq += 1
         head = (head + 1) % capacity
         queued += 1
-        lock.signal()
+        lock.broadcast()
         return .queued
+    }
+
+    /// Like `append`, but waits for queue space instead of dropping: for offline producers (replay,
+    /// synthetic sessions) that must store every frame. Never use it on a live camera thread.
+    public func appendWaiting(_ r: FrameRecord, image: ImageRef? = nil) -> AppendResult {
+        lock.lock()
+        while queued >= capacity && state == .recording && failureError == nil && !stopRequested { lock.wait() }
+        lock.unlock()
+        return append(r, image: image)
     }
 
     /// Copies an image into a free slot (lock held); false (counted) when none is free.
@@ -160,7 +169,7 @@ public final class SessionRecorder: @unchecked Sendable {
             guard (state == .recording || state == .paused), !stopRequested, failureError == nil else { return }
             pendingEvents.append(SessionEvent(seq: nextEventSeq, monotonicNs: t, label: label, source: source))
             nextEventSeq += 1
-            lock.signal()
+            lock.broadcast()
         }
     }
 
@@ -201,7 +210,7 @@ public final class SessionRecorder: @unchecked Sendable {
         let alreadyStopped: Bool = lock.withLock {
             let was = stopRequested
             stopRequested = true
-            lock.signal()
+            lock.broadcast()
             return was
         }
         if !alreadyStopped {
@@ -319,7 +328,7 @@ public final class SessionRecorder: @unchecked Sendable {
         case .success:
             fileEnd += Int64(bytes.count)
             written += count
-            lock.withLock { queued -= count; bytesWritten += Int64(bytes.count) }
+            lock.withLock { queued -= count; bytesWritten += Int64(bytes.count); lock.broadcast() }
         case .failure(let e):
             // Cut a partial record so the log ends on a record boundary.
             _ = Syscalls.ftruncate(framesFD, fileEnd)
@@ -378,6 +387,7 @@ public final class SessionRecorder: @unchecked Sendable {
         let snapshot: SessionMetadata = lock.withLock {
             if failureError == nil { failureError = error }
             state = .stopped
+            lock.broadcast()
             metadata.state = .stopped
             metadata.error = error.description
             metadata.frameCount = written

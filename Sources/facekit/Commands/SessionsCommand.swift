@@ -134,7 +134,8 @@ struct SessionsRecordSyntheticCommand: Command {
                 if due > now { usleep(UInt32(min(1_000_000, (due - now) / 1000))) ; continue }
             }
             gen.fill(&record, index: i)
-            if events > 0 && frames >= events && i > 0 && i % Int64(max(1, frames / events)) == 0 {
+            let step = Int64(max(1, frames / max(1, events)))
+            if events > 0 && frames >= events && i % step == step / 2 && i / step < Int64(events) {
                 recorder.addEvent("marker_\(i)", source: "cli", monotonicNs: record.monotonicNs)
             }
             if Int(i) == pauseAt {
@@ -143,14 +144,16 @@ struct SessionsRecordSyntheticCommand: Command {
             let result: SessionRecorder.AppendResult
             if config.imageEveryNth > 0 && i % Int64(config.imageEveryNth) == 0 {
                 SyntheticFrames.image(width: w, height: h, index: i, into: &pixels)
-                result = pixels.withUnsafeBytes { recorder.append(record, image: ImageRef(pixels: $0, width: w, height: h, components: 3)) }
+                let img = { (p: UnsafeRawBufferPointer) in ImageRef(pixels: p, width: w, height: h, components: 3) }
+                result = pixels.withUnsafeBytes { speed > 0 ? recorder.append(record, image: img($0)) : recorder.appendWaiting(record, image: img($0)) }
             } else {
-                result = recorder.append(record)
+                // Paced runs behave like a camera (drop when the writer is behind); unpaced runs wait.
+                result = speed > 0 ? recorder.append(record) : recorder.appendWaiting(record)
             }
             switch result {
             case .queued: written += 1; i += 1
             case .dropped:
-                if speed > 0 { dropped += 1; i += 1 } else { usleep(200) } // unpaced: wait for the writer
+                dropped += 1; i += 1
             case .paused: i += 1
             case .stopped:
                 do { try recorder.stop() } catch { printError("facekit: recording stopped: \(error)"); return 1 }
