@@ -91,6 +91,7 @@ public final class Exporter: Sendable {
         guard FileManager.default.fileExists(atPath: target, isDirectory: &isDir), isDir.boolValue else {
             throw RecordingError(.notFound, "export: the target \(target) does not exist or is not a directory; is the stick mounted?", path: target)
         }
+        let targetID = Self.identity(target)
         let base = "session_\(Self.safeName(session.metadata.participant))_\(Self.date(session.metadata.realtimeAnchorNs))"
         let staging = "\(target)/.\(base).partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try Syscalls.mkdir(staging).orThrow("export: creating", staging)
@@ -99,6 +100,11 @@ public final class Exporter: Sendable {
             try verify(files, in: staging, options: options, frameCount: session.frameCount)
             try Syscalls.fsyncDirectory(staging).orThrow("export: flushing", staging)
             let final = try moveIntoPlace(staging, target: target, base: base)
+            // A stick unmounted (lazily) mid-export keeps accepting writes into the detached
+            // filesystem; the path then names another directory. Check it is still the same one.
+            guard Self.identity(target) == targetID, FileManager.default.fileExists(atPath: final + "/" + ExportManifest.fileName) else {
+                throw RecordingError(.io, "export: the target \(target) vanished or was replaced during the export (unplugged or unmounted?); nothing was exported there, plug it in and export again", path: target)
+            }
             return ExportResult(directory: final, hdf5File: options.format == .hdf5 ? final + "/session.h5" : nil,
                                 files: files, frameCount: session.frameCount, eventCount: events.count)
         } catch {
@@ -221,6 +227,13 @@ public final class Exporter: Sendable {
             }
             n += 1
         }
+    }
+
+    /// Device and inode of a directory, to notice a medium swapped or unmounted under its path.
+    static func identity(_ path: String) -> [UInt64] {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return [] }
+        return [UInt64(st.st_dev), UInt64(st.st_ino)]
     }
 
     static func safeName(_ s: String) -> String {

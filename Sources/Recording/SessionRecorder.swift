@@ -234,6 +234,7 @@ public final class SessionRecorder: @unchecked Sendable {
         if !alreadyStopped {
             // On a full disk this may fail too; the session then reopens as `interrupted`, still consistent.
             defer { closeFiles() }
+            _ = Syscalls.unlink(directory + "/" + SessionStore.reserveFileName)
             do { try snapshot.write(to: directory) } catch { if failure == nil { throw error } }
         }
         if let failure { throw failure }
@@ -397,6 +398,7 @@ public final class SessionRecorder: @unchecked Sendable {
             }
             return metadata
         }
+        _ = Syscalls.unlink(directory + "/" + SessionStore.reserveFileName)
         try? snapshot.write(to: directory)
     }
 }

@@ -34,6 +34,11 @@ public struct SessionListing: Sendable {
 public final class SessionStore: Sendable {
     public let root: String
 
+    /// Space set aside per recording session. When the card fills up, the recorder deletes it so the
+    /// final session.json (state, error) can still be written; stop and recovery delete it too.
+    public static let reserveFileName = "reserve.bin"
+    static let reserveBytes = 128 << 10
+
     /// Where the appliance keeps sessions (on the SD card).
     public static let applianceRoot = "/var/lib/facekit/sessions"
 
@@ -77,6 +82,7 @@ public final class SessionStore: Sendable {
             try meta.write(to: staging)
             try Self.writeNewFile(staging + "/" + FrameLog.fileName, FrameLog.header(for: FrameLayout(vertexMode: config.vertices)))
             try Self.writeNewFile(staging + "/" + EventLog.fileName, EventLog.header())
+            try Self.writeNewFile(staging + "/" + Self.reserveFileName, [UInt8](repeating: 0, count: Self.reserveBytes))
             try Syscalls.fsyncDirectory(staging).orThrow("flushing", staging)
             // rename(2) would replace an empty directory of the same name; IDs carry a random suffix,
             // and this check turns the remaining race into an error rather than a silent merge.
@@ -227,6 +233,8 @@ public final class SessionStore: Sendable {
         if let names = try? FileManager.default.contentsOfDirectory(atPath: imagesDir) {
             for n in names where n.hasSuffix(".tmp") { _ = Syscalls.unlink(imagesDir + "/" + n) }
         }
+        // Free the reserve first: recovery must be able to rewrite session.json on a full card.
+        _ = Syscalls.unlink(dir + "/" + SessionStore.reserveFileName)
         var m = meta
         m.state = .interrupted
         m.frameCount = scan.validRecords
@@ -236,7 +244,10 @@ public final class SessionStore: Sendable {
             let reader = try FrameLogReader(path: framesPath, layout: layout)
             m.segments[last].endMonotonicNs = reader.count > 0 ? try reader.frame(at: reader.count - 1).monotonicNs : m.segments[last].startMonotonicNs
         }
-        try m.write(to: dir)
+        // If session.json cannot be rewritten (e.g. read-only or still full), the recovered view is
+        // still correct for reading and export; recovery simply runs again next time.
+        do { try m.write(to: dir) }
+        catch { m.recovery = (m.recovery ?? "") + "; session.json could not be updated: \(error)" }
         return m
     }
 
