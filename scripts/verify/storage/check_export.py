@@ -40,9 +40,12 @@ META = (["isFaceTracked", "droppedFrames", "lookAtPoint.x", "lookAtPoint.y", "lo
 f32 = np.float32
 
 
+class CheckFailed(Exception):
+    pass
+
+
 def fail(msg):
-    print("check_export: FAIL: " + msg, file=sys.stderr)
-    sys.exit(1)
+    raise CheckFailed(msg)
 
 
 def vertex_indices(spec):
@@ -128,7 +131,7 @@ def read_tables(d, fmt):
     return read("blendshapes"), read("metadata"), read("landmarks")
 
 
-def main():
+def main(argv=None, quiet=False):
     ap = argparse.ArgumentParser()
     ap.add_argument("dirs", nargs="+")
     ap.add_argument("--seed", type=int, required=True)
@@ -138,7 +141,7 @@ def main():
     ap.add_argument("--fps", type=float, default=30)
     ap.add_argument("--images", action="store_true")
     ap.add_argument("--events", type=int)
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     period = round(1e9 / a.fps) / 1e9
     seen = {}
     for d in a.dirs:
@@ -221,7 +224,7 @@ def main():
             for b_ in img_bytes:
                 if b_[:3] != b"\xff\xd8\xff": fail(f"{d}: an image is not a JPEG")
         seen[d] = (fmt, ts, np.asarray(fi), ev, img_bytes)
-        print(f"check_export: ok {d} ({fmt}, {n} frames, {len(ev)} events, {len(img_bytes)} images)")
+        if not quiet: print(f"check_export: ok {d} ({fmt}, {n} frames, {len(ev)} events, {len(img_bytes)} images)")
     # Cross-format: identical timestamps (bit for bit), indices, events and images.
     items = list(seen.items())
     for d, (fmt, ts, fi, ev, imgs) in items[1:]:
@@ -233,4 +236,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except CheckFailed as e:
+        print("check_export: FAIL: " + str(e), file=sys.stderr)
+        sys.exit(1)
