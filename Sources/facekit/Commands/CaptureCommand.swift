@@ -13,6 +13,7 @@ struct CaptureCommand: Command {
       --format FOURCC      camera format (MJPG, YUYV, NV12, GREY); default: best for size and rate
       --size WxH           default 640x480          --fps N       default 30 (always set on the camera)
       --frames N           stop after N frames      --seconds S   stop after S seconds
+      --buffers N          mmap buffers to request (default 4; the driver may grant fewer or more)
       --decode rgb24|grey  MJPEG output             --scale 1|2|4|8  DCT downscaling of MJPEG
       --exposure auto|N  --gain auto|N  --white-balance auto|K  --controls name=value,...
       --skip N             ignore the first N frames (sensor settling) in the statistics
@@ -33,7 +34,7 @@ struct CaptureCommand: Command {
         let a = try ArgumentScanner(arguments,
                                     valueOptions: ["device", "y4m", "mjpeg", "video", "image", "format", "size", "fps", "frames",
                                                    "seconds", "decode", "scale", "exposure", "gain", "white-balance", "controls",
-                                                   "skip", "reconnects"],
+                                                   "skip", "reconnects", "buffers"],
                                     flagOptions: ["json", "check", "realtime"])
         source = try SourceOptions(a).makeSource()
         frames = a.value("frames") == nil ? nil : try a.int("frames", default: 0)
@@ -54,6 +55,10 @@ struct CaptureCommand: Command {
         var cameraFormat: String?
         var negotiatedFPS: Double
         var frames: Int
+        /// Frames missing from the sequence numbers of the frames counted (after --skip), and
+        /// after how many frames the first gaps appeared. `counters` covers the warm-up too.
+        var sequenceGaps: UInt64
+        var gapPositions: [Int]
         var achievedFPS: Double
         var rateErrorPercent: Double
         var segments: Int
@@ -95,7 +100,7 @@ struct CaptureCommand: Command {
             }
             seen += 1
             if seen > skip {
-                stats.add(timestampNs: f.timestampNs, discontinuity: f.discontinuity || seen == skip + 1)
+                stats.add(timestampNs: f.timestampNs, sequence: f.sequence, discontinuity: f.discontinuity || seen == skip + 1)
                 lagMaxNs = max(lagMaxNs, Int64(bitPattern: MonotonicClock.now() &- f.timestampNs))
             }
             capture.release(f)
@@ -106,6 +111,7 @@ struct CaptureCommand: Command {
         var report = Report(source: source.name, layout: source.layout.description,
                             cameraFormat: camera.map { "\($0.cameraWidth)x\($0.cameraHeight) \($0.cameraFormat)" },
                             negotiatedFPS: (nominal * 1000).rounded() / 1000, frames: stats.frames,
+                            sequenceGaps: stats.sequenceGaps, gapPositions: stats.gapPositions,
                             achievedFPS: (stats.fps * 1000).rounded() / 1000,
                             rateErrorPercent: nominal > 0 ? ((stats.fps - nominal) / nominal * 10000).rounded() / 100 : 0,
                             segments: stats.segments, maxIntervalMs: Double(stats.maxIntervalNs) / 1e6,
@@ -123,7 +129,7 @@ struct CaptureCommand: Command {
             \(report.source): \(report.frames) frames, \(report.layout)\(report.cameraFormat.map { " (camera \($0))" } ?? "")
               rate: \(report.achievedFPS) fps achieved, \(report.negotiatedFPS) negotiated (\(report.rateErrorPercent)%), max interval \(report.maxIntervalMs) ms
               timestamps monotonic: \(report.timestampsMonotonic), max lag behind capture: \(String(format: "%.1f", report.maxLagMs)) ms
-              sequence gaps: \(report.counters.sequenceGaps), corrupt: \(report.counters.corrupt), queue drops: \(report.queueDropped), disconnects: \(report.counters.disconnects), reconnects: \(report.counters.reconnects)
+              sequence gaps: \(report.sequenceGaps) (\(report.counters.sequenceGaps) with warm-up), corrupt: \(report.counters.corrupt), queue drops: \(report.queueDropped), disconnects: \(report.counters.disconnects), reconnects: \(report.counters.reconnects)
             """)
             for c in report.controls {
                 print("  control \(c.name): asked \(c.requested), read back \(c.value)\(c.auto.map { $0 ? " (auto on)" : " (auto off)" } ?? "")\(c.matches ? "" : "  MISMATCH")")
@@ -138,7 +144,7 @@ struct CaptureCommand: Command {
         var f: [String] = []
         if let frames, r.frames < frames { f.append("got \(r.frames) frames, wanted \(frames)") }
         if !r.timestampsMonotonic || r.counters.nonMonotonic > 0 { f.append("timestamps went backwards") }
-        if r.counters.sequenceGaps > 0 { f.append("\(r.counters.sequenceGaps) frames missing from the sequence numbers") }
+        if r.sequenceGaps > 0 { f.append("\(r.sequenceGaps) frames missing from the sequence numbers (after frames \(r.gapPositions))") }
         if r.queueDropped > 0 { f.append("\(r.queueDropped) frames dropped by a slow consumer") }
         if r.counters.corrupt > 0 { f.append("\(r.counters.corrupt) corrupt frames") }
         if r.negotiatedFPS > 0 && abs(r.rateErrorPercent) > 5 { f.append("achieved \(r.achievedFPS) fps is not within 5% of \(r.negotiatedFPS)") }
@@ -172,9 +178,20 @@ struct StreamStatistics {
     private var intervals = 0
     private var last: UInt64?
 
-    mutating func add(timestampNs t: UInt64, discontinuity: Bool) {
+    /// Frames missing from the sequence numbers (after the skipped warm-up), and where (frame
+    /// counts at which the first few gaps appeared).
+    private(set) var sequenceGaps: UInt64 = 0
+    private(set) var gapPositions: [Int] = []
+    private var lastSequence: UInt64 = 0
+
+    mutating func add(timestampNs t: UInt64, sequence: UInt64, discontinuity: Bool) {
         frames += 1
         framesInSegment += 1
+        if !discontinuity && last != nil && sequence > lastSequence + 1 {
+            sequenceGaps += sequence - lastSequence - 1
+            if gapPositions.count < 10 { gapPositions.append(frames - 1) }
+        }
+        lastSequence = sequence
         if discontinuity || last == nil {
             segments += 1
             framesInSegment = 1
@@ -251,8 +268,10 @@ struct SourceOptions {
                 guard let fc = FourCC(f.uppercased() == "MJPEG" ? "MJPG" : f.uppercased()) else { throw UsageError("--format expects a fourcc such as MJPG or YUYV") }
                 format = fc
             }
+            let buffers = try a.int("buffers", default: 4)
+            guard buffers >= 2 else { throw UsageError("--buffers must be at least 2") }
             return V4L2Camera(CameraConfiguration(path: a.value("device")!, format: format, width: w, height: h,
-                                                  fps: try fps() ?? 30, decodeTo: try decode(), jpegScale: try scale(),
+                                                  fps: try fps() ?? 30, bufferCount: buffers, decodeTo: try decode(), jpegScale: try scale(),
                                                   settings: try settings()))
         case "y4m": return Y4MSource(path: a.value("y4m")!, pacing: pacing)
         case "mjpeg": return MJPEGFileSource(path: a.value("mjpeg")!, fps: try fps() ?? 30, pacing: pacing,

@@ -22,11 +22,12 @@ fk devices --json > $RUN/devices-unplugged.json
 json devices-unplugged $RUN/devices-unplugged.json
 qmp '{"execute":"device_add","arguments":{"driver":"usb-storage","bus":"xhci.0","drive":"stick","id":"u1","removable":true}}'
 waitfor present /sys/block/sda/sda1 100 || fail "stick did not come back after device_add"
-mount -t vfat /dev/sda1 /mnt || fail "mount the stick"
-[ "$(cat /mnt/HOST.TXT)" = "written by the host" ] || fail "HOST.TXT not readable"
+# Mounted inside the chroot's tree: a chrooted process sees only mounts under its root.
+mkdir -p $RUN/stick && mount -t vfat /dev/sda1 $RUN/stick || fail "mount the stick"
+[ "$(cat $RUN/stick/HOST.TXT)" = "written by the host" ] || fail "HOST.TXT not readable"
 fk devices --json > $RUN/devices-replugged.json
 json devices-replugged $RUN/devices-replugged.json
-echo "written by the guest after replug" > /mnt/GUEST.TXT
-sync; umount /mnt || fail "umount the stick"
+echo "written by the guest after replug" > $RUN/stick/GUEST.TXT
+sync; umount $RUN/stick || fail "umount the stick"
 [ -e $RUN/feed.pid ] && kill "$(cat $RUN/feed.pid)" 2>/dev/null
 true

@@ -4,8 +4,8 @@
 [ -e /dev/video0 ] || modprobe vivid n_devs=1 node_types=0x1 num_inputs=1 input_types=0x0
 waitfor present /dev/video0 50 || fail "no /dev/video0"
 t=$(up)
-fk capture --device /dev/video0 --format YUYV --size 640x480 --fps 25 --frames 60 --reconnects 1 --seconds 60 \
-  --gain 42 --check --json > $RUN/unplug.json 2> $RUN/unplug.err &
+fk capture --device /dev/video0 --format YUYV --size 640x480 --fps 25 --frames 60 --skip 10 --reconnects 1 --seconds 60 \
+  --gain 42 --controls osd_text_mode=2 --check --json > $RUN/unplug.json 2> $RUN/unplug.err &
 P=$!
 sleep 3
 echo vivid.0 > /sys/bus/platform/drivers/vivid/unbind || fail "unbind vivid"

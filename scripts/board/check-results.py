@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Host-side checks of one emulated-board run (scripts/board/run --out DIR), stdlib only.
+
+    check-results.py DIR
+
+Reads DIR/results/*.json (what the guest's facekit printed) and the USB stick image, asserts
+what the issue asks for, prints one line per check and the measured figures, and exits 1 if any
+check failed. The guest already ran `facekit capture --check`; these checks re-verify the
+numbers independently and cover what the guest cannot judge alone (the stick's contents).
+"""
+import json, os, subprocess, sys
+
+out = sys.argv[1]
+res = os.path.join(out, "results")
+failed = 0
+passed = 0
+
+
+def check(ok, what):
+    global failed, passed
+    print(("  ok    " if ok else "  FAIL  ") + what)
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+
+
+def load(name):
+    p = os.path.join(res, name + ".json")
+    if not os.path.exists(p):
+        check(False, f"{name}: no result (the guest test did not get that far; see {out}/console.log)")
+        return None
+    with open(p) as f:
+        return json.load(f)
+
+
+def stream(name, layout, camera_format, min_frames):
+    r = load(name)
+    if r is None:
+        return None
+    check(r["failures"] == [], f"{name}: facekit --check found nothing wrong {r['failures'] or ''}")
+    check(r["frames"] >= min_frames, f"{name}: {r['frames']} frames >= {min_frames}")
+    check(r["layout"] == layout, f"{name}: delivered {r['layout']} (want {layout})")
+    check(r["cameraFormat"] == camera_format, f"{name}: camera negotiated {r['cameraFormat']} (want {camera_format})")
+    check(abs(r["achievedFPS"] - r["negotiatedFPS"]) <= 0.05 * r["negotiatedFPS"],
+          f"{name}: achieved {r['achievedFPS']} fps within 5% of negotiated {r['negotiatedFPS']}")
+    check(r["sequenceGaps"] == 0, f"{name}: no gaps in sequence numbers")
+    check(r["timestampsMonotonic"] and r["counters"]["nonMonotonic"] == 0, f"{name}: timestamps monotonic")
+    check(r["counters"]["corrupt"] == 0 and r["queueDropped"] == 0, f"{name}: no corrupt or dropped frames")
+    return r
+
+
+yuyv = stream("capture-yuyv", "640x480 YUYV", "640x480 YUYV", 100)
+if yuyv:
+    ctl = {c["name"]: c for c in yuyv["controls"]}
+    check(ctl.get("gain", {}).get("value") == 42 and ctl["gain"].get("auto") is False,
+          "capture-yuyv: gain set to manual 42 (autogain off) and read back")
+    check(ctl.get("brightness", {}).get("value") == 140, "capture-yuyv: brightness 140 read back")
+mjpeg = stream("capture-mjpeg", "320x240 RGB24", "640x480 MJPG", 100)
+unplug = load("capture-unplug")
+if unplug:
+    c = unplug["counters"]
+    check(unplug["failures"] == [], f"capture-unplug: facekit --check passed {unplug['failures'] or ''}")
+    check(c["disconnects"] >= 1 and c["reconnects"] >= 1 and unplug["segments"] >= 2,
+          f"capture-unplug: {c['disconnects']} disconnect, {c['reconnects']} reconnect, {unplug['segments']} stream segments, one process")
+    check(any(x["name"] == "gain" and x["value"] == 42 for x in unplug["controls"]),
+          "capture-unplug: manual gain re-applied after the camera came back")
+
+dev = load("devices")
+if dev:
+    cams = {c["card"]: c for c in dev["cameras"]}
+    viv = cams.get("vivid")
+    check(viv is not None and viv["path"] == "/dev/video0", "devices: vivid camera at /dev/video0")
+    if viv:
+        fmts = {f["fourcc"]: f for f in viv["formats"]}
+        yu = fmts.get("YUYV")
+        check(yu is not None and any(s["width"] == 640 and s["height"] == 480 and 25 in s["fps"] for s in yu["sizes"]),
+              f"devices: vivid offers YUYV 640x480 at 25 fps ({len(fmts)} formats listed)")
+        check(any(c["name"] == "gain" for c in viv["controls"]), "devices: vivid's controls listed (gain)")
+    mj = cams.get("facekit-mjpeg-vga")
+    check(mj is not None and mj["path"] == "/dev/video10" and [f["fourcc"] for f in mj["formats"]] == ["MJPG"]
+          and mj["formats"][0]["sizes"][0]["width"] == 640,
+          "devices: v4l2loopback MJPEG camera 640x480 at /dev/video10")
+    chips = {g["label"]: g for g in dev["gpioChips"]}
+    g = chips.get("facekit-buttons")
+    check(g is not None and len(g["lines"]) == 8, "devices: gpio-sim chip 'facekit-buttons' with 8 lines")
+    if g:
+        names = {l["offset"]: l["name"] for l in g["lines"] if l["name"]}
+        check(names == {0: "BTN_START", 1: "BTN_MARK", 5: "LED_SAFE"}, f"devices: GPIO line names {names}")
+    sticks = dev["usbSticks"]
+    check(len(sticks) == 1 and sticks[0]["path"] == "/dev/sda" and sticks[0]["usb"]
+          and [p["path"] for p in sticks[0]["partitions"]] == ["/dev/sda1"],
+          "devices: the USB stick /dev/sda with partition sda1, on USB")
+un = load("devices-unplugged")
+re_ = load("devices-replugged")
+if un and re_:
+    check(un["usbSticks"] == [], "devices: no USB stick listed after QMP device_del")
+    check(len(re_["usbSticks"]) == 1 and re_["usbSticks"][0]["partitions"][0].get("mountpoint") == "/run/stick",
+          "devices: stick listed again after device_add, mounted on /run/stick")
+
+img = os.path.join(out, "usb.img")
+try:
+    text = subprocess.run(["mcopy", "-n", "-i", img + "@@1M", "::GUEST.TXT", "-"], capture_output=True, text=True,
+                          env=dict(os.environ, mtools_skip_check="1")).stdout
+except OSError as e:
+    text = str(e)
+check(text.strip() == "written by the guest after replug", "stick image: the guest's file is on the FAT32 partition")
+
+print("  figures:")
+for name, r in (("vivid YUYV", yuyv), ("loopback MJPEG", mjpeg), ("unplug/replug", unplug)):
+    if r:
+        print(f"    {name}: {r['frames']} frames, {r['achievedFPS']} fps achieved vs {r['negotiatedFPS']} negotiated "
+              f"({r['rateErrorPercent']:+}%), max interval {r['maxIntervalMs']:.1f} ms, max lag {r['maxLagMs']:.1f} ms")
+for size in ("640x480", "1280x720"):
+    b = load(f"bench-{size}")
+    if not b:
+        continue
+    for part in b["replay"] + ([b["device"]] if b.get("device") else []):
+        src = "replay " if part.get("meanJPEGBytes") else "camera "
+        rows = ", ".join(f"{m['decode']} 1/{m['scale']} {m['cpuMsPerFrame']:.1f} ms" +
+                         (f" @{m['achievedFPS']:.1f} fps" if m.get("achievedFPS") else "") for m in part["results"])
+        print(f"    bench {src}{part['size']}: {rows}")
+        check(all(m["frames"] > 0 and m["corrupt"] == 0 for m in part["results"]),
+              f"bench {src}{part['size']}: every variant decoded frames, none corrupt")
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
