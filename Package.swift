@@ -23,7 +23,9 @@ let package = Package(
                 // Optimized even in debug builds: the test suite runs real models through it.
                 swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release)),
                                 .unsafeFlags(["-O"], .when(configuration: .debug))]),
-        .target(name: "FaceTracking", dependencies: ["FaceCore"]),
+        // Optimized in debug too, like FaceCore: the accuracy tests run every test frame through it.
+        .target(name: "FaceTracking", dependencies: ["FaceCore"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
 
         // C shims: one per system library.
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
@@ -44,5 +46,6 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording"]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "Recording"]),
+        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "CAllocationCounter"]),
     ]
 )

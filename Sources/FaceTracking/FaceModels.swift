@@ -1,0 +1,89 @@
+import Foundation
+import FaceCore
+
+/// The three face landmarker models and the face geometry metadata, loaded from any form facekit
+/// accepts: MediaPipe's `.task` bundle (everything inside), facekit's own `.fkm` model file, or a
+/// directory holding the extracted `.tflite` files. The geometry metadata comes from the bundle or
+/// from `geometry_pipeline_metadata_landmarks.binarypb` beside the model file.
+public struct FaceModels {
+    public var detector: Graph
+    public var landmarks: Graph
+    public var blendShapes: Graph
+    public var geometry: FaceGeometry
+
+    public static let geometryMember = "geometry_pipeline_metadata_landmarks.binarypb"
+    static let members: [(ModelFile.Kind, String)] = [
+        (.detector, "face_detector.tflite"),
+        (.landmarks, "face_landmarks_detector.tflite"),
+        (.blendshapes, "face_blendshapes.tflite"),
+    ]
+
+    public init(detector: Graph, landmarks: Graph, blendShapes: Graph, geometry: FaceGeometry) {
+        self.detector = detector; self.landmarks = landmarks; self.blendShapes = blendShapes; self.geometry = geometry
+    }
+
+    static func read(_ path: String) throws -> Data {
+        do { return try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) }
+        catch { throw FaceTrackingError("\(path): cannot read (\(error.localizedDescription)); check the path, or run scripts/fetch-models") }
+    }
+
+    /// Loads from a `.task` bundle, a `.fkm` model file or a directory of `.tflite` files.
+    /// - Parameter geometryPath: the geometry metadata, when it is neither in the bundle nor beside the models.
+    public static func load(path: String, geometryPath: String? = nil) throws -> FaceModels {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+            throw FaceTrackingError("\(path): no such model file or directory; pass models/face_landmarker_v2.task (scripts/fetch-models) or a facekit .fkm")
+        }
+        var graphs: [ModelFile.Kind: Graph] = [:]
+        var geometry: FaceGeometry?
+        let dir = isDir.boolValue ? path : (path as NSString).deletingLastPathComponent
+        if isDir.boolValue {
+            for (kind, member) in members {
+                let p = (path as NSString).appendingPathComponent(member)
+                let d = try read(p)
+                graphs[kind] = try d.withUnsafeBytes { raw in
+                    do { return try GraphImporter.importTFLite(bytes: raw, name: member) }
+                    catch let e as CoreError { throw FaceTrackingError("\(p): \(e.message)") }
+                }
+            }
+        } else {
+            let data = try read(path)
+            try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws in
+                do {
+                    if raw.count >= 8 && Array(raw[0 ..< 8]) == ModelFile.magic {
+                        let contents = try ModelFile.open(raw)
+                        for e in contents.entries { graphs[e.kind] = try ModelFile.graph(raw, kind: e.kind) }
+                    } else if let zip = try? ZipArchive(bytes: raw) {
+                        for (kind, member) in members {
+                            guard let d = try zip.data(member) else {
+                                throw FaceTrackingError("\(path): the bundle has no \(member); use MediaPipe's face_landmarker_v2.task (scripts/fetch-models)")
+                            }
+                            graphs[kind] = try GraphImporter.importTFLite(bytes: d, name: member)
+                        }
+                        if let g = try zip.data(geometryMember) {
+                            geometry = try FaceGeometry(metadata: g, name: "\(path)/\(geometryMember)")
+                        }
+                    } else {
+                        throw FaceTrackingError("\(path): neither a .task bundle nor a facekit model file (.fkm); pass models/face_landmarker_v2.task")
+                    }
+                } catch let e as CoreError {
+                    throw FaceTrackingError("\(path): \(e.message)")
+                }
+            }
+        }
+        for (kind, _) in members where graphs[kind] == nil {
+            throw FaceTrackingError("\(path): holds no \(kind.name) model; convert all three (facekit model convert) or use the .task bundle")
+        }
+        if geometry == nil {
+            var candidates = [(dir as NSString).appendingPathComponent(geometryMember), "models/" + geometryMember]
+            if let g = geometryPath { candidates.insert(g, at: 0) }
+            guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+                throw FaceTrackingError("\(path): no face geometry metadata; put \(geometryMember) beside it (it is inside face_landmarker_v2.task)")
+            }
+            let d = try read(found)
+            geometry = try d.withUnsafeBytes { try FaceGeometry(metadata: $0, name: found) }
+        }
+        return FaceModels(detector: graphs[.detector]!, landmarks: graphs[.landmarks]!,
+                          blendShapes: graphs[.blendshapes]!, geometry: geometry!)
+    }
+}

@@ -1,0 +1,220 @@
+/// The fused ROI warp: samples a rotated rectangle of a camera frame, in its native pixel format,
+/// straight into a model's float input tensor. It reproduces MediaPipe's CPU `ImageToTensor`
+/// (OpenCV `warpPerspective`, INTER_LINEAR, 8-bit) bit for bit on RGB24: the same perspective
+/// matrix (`boxPoints` in float, `getPerspectiveTransform` by LU in double, inverted in closed
+/// form like `cv::invert` for 3×3), the same 5-bit fixed-point sub-pixel positions and 15-bit
+/// weights, the same rounding. YUYV, NV12 and GREY are converted per sampled neighbour (BT.601
+/// limited range, the conversion ffmpeg applies when it decodes to RGB24), so no full-frame colour
+/// conversion ever happens. Allocates nothing.
+public enum RoiWarp {
+    public enum Border: Sendable { case zero, replicate }
+
+    /// Tensor value = `u8 · scale + offset` (detector: 2/255, −1; landmarks: 1/255, 0), through a
+    /// 256-entry table so the float arithmetic equals MediaPipe's `convertTo`.
+    public struct ValueRange {
+        var table: [Float]
+        public init(scale: Float, offset: Float) {
+            table = (0 ..< 256).map { Float($0) * scale + offset }
+        }
+    }
+
+    /// Warps the pixel rectangle (centre, size, rotation in radians) of `image` onto `out`
+    /// (`tensorWidth × tensorHeight × 3`, HWC, RGB).
+    public static func warp(_ image: PixelImage, cx: Float, cy: Float, w: Float, h: Float, rotation: Float,
+                            tensorWidth tw: Int, tensorHeight th: Int, border: Border,
+                            range: ValueRange, into out: UnsafeMutableBufferPointer<Float>) {
+        precondition(out.count >= tw * th * 3, "tensor too small for the warp")
+        let m = inverseMatrix(cx: cx, cy: cy, w: w, h: h, rotation: rotation, tw: tw, th: th)
+        range.table.withUnsafeBufferPointer { lut in
+            switch image.format {
+            case .rgb24:
+                run(RGB24Pixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out)
+            case .yuyv:
+                run(YUYVPixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out)
+            case .nv12:
+                run(NV12Pixels(y: image.plane0, yStride: image.stride0, uv: image.plane1!, uvStride: image.stride1),
+                    image, m, tw, th, border, lut, out)
+            case .grey:
+                run(GreyPixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out)
+            }
+        }
+    }
+
+    /// Destination-to-source matrix (row-major 3×3), exactly as OpenCV arrives at it.
+    /// Works in stack scratch space: no heap allocation per frame.
+    static func inverseMatrix(cx: Float, cy: Float, w: Float, h: Float, rotation: Float, tw: Int, th: Int) -> Matrix3 {
+        // MediaPipe: cv::RotatedRect(center, size, rotation * 180.f / M_PI) — float product,
+        // double division, stored as float; OpenCV's points() goes back with angle·π/180.
+        let angleDeg = Float(Double(rotation * 180) / Double.pi)
+        let angle = Double(angleDeg) * Double.pi / 180
+        let b = Float(cosDouble(angle)) * 0.5, a = Float(sinDouble(angle)) * 0.5
+        let p0 = (cx - a * h - b * w, cy + b * h - a * w)
+        let p1 = (cx + a * h - b * w, cy - b * h - a * w)
+        let p2 = (2 * cx - p0.0, 2 * cy - p0.1)
+        let p3 = (2 * cx - p1.0, 2 * cy - p1.1)
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 72) { t -> Matrix3 in
+            let a8 = t.baseAddress!, b8 = a8 + 64
+            for i in 0 ..< 72 { a8[i] = 0 }
+            // Source corners in boxPoints order → tensor corners BL, TL, TR, BR.
+            for i in 0 ..< 4 {
+                let p = i == 0 ? p0 : i == 1 ? p1 : i == 2 ? p2 : p3
+                let x = Double(p.0), y = Double(p.1)
+                let u = Double(i == 2 || i == 3 ? tw : 0), v = Double(i == 0 || i == 3 ? th : 0)
+                let r0 = a8 + i * 8, r1 = a8 + (i + 4) * 8
+                r0[0] = x; r0[1] = y; r0[2] = 1; r0[6] = -x * u; r0[7] = -y * u
+                r1[3] = x; r1[4] = y; r1[5] = 1; r1[6] = -x * v; r1[7] = -y * v
+                b8[i] = u; b8[i + 4] = v
+            }
+            solveLU(a8, b8, n: 8)
+            let mm0 = b8[0], mm1 = b8[1], mm2 = b8[2], mm3 = b8[3], mm4 = b8[4], mm5 = b8[5], mm6 = b8[6], mm7 = b8[7]
+            let mm8 = 1.0
+            // cv::invert(DECOMP_LU) on a 3×3 uses the closed form with the determinant.
+            let d = mm0 * (mm4 * mm8 - mm5 * mm7) - mm1 * (mm3 * mm8 - mm5 * mm6) + mm2 * (mm3 * mm7 - mm4 * mm6)
+            let inv = d != 0 ? 1 / d : 0
+            return Matrix3(
+                m0: (mm4 * mm8 - mm5 * mm7) * inv, m1: (mm2 * mm7 - mm1 * mm8) * inv, m2: (mm1 * mm5 - mm2 * mm4) * inv,
+                m3: (mm5 * mm6 - mm3 * mm8) * inv, m4: (mm0 * mm8 - mm2 * mm6) * inv, m5: (mm2 * mm3 - mm0 * mm5) * inv,
+                m6: (mm3 * mm7 - mm4 * mm6) * inv, m7: (mm1 * mm6 - mm0 * mm7) * inv, m8: (mm0 * mm4 - mm1 * mm3) * inv)
+        }
+    }
+
+    struct Matrix3 { var m0, m1, m2, m3, m4, m5, m6, m7, m8: Double }
+
+    /// OpenCV's LUImpl: row pivoting on the largest magnitude, then back substitution; the
+    /// solution replaces `b`. A singular system leaves zeros (an empty ROI samples one pixel).
+    static func solveLU(_ a: UnsafeMutablePointer<Double>, _ b: UnsafeMutablePointer<Double>, n: Int) {
+        for i in 0 ..< n {
+            var k = i
+            for j in i + 1 ..< n where abs(a[j * n + i]) > abs(a[k * n + i]) { k = j }
+            if abs(a[k * n + i]) < Double.ulpOfOne {
+                for j in 0 ..< n { b[j] = 0 }
+                return
+            }
+            if k != i {
+                for j in i ..< n { let t = a[i * n + j]; a[i * n + j] = a[k * n + j]; a[k * n + j] = t }
+                let t = b[i]; b[i] = b[k]; b[k] = t
+            }
+            let d = -1 / a[i * n + i]
+            for j in i + 1 ..< n {
+                let alpha = a[j * n + i] * d
+                for c in i + 1 ..< n { a[j * n + c] += alpha * a[i * n + c] }
+                b[j] += alpha * b[i]
+            }
+        }
+        for i in stride(from: n - 1, through: 0, by: -1) {
+            var s = b[i]
+            for c in i + 1 ..< n { s -= a[i * n + c] * b[c] }
+            b[i] = s / a[i * n + i]
+        }
+    }
+
+    @inline(__always)
+    static func run<P: PixelSource>(_ px: P, _ image: PixelImage, _ m: Matrix3, _ tw: Int, _ th: Int, _ border: Border,
+                                    _ lut: UnsafeBufferPointer<Float>, _ out: UnsafeMutableBufferPointer<Float>) {
+        let W = image.width, H = image.height
+        let m0 = m.m0, m1 = m.m1, m2 = m.m2, m3 = m.m3, m4 = m.m4, m5 = m.m5, m6 = m.m6, m7 = m.m7, m8 = m.m8
+        let o = out.baseAddress!
+        let replicate = border == .replicate
+        for y in 0 ..< th {
+            let yd = Double(y)
+            for x in 0 ..< tw {
+                let xd = Double(x)
+                var ww = m6 * xd + m7 * yd + m8
+                ww = ww != 0 ? 32 / ww : 0
+                let fx = toInt((m0 * xd + m1 * yd + m2) * ww)
+                let fy = toInt((m3 * xd + m4 * yd + m5) * ww)
+                let sx = fx >> 5, sy = fy >> 5
+                let ax = Int32(fx & 31), ay = Int32(fy & 31)
+                let w00 = (32 - ay) * (32 - ax) * 32, w01 = (32 - ay) * ax * 32
+                let w10 = ay * (32 - ax) * 32, w11 = ay * ax * 32
+                let dst = o + (y * tw + x) * 3
+                var p00 = (Int32(0), Int32(0), Int32(0)), p01 = p00, p10 = p00, p11 = p00
+                if sx >= 0 && sx + 1 < W && sy >= 0 && sy + 1 < H {
+                    p00 = px.rgb(sx, sy); p01 = px.rgb(sx + 1, sy)
+                    p10 = px.rgb(sx, sy + 1); p11 = px.rgb(sx + 1, sy + 1)
+                } else if replicate {
+                    let x0 = min(max(sx, 0), W - 1), x1 = min(max(sx + 1, 0), W - 1)
+                    let y0 = min(max(sy, 0), H - 1), y1 = min(max(sy + 1, 0), H - 1)
+                    p00 = px.rgb(x0, y0); p01 = px.rgb(x1, y0); p10 = px.rgb(x0, y1); p11 = px.rgb(x1, y1)
+                } else {
+                    if sx >= W || sx + 1 < 0 || sy >= H || sy + 1 < 0 {
+                        dst[0] = lut[0]; dst[1] = lut[0]; dst[2] = lut[0]
+                        continue
+                    }
+                    let inX0 = sx >= 0, inX1 = sx + 1 < W, inY0 = sy >= 0, inY1 = sy + 1 < H
+                    if inX0 && inY0 { p00 = px.rgb(sx, sy) }
+                    if inX1 && inY0 { p01 = px.rgb(sx + 1, sy) }
+                    if inX0 && inY1 { p10 = px.rgb(sx, sy + 1) }
+                    if inX1 && inY1 { p11 = px.rgb(sx + 1, sy + 1) }
+                }
+                dst[0] = lut[blend(w00, w01, w10, w11, p00.0, p01.0, p10.0, p11.0)]
+                dst[1] = lut[blend(w00, w01, w10, w11, p00.1, p01.1, p10.1, p11.1)]
+                dst[2] = lut[blend(w00, w01, w10, w11, p00.2, p01.2, p10.2, p11.2)]
+            }
+        }
+    }
+
+    @inline(__always)
+    static func blend(_ w00: Int32, _ w01: Int32, _ w10: Int32, _ w11: Int32,
+                      _ a: Int32, _ b: Int32, _ c: Int32, _ d: Int32) -> Int {
+        let v = (w00 * a + w01 * b + w10 * c + w11 * d + 16384) >> 15
+        return Int(min(max(v, 0), 255))
+    }
+
+    /// OpenCV's saturate_cast<int>(double): round half to even, clamped to Int32.
+    @inline(__always)
+    static func toInt(_ v: Double) -> Int {
+        let c = min(max(v, Double(Int32.min)), Double(Int32.max))
+        return Int(c.rounded(.toNearestOrEven))
+    }
+}
+
+/// One pixel as RGB, read from a native layout (the caller guarantees x, y are inside).
+protocol PixelSource {
+    func rgb(_ x: Int, _ y: Int) -> (Int32, Int32, Int32)
+}
+
+struct RGB24Pixels: PixelSource {
+    let base: UnsafeRawPointer, stride: Int
+    @inline(__always) func rgb(_ x: Int, _ y: Int) -> (Int32, Int32, Int32) {
+        let p = base.assumingMemoryBound(to: UInt8.self) + y * stride + x * 3
+        return (Int32(p[0]), Int32(p[1]), Int32(p[2]))
+    }
+}
+
+struct GreyPixels: PixelSource {
+    let base: UnsafeRawPointer, stride: Int
+    @inline(__always) func rgb(_ x: Int, _ y: Int) -> (Int32, Int32, Int32) {
+        let v = Int32(base.assumingMemoryBound(to: UInt8.self)[y * stride + x])
+        return (v, v, v)
+    }
+}
+
+struct YUYVPixels: PixelSource {
+    let base: UnsafeRawPointer, stride: Int
+    @inline(__always) func rgb(_ x: Int, _ y: Int) -> (Int32, Int32, Int32) {
+        let p = base.assumingMemoryBound(to: UInt8.self) + y * stride + (x & ~1) * 2
+        return YUV.toRGB(Int32(p[(x & 1) * 2]), Int32(p[1]), Int32(p[3]))
+    }
+}
+
+struct NV12Pixels: PixelSource {
+    let y: UnsafeRawPointer, yStride: Int, uv: UnsafeRawPointer, uvStride: Int
+    @inline(__always) func rgb(_ x: Int, _ yy: Int) -> (Int32, Int32, Int32) {
+        let l = Int32(y.assumingMemoryBound(to: UInt8.self)[yy * yStride + x])
+        let c = uv.assumingMemoryBound(to: UInt8.self) + (yy >> 1) * uvStride + (x & ~1)
+        return YUV.toRGB(l, Int32(c[0]), Int32(c[1]))
+    }
+}
+
+/// BT.601 limited-range YCbCr to RGB in 8.8 fixed point (what ffmpeg's default swscale applies
+/// for untagged SD/HD camera streams; 1–2 levels from its table implementation).
+enum YUV {
+    @inline(__always) static func toRGB(_ y: Int32, _ u: Int32, _ v: Int32) -> (Int32, Int32, Int32) {
+        let c = 298 * (y - 16), d = u - 128, e = v - 128
+        let r = (c + 409 * e + 128) >> 8
+        let g = (c - 100 * d - 208 * e + 128) >> 8
+        let b = (c + 516 * d + 128) >> 8
+        return (min(max(r, 0), 255), min(max(g, 0), 255), min(max(b, 0), 255))
+    }
+}
