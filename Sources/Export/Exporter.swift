@@ -138,11 +138,14 @@ public final class Exporter: Sendable {
             }
             if options.includeImages { files += try copyImages(session, into: dir) }
         case .hdf5:
-            let path = dir + "/session.h5"
-            try HDF5Writer(session: session, events: events, includeImages: options.includeImages).write(to: path)
-            try FileDigest.fsync(path)
-            let d = try FileDigest.of(path)
-            files.append(ManifestEntry(path: "session.h5", size: d.size, sha256: d.sha256))
+            // libhdf5 must never meet a full or vanishing target: after a failed flush its file
+            // cannot be closed and its exit handler crashes the process. So the file is built in
+            // the store's own scratch space (the card, which holds the larger logs anyway) and
+            // copied to the target through the syscall layer, hashed on the way.
+            let scratch = store.root + "/.export-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).h5"
+            defer { _ = Syscalls.unlink(scratch) }
+            try HDF5Writer(session: session, events: events, includeImages: options.includeImages).write(to: scratch)
+            files.append(try copyFile(scratch, to: dir, as: "session.h5"))
         }
         let manifest = ExportManifest(sessionID: session.metadata.sessionID, participant: session.metadata.participant,
                                       format: options.format.rawValue, frameCount: session.frameCount, eventCount: events.count,
@@ -175,6 +178,23 @@ public final class Exporter: Sendable {
             segments: m.segments.map { .init(start: m.epochSeconds(monotonicNs: $0.startMonotonicNs), end: $0.endMonotonicNs.map { m.epochSeconds(monotonicNs: $0) }) },
             device: m.device, config: config, blendShapeNames: FaceSchema.blendShapeNames,
             metadataColumns: FaceSchema.metadataColumns, error: m.error, recovery: m.recovery)
+    }
+
+    /// Copies a file into the export through `OutputFile` (hashed, fsynced).
+    private func copyFile(_ source: String, to dir: String, as name: String) throws -> ManifestEntry {
+        let fd = try Syscalls.open(source, O_RDONLY).orThrow("export: opening", source)
+        defer { Syscalls.close(fd) }
+        let out = try OutputFile(path: dir + "/" + name, relativePath: name)
+        let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buf.deallocate() }
+        var offset: Int64 = 0
+        while true {
+            let n = try Syscalls.preadFully(fd, buf, at: offset).orThrow("export: reading", source)
+            if n == 0 { break }
+            try out.append(UnsafeRawBufferPointer(rebasing: buf[0..<n]))
+            offset += Int64(n)
+        }
+        return try out.finish()
     }
 
     private func copyImages(_ s: StoredSession, into dir: String) throws -> [ManifestEntry] {

@@ -31,7 +31,7 @@ public struct RecordingError: Error, CustomStringConvertible, Sendable {
     public static func syscall(_ what: String, path: String, _ e: Errno) -> RecordingError {
         switch e.code {
         case 28 /* ENOSPC */, 122 /* EDQUOT */:
-            return RecordingError(.diskFull, "\(what) \(path): the storage is full; free space or move sessions off the card", path: path, cause: e)
+            return RecordingError(.diskFull, "\(what) \(path): no space left on this filesystem; free space (move exported sessions off the card) or use a larger medium", path: path, cause: e)
         case 2 /* ENOENT */:
             return RecordingError(.io, "\(what) \(path): no such file or directory; was the medium removed?", path: path, cause: e)
         case 30 /* EROFS */:

@@ -143,6 +143,11 @@ public final class SessionStore: Sendable {
         catch { throw RecordingError(.io, "cannot read the session store \(root): \(error.localizedDescription)", path: root) }
         var out: [SessionListing] = []
         for name in names.sorted() {
+            if name.hasPrefix(".export-"), let pid = Int32(name.dropFirst(8).prefix { $0 != "-" }), kill(pid, 0) != 0 && errno == ESRCH {
+                // HDF5 scratch file of an export whose process died.
+                _ = Syscalls.unlink(root + "/" + name)
+                continue
+            }
             if name.hasPrefix(".deleting-") || name.hasPrefix(".creating-") {
                 // Left by a crash mid-delete or mid-create: never a valid session.
                 try? FileManager.default.removeItem(atPath: root + "/" + name)

@@ -132,7 +132,7 @@ import Testing
 
     /// The stick fills up mid-export: a clear disk-full error, nothing under the final name, no
     /// staging directory left, and the store untouched.
-    @Test(arguments: [ExportFormat.csv, .jsonl])
+    @Test(arguments: [ExportFormat.csv, .jsonl, .hdf5])
     func aFullTargetFailsCleanly(format: ExportFormat) throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
