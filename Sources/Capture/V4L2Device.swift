@@ -65,6 +65,14 @@ final class V4L2Device {
             throw CaptureError(e == .noSuchFile || e.meansDeviceGone ? .disconnected : .open,
                                "cannot open camera \(path) (\(hint))", cause: e)
         }
+        // Ask the kernel directly first: libv4l2 prints its own complaint to stderr for a file
+        // that is not a V4L2 device, and our error says more.
+        var cap = v4l2_capability()
+        if case .failure(let e) = withUnsafeMutablePointer(to: &cap, { p in valueOrErrno { Glibc.ioctl(raw, CVIDIOC_QUERYCAP, p) } }) {
+            Glibc.close(raw)
+            throw CaptureError(e == .notTTY || e == .invalidArgument ? .notACamera : e.meansDeviceGone ? .disconnected : .open,
+                               "\(path) is not a V4L2 video device (`facekit devices` lists cameras)", cause: e)
+        }
         cv4l2_set_log_file(nil)
         if cv4l2_fd_open(raw, conversion ? 0 : CV4L2_DISABLE_CONVERSION) == -1 {
             let e = Errno.current

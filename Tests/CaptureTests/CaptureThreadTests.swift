@@ -57,3 +57,62 @@ import Testing
         #expect(throws: CaptureError.self) { try capture.start() }
     }
 }
+
+/// A source that plays a script of results, like a camera that goes away and comes back.
+final class ScriptedSource: FrameSource {
+    var script: [ReadResult]
+    let name = "scripted"
+    let layout = FrameLayout(pixelFormat: .grey, width: 4, height: 4)
+    let frameIntervalNs: UInt64 = 10_000_000
+    private var accounting = FrameAccounting()
+    private var seq: UInt64 = 0
+    var counters: CaptureCounters { accounting.counters }
+
+    init(_ script: [ReadResult]) { self.script = script }
+    func start() throws(CaptureError) {}
+    func stop() {}
+
+    func read(into buffer: FrameBuffer, timeoutMs: Int) throws(CaptureError) -> ReadResult {
+        guard !script.isEmpty else { return .endOfStream }
+        let r = script.removeFirst()
+        switch r {
+        case .frame:
+            buffer.setFrame(layout: layout, timestampNs: 1_000 + seq * frameIntervalNs, sequence: seq)
+            accounting.deliver(buffer)
+            seq += 1
+        case .disconnected:
+            accounting.counters.disconnects += 1
+            accounting.markDiscontinuity()
+            seq = 0   // a reopened V4L2 device counts from 0 again
+            usleep(20_000)
+        default:
+            usleep(20_000)
+        }
+        return r
+    }
+}
+
+@Suite struct CaptureThreadStateTests {
+    @Test func disconnectIsReportedAndStreamingResumesWithADiscontinuity() throws {
+        let src = ScriptedSource([.frame, .frame, .disconnected, .timeout, .timeout, .frame, .frame])
+        let capture = CaptureThread(source: src)
+        try capture.start()
+        var frames: [(seq: UInt64, discontinuity: Bool)] = []
+        var sawDisconnected = false
+        while true {
+            let f = capture.next(timeoutMs: 50)
+            if case .disconnected = capture.status.state { sawDisconnected = true }
+            if let f {
+                frames.append((f.sequence, f.discontinuity))
+                capture.release(f)
+            } else if capture.status.state == .ended {
+                break
+            }
+        }
+        #expect(sawDisconnected)
+        #expect(frames.map(\.seq) == [0, 1, 0, 1])
+        #expect(frames.map(\.discontinuity) == [true, false, true, false])
+        #expect(capture.status.counters.disconnects == 1)
+        #expect(capture.status.counters.sequenceGaps == 0, "the sequence restart after a reconnect is not a gap")
+    }
+}

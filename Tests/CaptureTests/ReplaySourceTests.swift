@@ -131,6 +131,17 @@ import Testing
         #expect(frames[0].layout == FrameLayout(pixelFormat: .grey, width: 48, height: 32))
     }
 
+    @Test func scannerKeepsAnEXIFThumbnailInsideItsFrame() throws {
+        let m = try Media()
+        let (_, bytes) = try mjpeg(m, frames: 1, corrupt: nil)
+        // An APP1 segment holding a whole JPEG (with its own SOI and EOI), as cameras write EXIF.
+        let payload = Array("Exif\0\0".utf8) + bytes
+        let app1: [UInt8] = [0xff, 0xe1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xff)] + payload
+        let frame = Array(bytes.prefix(2)) + app1 + Array(bytes.dropFirst(2))
+        let found = frame.withUnsafeBytes { JPEGFrameScanner.next(in: $0, from: 0) }
+        #expect(found == .frame(0..<frame.count))
+    }
+
     @Test func scannerSkipsJunkAndReportsTruncation() throws {
         let m = try Media()
         let (_, bytes) = try mjpeg(m, frames: 2, corrupt: nil)
