@@ -12,7 +12,8 @@ public struct CameraConfiguration: Sendable {
     public var height: Int
     /// Always set explicitly: a driver otherwise keeps whatever its last user left.
     public var fps: Double
-    /// mmap buffers to ask for (the driver may grant more; fewer than 4 invites drops).
+    /// mmap buffers to ask for, at least 4: one with us, the rest queued so the driver always has
+    /// somewhere to write while we copy or decode (the driver may grant more, or fewer).
     public var bufferCount: Int
     /// What MJPEG is decoded to: `.rgb24` or `.grey` (luma only, cheapest).
     public var decodeTo: PixelFormat
@@ -179,7 +180,7 @@ public final class V4L2Camera: FrameSource {
                 // Not fatal: a camera may only offer some rates. Report what was negotiated.
                 rateNote = "camera \(path) runs at \(interval.fps) fps, not the \(configuration.fps) fps asked for"
             }
-            let granted = try d.mapBuffers(count: max(configuration.bufferCount, 2))
+            let granted = try d.mapBuffers(count: max(configuration.bufferCount, 4))
             for i in 0..<granted { try d.queue(i) }
             if !configuration.settings.isEmpty { appliedControls = try d.apply(configuration.settings) }
             try d.streamOn()

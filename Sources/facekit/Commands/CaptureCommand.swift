@@ -13,7 +13,7 @@ struct CaptureCommand: Command {
       --format FOURCC      camera format (MJPG, YUYV, NV12, GREY); default: best for size and rate
       --size WxH           default 640x480          --fps N       default 30 (always set on the camera)
       --frames N           stop after N frames      --seconds S   stop after S seconds
-      --buffers N          mmap buffers to request (default 4; the driver may grant fewer or more)
+      --buffers N          mmap buffers to request (default and minimum 4; the driver may grant more)
       --decode rgb24|grey  MJPEG output             --scale 1|2|4|8  DCT downscaling of MJPEG
       --exposure auto|N  --gain auto|N  --white-balance auto|K  --controls name=value,...
       --skip N             ignore the first N frames (sensor settling) in the statistics
@@ -269,7 +269,7 @@ struct SourceOptions {
                 format = fc
             }
             let buffers = try a.int("buffers", default: 4)
-            guard buffers >= 2 else { throw UsageError("--buffers must be at least 2") }
+            guard buffers >= 4 else { throw UsageError("--buffers must be at least 4") }
             return V4L2Camera(CameraConfiguration(path: a.value("device")!, format: format, width: w, height: h,
                                                   fps: try fps() ?? 30, bufferCount: buffers, decodeTo: try decode(), jpegScale: try scale(),
                                                   settings: try settings()))
