@@ -142,7 +142,9 @@ public final class Exporter: Sendable {
             // cannot be closed and its exit handler crashes the process. So the file is built in
             // the store's own scratch space (the card, which holds the larger logs anyway) and
             // copied to the target through the syscall layer, hashed on the way.
-            let scratch = store.root + "/.export-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).h5"
+            let need = SessionStore.directorySize(session.directory) + (16 << 20)
+            let scratch = Self.scratchDirectory(candidates: [store.root, NSTemporaryDirectory()], need: need)
+                + "/.export-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).h5"
             defer { _ = Syscalls.unlink(scratch) }
             try HDF5Writer(session: session, events: events, includeImages: options.includeImages).write(to: scratch)
             files.append(try copyFile(scratch, to: dir, as: "session.h5"))
@@ -247,6 +249,15 @@ public final class Exporter: Sendable {
             }
             n += 1
         }
+    }
+
+    /// The first candidate with `need` bytes free (a full card cannot hold the HDF5 scratch file).
+    static func scratchDirectory(candidates: [String], need: Int64) -> String {
+        for dir in candidates {
+            var st = statvfs()
+            if statvfs(dir, &st) == 0 && Int64(st.f_bavail) * Int64(st.f_frsize) >= need { return dir }
+        }
+        return candidates[0]
     }
 
     /// Device and inode of a directory, to notice a medium swapped or unmounted under its path.

@@ -13,11 +13,19 @@ final class HDF5File {
     private(set) var id: hid_t
 
     /// Creates `path` (failing if it exists).
+    /// The sec2 driver's descriptor, closed by us if libhdf5 fails to close the file (otherwise a
+    /// failed export would keep the space of its deleted scratch file for the process's life).
+    private var descriptor: Int32 = -1
+
     init(creating path: String) throws {
         self.path = path
         Self.silence()
         id = H5Fcreate(path, ch5_acc_excl(), CH5P_DEFAULT, CH5P_DEFAULT)
         if id < 0 { throw Self.error("creating", path) }
+        var handle: UnsafeMutableRawPointer? = nil
+        if H5Fget_vfd_handle(id, CH5P_DEFAULT, &handle) >= 0, let handle {
+            descriptor = handle.load(as: Int32.self)
+        }
     }
 
     init(readingFrom path: String) throws {
@@ -34,10 +42,22 @@ final class HDF5File {
         guard id >= 0 else { return }
         let r = H5Fclose(id)
         id = -1
-        if r < 0 { throw Self.error("closing", path) }
+        if r < 0 {
+            let e = Self.error("closing", path)
+            if descriptor >= 0 { Glibc.close(descriptor) }
+            throw e
+        }
     }
 
-    static func silence() { H5Eset_auto2(CH5E_DEFAULT, nil, nil) }
+    /// libhdf5 registers an exit handler that closes files still open; a file whose close failed
+    /// (a full or vanished target) makes that handler crash the process at exit. It must be
+    /// switched off before the library's first call, so every entry point goes through here.
+    private static let noExitHandler: Void = { _ = H5dont_atexit() }()
+
+    static func silence() {
+        _ = noExitHandler
+        H5Eset_auto2(CH5E_DEFAULT, nil, nil)
+    }
 
     /// Reads and clears this thread's error stack into an error naming the file. libhdf5 reports
     /// ENOSPC as a generic write failure whose text includes errno; we map it to `.diskFull`.
