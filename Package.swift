@@ -46,6 +46,6 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording"]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "Recording"]),
-        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "CAllocationCounter"]),
+        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceCore", "CAllocationCounter"]),
     ]
 )

@@ -13,6 +13,9 @@ public final class FaceGeometry {
     public var near = 1.0
     private var screen: [Double]
     private var metric: [Double]
+    /// Scratch for one Procrustes solve: M (9), R (9), Horn's N (16), eigenvectors (16).
+    private let scratch = UnsafeMutablePointer<Double>.allocate(capacity: 50)
+    deinit { scratch.deallocate() }
 
     public static let landmarkCount = 468
 
@@ -113,8 +116,9 @@ public final class FaceGeometry {
         }
     }
 
+    /// A solved pose; `r` points into the geometry's scratch space (valid until the next solve).
     struct Pose {
-        var r: [Double]
+        var r: UnsafeMutablePointer<Double>
         var scale: Double
         var t: (Double, Double, Double)
         var columnNorm: Double { scale * (r[0] * r[0] + r[3] * r[3] + r[6] * r[6]).squareRoot() }
@@ -133,7 +137,8 @@ public final class FaceGeometry {
         }
         let c = (cs.0 / total, cs.1 / total, cs.2 / total)
         // M = Σ w · t_i · (s_i − c)ᵀ, and the denominator Σ w · (s_i − c)·s_i.
-        var m = [Double](repeating: 0, count: 9)
+        let m = scratch, r = scratch + 9
+        for i in 0 ..< 9 { m[i] = 0 }
         var den = 0.0
         for (k, id) in basisIDs.enumerated() {
             let w = basisWeights[k]
@@ -144,7 +149,7 @@ public final class FaceGeometry {
             m[6] += w * b.2 * a.0; m[7] += w * b.2 * a.1; m[8] += w * b.2 * a.2
             den += w * (a.0 * canonical[id * 3] + a.1 * canonical[id * 3 + 1] + a.2 * canonical[id * 3 + 2])
         }
-        let r = Self.rotation(maximizingTraceWith: m)
+        Self.rotation(maximizingTraceWith: m, into: r, work: scratch + 18)
         var num = 0.0
         for i in 0 ..< 9 { num += r[i] * m[i] }
         let scale = num / den
@@ -155,39 +160,46 @@ public final class FaceGeometry {
     }
 
     /// The proper rotation R maximizing tr(Rᵀ·M) (row-major 3×3), by Horn's quaternion method.
-    static func rotation(maximizingTraceWith m: [Double]) -> [Double] {
+    /// - Parameter work: 32 doubles of scratch.
+    static func rotation(maximizingTraceWith m: UnsafePointer<Double>, into r: UnsafeMutablePointer<Double>,
+                         work: UnsafeMutablePointer<Double>) {
         // Horn's S_ab = Σ source_a · target_b = M[b][a].
         let sxx = m[0], sxy = m[3], sxz = m[6]
         let syx = m[1], syy = m[4], syz = m[7]
         let szx = m[2], szy = m[5], szz = m[8]
-        var n: [Double] = [
-            sxx + syy + szz, syz - szy, szx - sxz, sxy - syx,
-            syz - szy, sxx - syy - szz, sxy + syx, szx + sxz,
-            szx - sxz, sxy + syx, -sxx + syy - szz, syz + szy,
-            sxy - syx, szx + sxz, syz + szy, -sxx - syy + szz,
-        ]
-        let (values, vectors) = SymmetricEigen.jacobi(&n, size: 4)
+        let n = work, v = work + 16
+        let entries = (sxx + syy + szz, syz - szy, szx - sxz, sxy - syx,
+                       syz - szy, sxx - syy - szz, sxy + syx, szx + sxz,
+                       szx - sxz, sxy + syx, -sxx + syy - szz, syz + szy,
+                       sxy - syx, szx + sxz, syz + szy, -sxx - syy + szz)
+        withUnsafeBytes(of: entries) { raw in
+            let e = raw.bindMemory(to: Double.self)
+            for i in 0 ..< 16 { n[i] = e[i] }
+        }
+        SymmetricEigen.jacobi(n, vectors: v, size: 4)
         var best = 0
-        for i in 1 ..< 4 where values[i] > values[best] { best = i }
-        let q0 = vectors[0 * 4 + best], qx = vectors[1 * 4 + best], qy = vectors[2 * 4 + best], qz = vectors[3 * 4 + best]
-        return [
-            q0 * q0 + qx * qx - qy * qy - qz * qz, 2 * (qx * qy - q0 * qz), 2 * (qx * qz + q0 * qy),
-            2 * (qy * qx + q0 * qz), q0 * q0 - qx * qx + qy * qy - qz * qz, 2 * (qy * qz - q0 * qx),
-            2 * (qz * qx - q0 * qy), 2 * (qz * qy + q0 * qx), q0 * q0 - qx * qx - qy * qy + qz * qz,
-        ]
+        for i in 1 ..< 4 where n[i * 4 + i] > n[best * 4 + best] { best = i }
+        let q0 = v[0 * 4 + best], qx = v[1 * 4 + best], qy = v[2 * 4 + best], qz = v[3 * 4 + best]
+        r[0] = q0 * q0 + qx * qx - qy * qy - qz * qz; r[1] = 2 * (qx * qy - q0 * qz); r[2] = 2 * (qx * qz + q0 * qy)
+        r[3] = 2 * (qy * qx + q0 * qz); r[4] = q0 * q0 - qx * qx + qy * qy - qz * qz; r[5] = 2 * (qy * qz - q0 * qx)
+        r[6] = 2 * (qz * qx - q0 * qy); r[7] = 2 * (qz * qy + q0 * qx); r[8] = q0 * q0 - qx * qx - qy * qy + qz * qz
     }
 }
 
-/// Cyclic Jacobi eigen-decomposition of a small symmetric matrix.
+/// Cyclic Jacobi eigen-decomposition of a small symmetric matrix, in place.
 enum SymmetricEigen {
-    /// Returns eigenvalues and the eigenvectors as columns of a row-major matrix; `a` is destroyed.
-    static func jacobi(_ a: inout [Double], size n: Int) -> ([Double], [Double]) {
-        var v = [Double](repeating: 0, count: n * n)
+    /// Diagonalizes `a` (its diagonal becomes the eigenvalues) and writes the eigenvectors as the
+    /// columns of `v` (row-major n×n).
+    static func jacobi(_ a: UnsafeMutablePointer<Double>, vectors v: UnsafeMutablePointer<Double>, size n: Int) {
+        for i in 0 ..< n * n { v[i] = 0 }
         for i in 0 ..< n { v[i * n + i] = 1 }
         for _ in 0 ..< 60 {
-            var off = 0.0
-            for p in 0 ..< n { for q in p + 1 ..< n { off += a[p * n + q] * a[p * n + q] } }
-            if off < 1e-30 { break }
+            var off = 0.0, diag = 0.0
+            for p in 0 ..< n {
+                diag += a[p * n + p] * a[p * n + p]
+                for q in p + 1 ..< n { off += a[p * n + q] * a[p * n + q] }
+            }
+            if off <= 1e-30 * max(diag, 1e-300) { break }
             for p in 0 ..< n {
                 for q in p + 1 ..< n where a[p * n + q] != 0 {
                     let theta = (a[q * n + q] - a[p * n + p]) / (2 * a[p * n + q])
@@ -208,7 +220,6 @@ enum SymmetricEigen {
                 }
             }
         }
-        return ((0 ..< n).map { a[$0 * n + $0] }, v)
     }
 }
 
