@@ -182,5 +182,26 @@ public final class FloatEngine {
     }
 
     public var stepCount: Int { steps.count }
+
+    /// Current contents of any tensor (an activation is valid right after the step producing it).
+    public func tensor(_ t: Int) -> UnsafeBufferPointer<Float> {
+        UnsafeBufferPointer(start: pointers[t], count: graph.tensors[t].elementCount)
+    }
+
+    /// Largest |value| each tensor takes over the given inputs: calibration for quantization.
+    public func calibrate(inputs: [[Float]]) -> [Float] {
+        var ranges = [Float](repeating: 0, count: graph.tensors.count)
+        func note(_ t: Int) {
+            var m = ranges[t]
+            for v in tensor(t) { m = max(m, abs(v)) }
+            ranges[t] = m
+        }
+        for x in inputs {
+            _ = input(0).update(from: x)
+            for i in graph.inputs { note(i) }
+            for i in 0 ..< steps.count { execute(i); note(graph.ops[i].output) }
+        }
+        return ranges
+    }
 }
 

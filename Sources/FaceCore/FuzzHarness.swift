@@ -80,7 +80,7 @@ public struct FuzzHarness {
                     let c = try ModelFile.open(raw)
                     for e in c.entries {
                         let g = try ModelFile.graph(raw, kind: e.kind)
-                        _ = try FloatEngine(graph: g)
+                        if g.isQuantized { _ = try QuantizedEngine(graph: g) } else { _ = try FloatEngine(graph: g) }
                     }
                 case .npy:
                     _ = try NPYArray(bytes: raw)

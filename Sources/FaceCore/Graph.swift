@@ -83,6 +83,9 @@ public struct GraphTensor: Equatable {
     /// Byte offset of constant data in the graph's weight blob, or -1 for an activation.
     public var dataOffset: Int
     public var byteCount: Int
+    /// Real value = scale × stored integer, for int8/int16/int32 tensors (symmetric, no zero
+    /// point); 0 for float32 tensors.
+    public var scale: Float = 0
 
     public var elementCount: Int { shape.reduce(1, *) }
     public var isConstant: Bool { dataOffset >= 0 }
@@ -117,6 +120,17 @@ public struct Graph {
         self.name = name; self.tensors = tensors; self.ops = ops
         self.inputs = inputs; self.outputs = outputs; self.weights = weights
     }
+
+    /// Appends raw little-endian bytes to the weight blob, 64-byte aligned; returns the offset.
+    mutating func appendBytes(_ bytes: [UInt8]) -> Int {
+        while weights.count % 64 != 0 { weights.append(0) }
+        let offset = weights.count
+        weights += bytes
+        return offset
+    }
+
+    /// Whether this graph runs on the integer engine.
+    public var isQuantized: Bool { tensors.contains { $0.type != .float32 } }
 
     /// Appends float data to the weight blob, 64-byte aligned; returns its byte offset.
     mutating func appendWeights(_ values: [Float]) -> Int {

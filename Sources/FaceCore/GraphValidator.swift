@@ -26,7 +26,12 @@ public enum GraphValidator {
                 guard i >= 0, i < n, ready[i] || g.tensors[i].isConstant else { throw .invalidGraph(op: k, reason: "input not available") }
                 shapes.append(g.tensors[i].shape)
             }
-            try check(op, shapes: shapes, out: g.tensors[op.output].shape, graph: g, index: k)
+            if g.tensors[op.output].type == .float32 {
+                for i in op.inputs where g.tensors[i].type != .float32 { throw .invalidGraph(op: k, reason: "float operator with an integer input") }
+                try check(op, shapes: shapes, out: g.tensors[op.output].shape, graph: g, index: k)
+            } else {
+                try checkQuantized(op, shapes: shapes, graph: g, index: k)
+            }
             ready[op.output] = true
         }
         guard !g.outputs.isEmpty, !g.inputs.isEmpty else { throw .invalidGraph(op: -1, reason: "graph has no inputs or outputs") }
@@ -34,6 +39,73 @@ public enum GraphValidator {
     }
 
     static func count(_ s: [Int]) -> Int { s.reduce(1, *) }
+
+    /// Integer operators (see `Quantizer` for each layout): types, constant tables and
+    /// fixed-point parameters, then the float op's shape rules on the base operands.
+    static func checkQuantized(_ op: GraphOp, shapes s: [[Int]], graph g: Graph, index k: Int) throws(CoreError) {
+        func fail(_ r: StaticString) -> CoreError { .invalidGraph(op: k, reason: r) }
+        let t = g.tensors
+        let out = t[op.output].shape
+        let p = op.params
+        guard t[op.output].type == .int16, t[op.output].scale > 0 else { throw fail("integer activations must be int16 with a scale") }
+        func isConst(_ i: Int, _ type: ElementType) -> Bool { t[op.inputs[i]].isConstant && t[op.inputs[i]].type == type }
+        func activation(_ i: Int) throws(CoreError) {
+            guard t[op.inputs[i]].type == .int16 else { throw fail("integer operator input must be int16") }
+        }
+        func shift(_ v: Int) throws(CoreError) { guard v >= 0, v <= 62 else { throw fail("shift out of range") } }
+        func mant(_ v: Int) throws(CoreError) { guard v >= -2147483647, v <= 2147483647 else { throw fail("multiplier out of range") } }
+        func clampPair(_ lo: Int, _ hi: Int) throws(CoreError) { guard lo >= -32767, hi <= 32767, lo <= hi else { throw fail("bad clamp range") } }
+        var base = op
+        switch op.code {
+        case .conv2d, .depthwiseConv2d:
+            guard s.count == 4, p.count == 10, isConst(1, .int8), isConst(2, .int32), isConst(3, .int32), s[3] == [out.last ?? -1] else { throw fail("bad integer convolution operands") }
+            try activation(0); try shift(p[7]); try clampPair(p[8], p[9])
+            base.inputs = Array(op.inputs[0 ..< 3]); base.params = Array(p[0 ..< 7])
+            // The float rule checks the filter shape; fix its element type by shape only.
+            try check(base, shapes: Array(s[0 ..< 3]), out: out, graph: g, index: k)
+            return
+        case .maxPool2d:
+            guard p.count == 9 else { throw fail("bad pool parameters") }
+            try activation(0); try clampPair(p[7], p[8]); base.params = Array(p[0 ..< 7])
+        case .add, .sub:
+            guard p.count == 5 else { throw fail("bad parameters") }
+            try activation(0); try activation(1); try mant(p[0]); try mant(p[1]); try shift(p[2]); try clampPair(p[3], p[4])
+            base.params = [0]
+        case .mul:
+            guard p.count == 4 else { throw fail("bad parameters") }
+            try activation(0); try activation(1); try mant(p[0]); try shift(p[1]); try clampPair(p[2], p[3]); base.params = [0]
+        case .div:
+            guard p.count == 2 else { throw fail("bad parameters") }
+            try activation(0); try activation(1); try mant(p[0]); try shift(p[1]); base.params = [0]
+        case .squaredDifference:
+            guard p.count == 5 else { throw fail("bad parameters") }
+            try activation(0); try activation(1); try mant(p[0]); try mant(p[1]); try shift(p[2]); try mant(p[3]); try shift(p[4])
+            base.params = []
+        case .prelu:
+            guard p.count == 4 else { throw fail("bad parameters") }
+            try activation(0); try activation(1); try mant(p[0]); try shift(p[1]); try mant(p[2]); try shift(p[3]); base.params = []
+        case .logistic:
+            guard op.inputs.count == 2, p.count == 2, isConst(1, .int16), s[1] == [513] else { throw fail("bad logistic table") }
+            try activation(0); try mant(p[0]); try shift(p[1])
+            base.inputs = [op.inputs[0]]; base.params = []
+            try check(base, shapes: [s[0]], out: out, graph: g, index: k)
+            return
+        case .rsqrt, .sqrt:
+            guard p.count == 2 else { throw fail("bad parameters") }
+            try activation(0); try mant(p[0]); try shift(p[1]); base.params = []
+        case .mean, .sum:
+            guard p.count == 3, s.count == 1, p[0] >= 0, p[0] < 16 else { throw fail("bad reduction parameters") }
+            try activation(0); try mant(p[1]); try shift(p[2])
+            base.params = (0 ..< 4).filter { p[0] >> $0 & 1 == 1 }
+        case .concatenation:
+            guard p.count == 2 + op.inputs.count else { throw fail("bad concatenation parameters") }
+            for i in 0 ..< op.inputs.count { try activation(i); try mant(p[2 + i]) }
+            try shift(p[1]); base.params = [p[0]]
+        case .relu, .neg, .reshape, .transpose, .stridedSlice, .pad:
+            try activation(0)
+        }
+        try check(base, shapes: s, out: out, graph: g, index: k)
+    }
 
     static func check(_ op: GraphOp, shapes s: [[Int]], out: [Int], graph g: Graph, index k: Int) throws(CoreError) {
         let p = op.params

@@ -83,7 +83,7 @@ public enum ModelFile {
                 w.string(t.name)
                 w.u8(t.type.rawValue); w.u8(UInt8(t.shape.count)); w.u16(0)
                 for d in t.shape { w.u32(UInt32(d)) }
-                w.i64(t.dataOffset); w.i64(t.byteCount)
+                w.i64(t.dataOffset); w.i64(t.byteCount); w.u32(t.scale.bitPattern)
             }
             for op in g.ops {
                 w.u16(op.code.rawValue); w.u16(UInt16(op.inputs.count)); w.u32(UInt32(op.params.count)); w.u32(UInt32(op.output))
@@ -202,7 +202,9 @@ public enum ModelFile {
                 n = m; shape.append(d)
             }
             let off = try c.i64(), count = try c.i64()
-            tensors.append(GraphTensor(name: tname, shape: shape, type: type, dataOffset: off, byteCount: count))
+            let scale = Float(bitPattern: UInt32(try c.u32()))
+            guard scale.isFinite, scale >= 0 else { throw .malformed(offset: c.p, reason: "bad tensor scale") }
+            tensors.append(GraphTensor(name: tname, shape: shape, type: type, dataOffset: off, byteCount: count, scale: scale))
         }
         var ops: [GraphOp] = []
         for _ in 0 ..< no {

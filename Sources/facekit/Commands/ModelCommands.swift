@@ -3,21 +3,51 @@ import FaceCore
 
 struct ModelConvertCommand: Command {
     static let path = ["model", "convert"]
-    static let synopsis = "facekit model convert <bundle.task|model.tflite> -o <file.fkm>"
-    static let abstract = "Convert MediaPipe's models into facekit's model file."
+    static let synopsis = "facekit model convert <bundle.task|model.tflite> -o <file.fkm> [--float] [--calibration DIR]"
+    static let abstract = "Convert MediaPipe's models into facekit's model file (int8/int16 fixed point unless --float)."
     let input: String
     let output: String
+    let keepFloat: Bool
+    let calibration: String
 
     init(arguments: [String]) throws {
-        let a = try ArgumentScanner(arguments, valueOptions: ["o", "output"], flagOptions: ["float"])
+        let a = try ArgumentScanner(arguments, valueOptions: ["o", "output", "calibration"], flagOptions: ["float"])
         guard a.positionals.count == 1 else { throw UsageError("expected one input model") }
         input = a.positionals[0]
         guard let o = a.value("o") ?? a.value("output") else { throw UsageError("missing -o <file>") }
         output = o
+        keepFloat = a.flag("float")
+        calibration = a.value("calibration") ?? "testdata/reference/calibration"
+    }
+
+    /// Calibration inputs: the real face crops the pipeline feeds each model, in a fixed order.
+    static func calibrationInputs(_ dir: String, kind: ModelFile.Kind, count: Int) throws -> [[Float]] {
+        let sub = "\(dir)/\(kind.name)"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: sub).filter({ $0.hasSuffix(".npy") }).sorted(), !names.isEmpty else {
+            throw CommandFailure("\(sub): no calibration inputs (.npy); run scripts/reference/make-model-io, or pass --calibration DIR, or --float")
+        }
+        return try names.map { name in
+            let data = try ModelLoading.read("\(sub)/\(name)")
+            let a: NPYArray
+            do { a = try data.withUnsafeBytes { try NPYArray(bytes: $0) } } catch let e as CoreError { throw ModelLoading.fail("\(sub)/\(name)", e) }
+            guard a.values.count == count else { throw CommandFailure("\(sub)/\(name): \(a.values.count) values, the model input has \(count)") }
+            return a.values
+        }
     }
 
     func run() throws -> Int32 {
-        let models = try ModelLoading.load(input)
+        var models = try ModelLoading.load(input)
+        if !keepFloat {
+            for (i, (kind, g)) in models.enumerated() where !g.isQuantized {
+                do {
+                    let engine = try FloatEngine(graph: g)
+                    let inputs = try Self.calibrationInputs(calibration, kind: kind, count: engine.input().count)
+                    let ranges = engine.calibrate(inputs: Quantizer.calibrationSet(kind, inputs))
+                    models[i].1 = try Quantizer.quantize(g, ranges: ranges)
+                    print("\(kind.name): calibrated on \(inputs.count) real face crops")
+                } catch let e as CoreError { throw ModelLoading.fail(input, e) }
+            }
+        }
         let bytes = ModelFile.write(models)
         try ModelLoading.writeAtomically(bytes, to: output)
         for (kind, g) in models {

@@ -1,0 +1,51 @@
+/// Fixed-point helpers of the integer engine.
+///
+/// Requantization: a real multiplier M > 0 is stored as an int32 mantissa `m` and a right shift
+/// `s` with M ≈ m · 2^-s, and applied as `(x · m + 2^(s-1)) >> s` on 64-bit integers: a single
+/// rounding, round-half-up (towards +∞), identical on every CPU. Several multipliers of one
+/// operator (per output channel, or both operands of an ADD) share one shift so that the kernels
+/// vectorize; `FixedPoint.multipliers` picks the largest shift that keeps every mantissa in int32.
+public enum FixedPoint {
+    /// Mantissas for `values` (all ≥ 0) with one shared shift, the largest mantissa < 2^31.
+    public static func multipliers(_ values: [Double], maxShift: Int = 62) -> (mantissas: [Int32], shift: Int) {
+        let top = values.reduce(0) { max($0, abs($1)) }
+        guard top > 0 else { return ([Int32](repeating: 0, count: values.count), 0) }
+        var shift = 0
+        // Largest shift with top · 2^shift < 2^31 (strictly, after rounding).
+        while shift < maxShift && top * Double(1 << UInt64(shift + 1)) < 2147483647.0 { shift += 1 }
+        let f = Double(1 << UInt64(shift))
+        return (values.map { Int32((($0 * f)).rounded()) }, shift)
+    }
+
+    /// Applies one multiplier: round-half-up of x · m / 2^s.
+    @inline(__always)
+    public static func apply(_ x: Int64, _ m: Int64, _ s: Int) -> Int64 {
+        s == 0 ? x &* m : (x &* m &+ (Int64(1) << Int64(s - 1))) >> Int64(s)
+    }
+
+    @inline(__always)
+    public static func clamp16(_ v: Int64) -> Int16 {
+        Int16(truncatingIfNeeded: min(max(v, -32767), 32767))
+    }
+
+    /// ⌊√v⌋ for v ≥ 0, bit by bit: exact and the same everywhere.
+    public static func isqrt(_ v: UInt64) -> UInt64 {
+        var op = v, res: UInt64 = 0
+        var one: UInt64 = 1 << 62
+        while one > op { one >>= 2 }
+        while one != 0 {
+            if op >= res + one { op -= res + one; res = (res >> 1) + one } else { res >>= 1 }
+            one >>= 2
+        }
+        return res
+    }
+
+    /// Round-half-away-from-zero division of signed integers.
+    @inline(__always)
+    public static func roundedDivide(_ a: Int64, _ b: Int64) -> Int64 {
+        guard b != 0 else { return a >= 0 ? Int64(Int32.max) : Int64(Int32.min) }
+        let q = a / b, r = a % b
+        if 2 * abs(r) >= abs(b) { return (a < 0) != (b < 0) ? q - 1 : q + 1 }
+        return q
+    }
+}

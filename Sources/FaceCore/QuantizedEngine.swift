@@ -1,0 +1,248 @@
+/// Executes an integer `Graph` (int16 activations, int8 weights; see `Quantizer`). Like
+/// `FloatEngine`, everything is prepared in `init` and `run()` allocates nothing. Inputs are
+/// given as floats and quantized on entry; outputs are dequantized on exit — the only float
+/// arithmetic of an inference.
+public final class QuantizedEngine: InferenceEngine {
+    public let graph: Graph
+    public let plan: MemoryPlan
+    private let arena: UnsafeMutableRawPointer
+    private let weights: UnsafeMutableRawPointer
+    private let scratch: UnsafeMutableRawPointer
+    private var pointers: [UnsafeMutableRawPointer] = []
+    private var steps: [Step] = []
+    private var floatInputs: [UnsafeMutableBufferPointer<Float>] = []
+    private var floatOutputs: [UnsafeMutableBufferPointer<Float>] = []
+    private static let scratchBytes = 1 << 16
+
+    enum Kind {
+        case conv(FloatKernels.ConvGeometry, QuantizedKernels.Requant)
+        case depthwise(FloatKernels.ConvGeometry, QuantizedKernels.Requant)
+        case maxPool(FloatKernels.ConvGeometry, Int16, Int16)
+        case binary(QuantizedKernels.BinaryKind, FloatKernels.Broadcast4, QuantizedKernels.BinaryParams)
+        case relu(Int), neg(Int), copy(Int)
+        case logistic(Int64, Int, Int), rsqrt(Int64, Int, Int), sqrt(Int64, Int, Int)
+        case gather(base: Int, strides: (Int, Int, Int, Int), dims: (Int, Int, Int, Int))
+        case pad(inDims: (Int, Int, Int, Int), before: (Int, Int, Int, Int), outDims: (Int, Int, Int, Int))
+        case concat(outer: Int, chunks: [Int], total: Int, m: [Int64], s: Int)
+        case reduce(dims: (Int, Int, Int, Int), axes: (Bool, Bool, Bool, Bool), m: Int64, s: Int)
+    }
+
+    struct Step {
+        var kind: Kind
+        var inputs: [UnsafeMutableRawPointer]
+        var output: UnsafeMutableRawPointer
+    }
+
+    public init(graph: Graph) throws(CoreError) {
+        guard graph.isQuantized else { throw .invalidArgument(reason: "the fixed-point engine needs a quantized model (facekit model convert without --float)") }
+        for i in graph.inputs + graph.outputs where graph.tensors[i].type != .int16 {
+            throw .unsupported(reason: "quantized graph inputs and outputs must be int16", code: Int(graph.tensors[i].type.rawValue))
+        }
+        self.graph = graph
+        let tensors = graph.tensors
+        plan = MemoryPlan(graph: graph, elementBytes: { tensors[$0].type.byteSize })
+        arena = UnsafeMutableRawPointer.allocate(byteCount: plan.arenaBytes, alignment: MemoryPlan.alignment)
+        arena.initializeMemory(as: UInt8.self, repeating: 0, count: plan.arenaBytes)
+        let w = UnsafeMutableRawPointer.allocate(byteCount: max(graph.weights.count, 64), alignment: MemoryPlan.alignment)
+        graph.weights.withUnsafeBytes { w.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        weights = w
+        scratch = UnsafeMutableRawPointer.allocate(byteCount: QuantizedEngine.scratchBytes, alignment: MemoryPlan.alignment)
+        for (i, t) in graph.tensors.enumerated() {
+            pointers.append(t.isConstant ? weights + t.dataOffset : arena + max(plan.offsets[i], 0))
+        }
+        for i in graph.inputs {
+            let n = graph.tensors[i].elementCount
+            let b = UnsafeMutableBufferPointer<Float>.allocate(capacity: n); b.initialize(repeating: 0)
+            floatInputs.append(b)
+        }
+        for o in graph.outputs {
+            let n = graph.tensors[o].elementCount
+            let b = UnsafeMutableBufferPointer<Float>.allocate(capacity: n); b.initialize(repeating: 0)
+            floatOutputs.append(b)
+        }
+        for op in graph.ops { steps.append(try prepare(op)) }
+    }
+
+    deinit {
+        arena.deallocate(); weights.deallocate(); scratch.deallocate()
+        for b in floatInputs { b.deallocate() }
+        for b in floatOutputs { b.deallocate() }
+    }
+
+    private func prepare(_ op: GraphOp) throws(CoreError) -> Step {
+        let ts = graph.tensors
+        let out = ts[op.output].shape
+        let p = op.params
+        let kind: Kind
+        func geometry(pool: Bool) -> FloatKernels.ConvGeometry {
+            let x = ts[op.inputs[0]].shape
+            let f = pool ? [] : ts[op.inputs[1]].shape
+            return FloatKernels.ConvGeometry(
+                inH: x[1], inW: x[2], inC: x[3], outH: out[1], outW: out[2], outC: out[3],
+                kh: pool ? p[2] : f[0], kw: pool ? p[3] : f[1], strideH: p[0], strideW: p[1],
+                dilationH: pool ? 1 : p[2], dilationW: pool ? 1 : p[3], padTop: p[4], padLeft: p[5])
+        }
+        switch op.code {
+        case .conv2d, .depthwiseConv2d:
+            let g = geometry(pool: false)
+            guard g.outC * 4 <= QuantizedEngine.scratchBytes else { throw .unsupported(reason: "too many output channels for the accumulator row", code: g.outC) }
+            let r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]))
+            kind = op.code == .conv2d ? .conv(g, r) : .depthwise(g, r)
+        case .maxPool2d:
+            kind = .maxPool(geometry(pool: true), Int16(p[7]), Int16(p[8]))
+        case .add, .sub, .mul, .div, .squaredDifference, .prelu:
+            let bc = FloatKernels.Broadcast4(out: out, a: ts[op.inputs[0]].shape, b: ts[op.inputs[1]].shape)
+            let P: QuantizedKernels.BinaryParams
+            let k: QuantizedKernels.BinaryKind
+            switch op.code {
+            case .add, .sub:
+                k = .add
+                P = .init(m0: Int64(p[0]), m1: op.code == .sub ? -Int64(p[1]) : Int64(p[1]), s0: p[2], lo: Int64(p[3]), hi: Int64(p[4]))
+            case .mul: k = .mul; P = .init(m0: Int64(p[0]), m1: 0, s0: p[1], lo: Int64(p[2]), hi: Int64(p[3]))
+            case .div: k = .div; P = .init(m0: Int64(p[0]), m1: 0, s0: p[1])
+            case .squaredDifference: k = .squaredDifference; P = .init(m0: Int64(p[0]), m1: Int64(p[1]), s0: p[2], m2: Int64(p[3]), s2: p[4])
+            default: k = .prelu; P = .init(m0: Int64(p[0]), m1: 0, s0: p[1], m2: Int64(p[2]), s2: p[3])
+            }
+            kind = .binary(k, bc, P)
+        case .relu: kind = .relu(ts[op.output].elementCount)
+        case .neg: kind = .neg(ts[op.output].elementCount)
+        case .reshape: kind = .copy(ts[op.output].elementCount)
+        case .logistic: kind = .logistic(Int64(p[0]), p[1], ts[op.output].elementCount)
+        case .rsqrt: kind = .rsqrt(Int64(p[0]), p[1], ts[op.output].elementCount)
+        case .sqrt: kind = .sqrt(Int64(p[0]), p[1], ts[op.output].elementCount)
+        case .transpose, .stridedSlice:
+            let x = ts[op.inputs[0]].shape, r = x.count
+            var inStride = [Int](repeating: 0, count: r)
+            var acc = 1
+            for d in stride(from: r - 1, through: 0, by: -1) { inStride[d] = acc; acc *= x[d] }
+            var base = 0
+            var s = [Int](repeating: 0, count: 4 - r), d = [Int](repeating: 1, count: 4 - r)
+            for a in 0 ..< r {
+                if op.code == .transpose { s.append(inStride[p[a]]); d.append(x[p[a]]) }
+                else { base += p[3 * a] * inStride[a]; s.append(p[3 * a + 1] * inStride[a]); d.append(p[3 * a + 2]) }
+            }
+            kind = .gather(base: base, strides: (s[0], s[1], s[2], s[3]), dims: (d[0], d[1], d[2], d[3]))
+        case .pad:
+            let x = ts[op.inputs[0]].shape
+            var before = [Int](repeating: 0, count: 4 - x.count)
+            for a in 0 ..< x.count { before.append(p[2 * a]) }
+            kind = .pad(inDims: FloatEngine.pad4(x), before: (before[0], before[1], before[2], before[3]), outDims: FloatEngine.pad4(out))
+        case .concatenation:
+            let axis = p[0]
+            var outer = 1
+            for d in 0 ..< axis { outer *= out[d] }
+            var chunks: [Int] = []
+            for i in op.inputs {
+                let s = ts[i].shape
+                var c = 1
+                for d in axis ..< s.count { c *= s[d] }
+                chunks.append(c)
+            }
+            kind = .concat(outer: outer, chunks: chunks, total: chunks.reduce(0, +), m: p[2...].map { Int64($0) }, s: p[1])
+        case .mean, .sum:
+            let x = ts[op.inputs[0]].shape
+            var flags = [Bool](repeating: false, count: 4 - x.count)
+            for a in 0 ..< x.count { flags.append(p[0] >> a & 1 == 1) }
+            guard ts[op.output].elementCount * 8 <= QuantizedEngine.scratchBytes else { throw .unsupported(reason: "reduction output too large", code: ts[op.output].elementCount) }
+            kind = .reduce(dims: FloatEngine.pad4(x), axes: (flags[0], flags[1], flags[2], flags[3]), m: Int64(p[1]), s: p[2])
+        }
+        return Step(kind: kind, inputs: op.inputs.map { pointers[$0] }, output: pointers[op.output])
+    }
+
+    public func input(_ i: Int = 0) -> UnsafeMutableBufferPointer<Float> { floatInputs[i] }
+    public func output(_ i: Int) -> UnsafeBufferPointer<Float> { UnsafeBufferPointer(floatOutputs[i]) }
+
+    /// The int16 input tensor itself, for producers that quantize directly (the fused warp);
+    /// use with `run(quantizeInputs: false)`.
+    public func quantizedInput(_ i: Int = 0) -> (UnsafeMutableBufferPointer<Int16>, scale: Float) {
+        let t = graph.inputs[i]
+        return (UnsafeMutableBufferPointer(start: pointers[t].assumingMemoryBound(to: Int16.self), count: graph.tensors[t].elementCount), graph.tensors[t].scale)
+    }
+
+    public func run() { run(quantizeInputs: true) }
+
+    public func run(quantizeInputs: Bool) {
+        if quantizeInputs { self.quantizeInputs() }
+        for i in 0 ..< steps.count { execute(i) }
+        dequantizeOutputs()
+    }
+
+    /// Quantizes the float input buffers into the int16 input tensors.
+    public func quantizeInputs() {
+        do {
+            for (k, t) in graph.inputs.enumerated() {
+                let inv = 1 / graph.tensors[t].scale
+                let dst = pointers[t].assumingMemoryBound(to: Int16.self)
+                let src = floatInputs[k]
+                for i in 0 ..< src.count {
+                    let v = (src[i] * inv).rounded()
+                    dst[i] = Int16(max(-32767, min(32767, v.isNaN ? 0 : v)))
+                }
+            }
+        }
+    }
+
+    func dequantizeOutputs() {
+        for (k, t) in graph.outputs.enumerated() {
+            let s = graph.tensors[t].scale
+            let src = pointers[t].assumingMemoryBound(to: Int16.self)
+            let dst = floatOutputs[k]
+            for i in 0 ..< dst.count { dst[i] = Float(src[i]) * s }
+        }
+    }
+
+    public var stepCount: Int { steps.count }
+
+    /// Current int16 contents of an activation tensor (tests, accuracy reports).
+    public func tensor(_ t: Int) -> UnsafeBufferPointer<Int16> {
+        UnsafeBufferPointer(start: pointers[t].assumingMemoryBound(to: Int16.self), count: graph.tensors[t].elementCount)
+    }
+
+    public func execute(_ i: Int) {
+        let s = steps[i]
+        @inline(__always) func i16(_ p: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Int16> { p.assumingMemoryBound(to: Int16.self) }
+        let out = i16(s.output)
+        switch s.kind {
+        case let .conv(g, r):
+            QuantizedKernels.conv2d(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int8.self),
+                                    bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
+                                    r, output: out, scratch: scratch.assumingMemoryBound(to: Int32.self))
+        case let .depthwise(g, r):
+            QuantizedKernels.depthwise(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int8.self),
+                                       bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
+                                       r, output: out, scratch: scratch.assumingMemoryBound(to: Int32.self))
+        case let .maxPool(g, lo, hi):
+            QuantizedKernels.maxPool(g, input: i16(s.inputs[0]), lo: lo, hi: hi, output: out)
+        case let .binary(k, bc, p):
+            QuantizedKernels.binary(k, bc, i16(s.inputs[0]), i16(s.inputs[1]), p, out)
+        case let .relu(n):
+            let x = i16(s.inputs[0]); for j in 0 ..< n { out[j] = max(x[j], 0) }
+        case let .neg(n):
+            let x = i16(s.inputs[0]); for j in 0 ..< n { out[j] = x[j] == Int16.min ? Int16.max : -x[j] }
+        case let .copy(n):
+            if s.output != s.inputs[0] { out.update(from: i16(s.inputs[0]), count: n) }
+        case let .logistic(m, sh, n):
+            QuantizedKernels.logistic(i16(s.inputs[0]), table: i16(s.inputs[1]), m: m, s: sh, out, count: n)
+        case let .rsqrt(m, sh, n):
+            QuantizedKernels.rsqrt(i16(s.inputs[0]), m: m, s: sh, out, count: n)
+        case let .sqrt(m, sh, n):
+            QuantizedKernels.sqrt(i16(s.inputs[0]), m: m, s: sh, out, count: n)
+        case let .gather(base, strides, dims):
+            QuantizedKernels.gather4(i16(s.inputs[0]), base: base, strides: strides, dims: dims, out)
+        case let .pad(inDims, before, outDims):
+            QuantizedKernels.pad(i16(s.inputs[0]), inDims: inDims, before: before, outDims: outDims, out)
+        case let .concat(outer, chunks, total, m, sh):
+            for o in 0 ..< outer {
+                var dst = out + o * total
+                for k in 0 ..< chunks.count {
+                    let src = i16(s.inputs[k]) + o * chunks[k]
+                    let mk = m[k], round = sh == 0 ? 0 : Int64(1) << Int64(sh - 1)
+                    for j in 0 ..< chunks[k] { dst[j] = FixedPoint.clamp16((Int64(src[j]) &* mk &+ round) >> Int64(sh)) }
+                    dst += chunks[k]
+                }
+            }
+        case let .reduce(dims, axes, m, sh):
+            QuantizedKernels.reduce(i16(s.inputs[0]), dims: dims, reduce: axes, m: m, s: sh, out, scratch: scratch.assumingMemoryBound(to: Int64.self))
+        }
+    }
+}

@@ -1,0 +1,280 @@
+/// Integer kernels: int16 activations, int8 weights, int32 accumulators, requantization by
+/// int32 mantissa + shared shift (`FixedPoint`). Reference versions are plain loops; the
+/// engine's versions are written so LLVM vectorizes them (contiguous inner loops over output
+/// channels, no generics or existentials) and are tested bit-exact against the references
+/// (QuantizedKernelTests). Integer sums are exact, so any loop order gives the same bits.
+public enum QuantizedKernels {
+    /// Requantization parameters of a convolution.
+    public struct Requant {
+        public var shift: Int
+        public var lo: Int32
+        public var hi: Int32
+        public init(shift: Int, lo: Int32, hi: Int32) { self.shift = shift; self.lo = lo; self.hi = hi }
+    }
+
+    @inline(__always)
+    static func requant(_ acc: Int32, _ m: Int32, _ r: Requant) -> Int16 {
+        let v = FixedPoint.apply(Int64(acc), Int64(m), r.shift)
+        return Int16(truncatingIfNeeded: min(max(v, Int64(r.lo)), Int64(r.hi)))
+    }
+
+    // MARK: Convolution (weights packed HWIO, [KH][KW][Cin][Cout])
+
+    public static func conv2dReference(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
+                                       bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant,
+                                       output: UnsafeMutablePointer<Int16>) {
+        for oy in 0 ..< g.outH { for ox in 0 ..< g.outW { for co in 0 ..< g.outC {
+            var acc = bias[co]
+            for ky in 0 ..< g.kh { for kx in 0 ..< g.kw {
+                let iy = oy * g.strideH + ky * g.dilationH - g.padTop
+                let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
+                if iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW { continue }
+                for ci in 0 ..< g.inC {
+                    acc &+= Int32(input[(iy * g.inW + ix) * g.inC + ci]) &* Int32(weights[((ky * g.kw + kx) * g.inC + ci) * g.outC + co])
+                }
+            } }
+            output[(oy * g.outW + ox) * g.outC + co] = requant(acc, multipliers[co], r)
+        } } }
+    }
+
+    /// Accumulates over input channels four at a time into an int32 row of output channels, so
+    /// the accumulator row is loaded and stored once per four multiply-adds.
+    public static func conv2d(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
+                              bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant,
+                              output: UnsafeMutablePointer<Int16>, scratch acc: UnsafeMutablePointer<Int32>) {
+        let cout = g.outC, cin = g.inC
+        for oy in 0 ..< g.outH {
+            for ox in 0 ..< g.outW {
+                acc.update(from: bias, count: cout)
+                for ky in 0 ..< g.kh {
+                    let iy = oy * g.strideH + ky * g.dilationH - g.padTop
+                    if iy < 0 || iy >= g.inH { continue }
+                    for kx in 0 ..< g.kw {
+                        let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
+                        if ix < 0 || ix >= g.inW { continue }
+                        let src = input + (iy * g.inW + ix) * cin
+                        var w = weights + (ky * g.kw + kx) * cin * cout
+                        var ci = 0
+                        while ci + 4 <= cin {
+                            let v0 = Int32(src[ci]), v1 = Int32(src[ci + 1]), v2 = Int32(src[ci + 2]), v3 = Int32(src[ci + 3])
+                            let w1 = w + cout, w2 = w + 2 * cout, w3 = w + 3 * cout
+                            for co in 0 ..< cout {
+                                acc[co] &+= v0 &* Int32(w[co]) &+ v1 &* Int32(w1[co]) &+ v2 &* Int32(w2[co]) &+ v3 &* Int32(w3[co])
+                            }
+                            w += 4 * cout; ci += 4
+                        }
+                        while ci < cin {
+                            let v = Int32(src[ci])
+                            for co in 0 ..< cout { acc[co] &+= v &* Int32(w[co]) }
+                            w += cout; ci += 1
+                        }
+                    }
+                }
+                requantRow(acc, multipliers, r, output + (oy * g.outW + ox) * cout, cout)
+            }
+        }
+    }
+
+    @inline(__always)
+    static func requantRow(_ acc: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ r: Requant, _ out: UnsafeMutablePointer<Int16>, _ n: Int) {
+        let round = r.shift == 0 ? 0 : Int64(1) << Int64(r.shift - 1)
+        let s = Int64(r.shift), lo = Int64(r.lo), hi = Int64(r.hi)
+        for i in 0 ..< n {
+            let v = (Int64(acc[i]) &* Int64(m[i]) &+ round) >> s
+            out[i] = Int16(truncatingIfNeeded: min(max(v, lo), hi))
+        }
+    }
+
+    // MARK: Depthwise (weights [KH][KW][C])
+
+    public static func depthwiseReference(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
+                                          bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant,
+                                          output: UnsafeMutablePointer<Int16>) {
+        for oy in 0 ..< g.outH { for ox in 0 ..< g.outW { for c in 0 ..< g.outC {
+            var acc = bias[c]
+            for ky in 0 ..< g.kh { for kx in 0 ..< g.kw {
+                let iy = oy * g.strideH + ky * g.dilationH - g.padTop
+                let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
+                if iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW { continue }
+                acc &+= Int32(input[(iy * g.inW + ix) * g.inC + c]) &* Int32(weights[(ky * g.kw + kx) * g.outC + c])
+            } }
+            output[(oy * g.outW + ox) * g.outC + c] = requant(acc, multipliers[c], r)
+        } } }
+    }
+
+    public static func depthwise(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
+                                 bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant,
+                                 output: UnsafeMutablePointer<Int16>, scratch acc: UnsafeMutablePointer<Int32>) {
+        let c = g.outC
+        for oy in 0 ..< g.outH {
+            for ox in 0 ..< g.outW {
+                acc.update(from: bias, count: c)
+                for ky in 0 ..< g.kh {
+                    let iy = oy * g.strideH + ky * g.dilationH - g.padTop
+                    if iy < 0 || iy >= g.inH { continue }
+                    for kx in 0 ..< g.kw {
+                        let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
+                        if ix < 0 || ix >= g.inW { continue }
+                        let src = input + (iy * g.inW + ix) * c
+                        let w = weights + (ky * g.kw + kx) * c
+                        for k in 0 ..< c { acc[k] &+= Int32(src[k]) &* Int32(w[k]) }
+                    }
+                }
+                requantRow(acc, multipliers, r, output + (oy * g.outW + ox) * c, c)
+            }
+        }
+    }
+
+    public static func maxPool(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, lo: Int16, hi: Int16, output: UnsafeMutablePointer<Int16>) {
+        let c = g.outC
+        for oy in 0 ..< g.outH {
+            for ox in 0 ..< g.outW {
+                let dst = output + (oy * g.outW + ox) * c
+                for k in 0 ..< c { dst[k] = Int16.min }
+                for ky in 0 ..< g.kh {
+                    let iy = oy * g.strideH + ky - g.padTop
+                    if iy < 0 || iy >= g.inH { continue }
+                    for kx in 0 ..< g.kw {
+                        let ix = ox * g.strideW + kx - g.padLeft
+                        if ix < 0 || ix >= g.inW { continue }
+                        let src = input + (iy * g.inW + ix) * c
+                        for k in 0 ..< c { dst[k] = max(dst[k], src[k]) }
+                    }
+                }
+                for k in 0 ..< c { dst[k] = min(max(dst[k], lo), hi) }
+            }
+        }
+    }
+
+    // MARK: Element-wise (broadcast over padded rank-4 shapes)
+
+    public enum BinaryKind: Int { case add, mul, div, squaredDifference, prelu }
+
+    /// Per-op constants of an element-wise kernel (meaning per kind, see `QuantizedEngine`).
+    public struct BinaryParams {
+        public var m0: Int64, m1: Int64, s0: Int, m2: Int64, s2: Int, lo: Int64, hi: Int64
+        public init(m0: Int64, m1: Int64, s0: Int, m2: Int64 = 0, s2: Int = 0, lo: Int64 = -32767, hi: Int64 = 32767) {
+            self.m0 = m0; self.m1 = m1; self.s0 = s0; self.m2 = m2; self.s2 = s2; self.lo = lo; self.hi = hi
+        }
+    }
+
+    @inline(__always)
+    static func apply(_ k: BinaryKind, _ a: Int64, _ b: Int64, _ p: BinaryParams) -> Int16 {
+        let v: Int64
+        switch k {
+        case .add: v = FixedPoint.apply(a &* p.m0 &+ b &* p.m1, 1, p.s0)
+        case .mul: v = FixedPoint.apply(a &* b, p.m0, p.s0)
+        case .div: v = FixedPoint.apply(FixedPoint.roundedDivide(a &* p.m0, b), 1, p.s0)
+        case .squaredDifference:
+            let d = FixedPoint.apply(a &* p.m0 &- b &* p.m1, 1, p.s0)
+            v = FixedPoint.apply(d &* d, p.m2, p.s2)
+        case .prelu: v = a >= 0 ? FixedPoint.apply(a, p.m0, p.s0) : FixedPoint.apply(a &* b, p.m2, p.s2)
+        }
+        return Int16(truncatingIfNeeded: min(max(v, p.lo), p.hi))
+    }
+
+    public static func binary(_ k: BinaryKind, _ bc: FloatKernels.Broadcast4, _ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>,
+                              _ p: BinaryParams, _ out: UnsafeMutablePointer<Int16>) {
+        let (d0, d1, d2, d3) = bc.dims
+        var o = out
+        let sa = bc.a.3, sb = bc.b.3
+        let round0 = p.s0 == 0 ? 0 : Int64(1) << Int64(p.s0 - 1), s0 = Int64(p.s0)
+        for i0 in 0 ..< d0 { for i1 in 0 ..< d1 { for i2 in 0 ..< d2 {
+            let pa = a + i0 * bc.a.0 + i1 * bc.a.1 + i2 * bc.a.2
+            let pb = b + i0 * bc.b.0 + i1 * bc.b.1 + i2 * bc.b.2
+            switch k {
+            case .add:
+                // The residual-add hot path: one shared shift, vectorizable.
+                for i in 0 ..< d3 {
+                    let v = (Int64(pa[i * sa]) &* p.m0 &+ Int64(pb[i * sb]) &* p.m1 &+ round0) >> s0
+                    o[i] = Int16(truncatingIfNeeded: min(max(v, p.lo), p.hi))
+                }
+            case .div:
+                for i in 0 ..< d3 {
+                    let q = FixedPoint.roundedDivide(Int64(pa[i * sa]) &* p.m0, Int64(pb[i * sb]))
+                    o[i] = Int16(truncatingIfNeeded: min(max(FixedPoint.apply(q, 1, p.s0), p.lo), p.hi))
+                }
+            default:
+                for i in 0 ..< d3 { o[i] = apply(k, Int64(pa[i * sa]), Int64(pb[i * sb]), p) }
+            }
+            o += d3
+        } } }
+    }
+
+    /// out = logistic(x): table position x·m/2^s (16 fractional bits) around entry 256 of a
+    /// 513-entry table over [-16, 16], linearly interpolated.
+    public static func logistic(_ x: UnsafePointer<Int16>, table: UnsafePointer<Int16>, m: Int64, s: Int, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
+        for i in 0 ..< n {
+            var pos = FixedPoint.apply(Int64(x[i]), m, s) + 256 * 65536
+            pos = min(max(pos, 0), 512 * 65536 - 1)
+            let idx = Int(pos >> 16), frac = pos & 0xffff
+            let a = Int64(table[idx]), b = Int64(table[idx + 1])
+            out[i] = Int16(truncatingIfNeeded: a + (((b - a) * frac + 32768) >> 16))
+        }
+    }
+
+    /// out = C / √x with C = m/2^s (x ≤ 0 → the largest value).
+    public static func rsqrt(_ x: UnsafePointer<Int16>, m: Int64, s: Int, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
+        for i in 0 ..< n {
+            guard x[i] > 0 else { out[i] = 32767; continue }
+            let root = Int64(FixedPoint.isqrt(UInt64(x[i]) << 32))   // √x · 2^16
+            let q = FixedPoint.roundedDivide(m << 16, root)
+            out[i] = FixedPoint.clamp16(FixedPoint.apply(q, 1, s))
+        }
+    }
+
+    /// out = √(x · m / 2^s) (x ≤ 0 → 0).
+    public static func sqrt(_ x: UnsafePointer<Int16>, m: Int64, s: Int, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
+        for i in 0 ..< n {
+            guard x[i] > 0 else { out[i] = 0; continue }
+            var v = Int64(x[i]) &* m      // x·M·2^s
+            var e = s
+            if e % 2 == 1 { v <<= 1; e += 1 }
+            // √(v·2^-e) = √(v·2^16)·2^-(8 + e/2); v < 2^46, so v·2^16 fits.
+            let root = Int64(FixedPoint.isqrt(UInt64(v) << 16))
+            out[i] = FixedPoint.clamp16(FixedPoint.apply(root, 1, 8 + e / 2))
+        }
+    }
+
+    /// MEAN / SUM over the flagged axes: int64 sums, then one multiplier.
+    public static func reduce(_ input: UnsafePointer<Int16>, dims d: (Int, Int, Int, Int), reduce r: (Bool, Bool, Bool, Bool),
+                              m: Int64, s: Int, _ out: UnsafeMutablePointer<Int16>, scratch: UnsafeMutablePointer<Int64>) {
+        let od = (r.0 ? 1 : d.0, r.1 ? 1 : d.1, r.2 ? 1 : d.2, r.3 ? 1 : d.3)
+        let n = od.0 * od.1 * od.2 * od.3
+        scratch.update(repeating: 0, count: n)
+        var p = input
+        for i0 in 0 ..< d.0 { for i1 in 0 ..< d.1 { for i2 in 0 ..< d.2 {
+            let base = (((r.0 ? 0 : i0) * od.1 + (r.1 ? 0 : i1)) * od.2 + (r.2 ? 0 : i2)) * od.3
+            if r.3 {
+                var sum: Int64 = 0
+                for i3 in 0 ..< d.3 { sum &+= Int64(p[i3]) }
+                scratch[base] &+= sum
+            } else {
+                for i3 in 0 ..< d.3 { scratch[base + i3] &+= Int64(p[i3]) }
+            }
+            p += d.3
+        } } }
+        for i in 0 ..< n { out[i] = FixedPoint.clamp16(FixedPoint.apply(scratch[i], m, s)) }
+    }
+
+    /// Strided gather of int16 (transpose, strided slice).
+    public static func gather4(_ input: UnsafePointer<Int16>, base: Int, strides s: (Int, Int, Int, Int),
+                               dims d: (Int, Int, Int, Int), _ out: UnsafeMutablePointer<Int16>) {
+        var o = out
+        for i0 in 0 ..< d.0 { for i1 in 0 ..< d.1 { for i2 in 0 ..< d.2 {
+            let p = input + base + i0 * s.0 + i1 * s.1 + i2 * s.2
+            if s.3 == 1 { o.update(from: p, count: d.3) } else { for i3 in 0 ..< d.3 { o[i3] = p[i3 * s.3] } }
+            o += d.3
+        } } }
+    }
+
+    public static func pad(_ input: UnsafePointer<Int16>, inDims d: (Int, Int, Int, Int), before b: (Int, Int, Int, Int),
+                           outDims od: (Int, Int, Int, Int), _ out: UnsafeMutablePointer<Int16>) {
+        out.update(repeating: 0, count: od.0 * od.1 * od.2 * od.3)
+        var src = input
+        for i0 in 0 ..< d.0 { for i1 in 0 ..< d.1 { for i2 in 0 ..< d.2 {
+            (out + (((i0 + b.0) * od.1 + (i1 + b.1)) * od.2 + (i2 + b.2)) * od.3 + b.3).update(from: src, count: d.3)
+            src += d.3
+        } } }
+    }
+}

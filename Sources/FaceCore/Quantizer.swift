@@ -1,0 +1,208 @@
+/// Converts a float graph into the integer graph the fixed-point engine runs.
+///
+/// - Weights of CONV_2D and DEPTHWISE_CONV_2D: int8, symmetric, one scale per output channel,
+///   values in [-127, 127]; biases int32 in the accumulator's scale.
+/// - Activations: int16, symmetric, one scale per tensor from calibration (the largest |value|
+///   seen on real face crops). int8 activations were measured to lose too much on these models
+///   (see `facekit model convert --report`); every activation's type is recorded per tensor in
+///   the model file, so a later converter may choose int8 per layer without a format change.
+/// - Accumulators int32 (the conv inner loops), 64-bit only inside requantization.
+/// - Requantization by int32 mantissas and a shared shift per operator (`FixedPoint`).
+/// Ops that only move data (RESHAPE, TRANSPOSE, STRIDED_SLICE, PAD, MAX_POOL_2D, RELU, NEG)
+/// keep their input's scale, so they are exact.
+public enum Quantizer {
+    public static let qmax: Float = 32767
+    /// Activation ranges are the calibration maximum × 2: one of int16's fifteen bits buys room
+    /// for faces and lighting beyond the calibration set (measured: test crops exceed the
+    /// calibration maxima by up to 1.2×; clipping costs far more than one bit).
+    public static let headroom: Float = 2
+
+    /// The calibration set for a model. The blend-shape model takes landmarks in pixels of the
+    /// camera frame, so its early tensors scale with the frame size; its set adds every input
+    /// scaled ×2 so that frames up to twice the test media's resolution stay in range (the
+    /// model normalizes scale away itself, so this changes no result, only the ranges).
+    public static func calibrationSet(_ kind: ModelFile.Kind, _ inputs: [[Float]]) -> [[Float]] {
+        kind == .blendshapes ? inputs + inputs.map { $0.map { $0 * 2 } } : inputs
+    }
+
+    /// Quantizes `g` using `ranges[t]` = largest |value| of each tensor over calibration inputs.
+    public static func quantize(_ g: Graph, ranges: [Float]) throws(CoreError) -> Graph {
+        guard !g.isQuantized else { throw .invalidArgument(reason: "graph is already quantized") }
+        guard ranges.count == g.tensors.count else { throw .invalidArgument(reason: "calibration ranges do not match the graph") }
+        var b = Builder(source: g, ranges: ranges)
+        for i in g.inputs { b.out.inputs.append(b.activation(i, scale: b.scaleFromRange(i))) }
+        for (k, op) in g.ops.enumerated() { try b.add(op, index: k) }
+        for o in g.outputs { b.out.outputs.append(b.map[o]) }
+        try GraphValidator.validate(b.out)
+        return b.out
+    }
+
+    struct Builder {
+        let source: Graph
+        let ranges: [Float]
+        var out: Graph
+        var map: [Int]
+        var scales: [Float]
+
+        init(source: Graph, ranges: [Float]) {
+            self.source = source; self.ranges = ranges
+            out = Graph(name: source.name, tensors: [], ops: [], inputs: [], outputs: [], weights: [])
+            map = [Int](repeating: -1, count: source.tensors.count)
+            scales = [Float](repeating: 0, count: source.tensors.count)
+        }
+
+        func scaleFromRange(_ t: Int) -> Float { max(ranges[t] * Quantizer.headroom, 1e-6) / Quantizer.qmax }
+
+        mutating func activation(_ t: Int, scale: Float) -> Int {
+            let s = source.tensors[t]
+            out.tensors.append(GraphTensor(name: s.name, shape: s.shape, type: .int16, dataOffset: -1, byteCount: s.elementCount * 2, scale: scale))
+            map[t] = out.tensors.count - 1
+            scales[t] = scale
+            return map[t]
+        }
+
+        static func bytes<T: FixedWidthInteger>(_ v: [T]) -> [UInt8] {
+            var b: [UInt8] = []
+            b.reserveCapacity(v.count * T.bitWidth / 8)
+            for x in v {
+                var y = x.littleEndian
+                for _ in 0 ..< T.bitWidth / 8 { b.append(UInt8(truncatingIfNeeded: y)); y >>= 8 }
+            }
+            return b
+        }
+
+        mutating func constant<T: FixedWidthInteger>(_ values: [T], type: ElementType, shape: [Int], name: String, scale: Float) -> Int {
+            let off = out.appendBytes(Self.bytes(values))
+            out.tensors.append(GraphTensor(name: name, shape: shape, type: type, dataOffset: off, byteCount: values.count * type.byteSize, scale: scale))
+            return out.tensors.count - 1
+        }
+
+        /// An operand: a mapped activation, or a float constant quantized to int16 on first use.
+        mutating func operand(_ t: Int) -> (Int, Float) {
+            if map[t] >= 0 { return (map[t], scales[t]) }
+            let values = source.floats(t)
+            let s = max(values.reduce(0) { max($0, abs($1)) }, 1e-12) / Quantizer.qmax
+            let q = values.map { Int16(max(-32767, min(32767, ($0 / s).rounded()))) }
+            map[t] = constant(q, type: .int16, shape: source.tensors[t].shape, name: source.tensors[t].name, scale: s)
+            scales[t] = s
+            return (map[t], s)
+        }
+
+        func clampRange(_ act: Int, _ s: Float) -> (Int, Int) {
+            switch act {
+            case 1: return (0, 32767)
+            case 2: return (max(-32767, -Int((1 / s).rounded())), min(32767, Int((1 / s).rounded())))
+            case 3: return (0, min(32767, Int((6 / s).rounded())))
+            default: return (-32767, 32767)
+            }
+        }
+
+        mutating func add(_ op: GraphOp, index k: Int) throws(CoreError) {
+            let p = op.params
+            let o = op.output
+            func emit(_ code: OpCode, _ inputs: [Int], scale: Float, _ params: [Int]) {
+                let y = activation(o, scale: scale)
+                out.ops.append(GraphOp(code: code, inputs: inputs, output: y, params: params))
+            }
+            switch op.code {
+            case .conv2d, .depthwiseConv2d:
+                let (x, sx) = operand(op.inputs[0])
+                let filter = source.floats(op.inputs[1]), bias = source.floats(op.inputs[2])
+                let fshape = source.tensors[op.inputs[1]].shape
+                let cout = fshape[fshape.count - 1]
+                // Per output channel (the last axis in both packed layouts).
+                var maxAbs = [Float](repeating: 0, count: cout)
+                for (i, w) in filter.enumerated() { maxAbs[i % cout] = max(maxAbs[i % cout], abs(w)) }
+                let sw = maxAbs.map { max($0, 1e-12) / 127 }
+                let qw = filter.enumerated().map { Int8(max(-127, min(127, ($0.element / sw[$0.offset % cout]).rounded()))) }
+                let so = scaleFromRange(o)
+                let qb = (0 ..< cout).map { c -> Int32 in
+                    let v = (Double(bias[c]) / (Double(sx) * Double(sw[c]))).rounded()
+                    return Int32(max(-2147483647, min(2147483647, v)))
+                }
+                let (mant, shift) = FixedPoint.multipliers((0 ..< cout).map { Double(sx) * Double(sw[$0]) / Double(so) })
+                let wt = constant(qw, type: .int8, shape: fshape, name: source.tensors[op.inputs[1]].name, scale: 0)
+                let bt = constant(qb, type: .int32, shape: [cout], name: source.tensors[op.inputs[2]].name, scale: 0)
+                let mt = constant(mant, type: .int32, shape: [cout], name: "requant", scale: 0)
+                let (lo, hi) = clampRange(p[6], so)
+                emit(op.code, [x, wt, bt, mt], scale: so, Array(p[0 ..< 7]) + [shift, lo, hi])
+            case .maxPool2d:
+                let (x, sx) = operand(op.inputs[0])
+                let (lo, hi) = clampRange(p[6], sx)
+                emit(.maxPool2d, [x], scale: sx, p + [lo, hi])
+            case .relu, .neg, .reshape, .transpose, .stridedSlice, .pad:
+                let (x, sx) = operand(op.inputs[0])
+                emit(op.code, [x], scale: sx, p)
+            case .add, .sub:
+                let (a, sa) = operand(op.inputs[0]), (b, sb) = operand(op.inputs[1])
+                let so = scaleFromRange(o)
+                let (m, s) = FixedPoint.multipliers([Double(sa) / Double(so), Double(sb) / Double(so)], maxShift: 46)
+                let (lo, hi) = clampRange(p[0], so)
+                emit(op.code, [a, b], scale: so, [Int(m[0]), Int(m[1]), s, lo, hi])
+            case .mul:
+                let (a, sa) = operand(op.inputs[0]), (b, sb) = operand(op.inputs[1])
+                let so = scaleFromRange(o)
+                let (m, s) = FixedPoint.multipliers([Double(sa) * Double(sb) / Double(so)], maxShift: 62)
+                let (lo, hi) = clampRange(p[0], so)
+                emit(.mul, [a, b], scale: so, [Int(m[0]), s, lo, hi])
+            case .div:
+                let (a, sa) = operand(op.inputs[0]), (b, sb) = operand(op.inputs[1])
+                let so = scaleFromRange(o)
+                let (m, s) = FixedPoint.multipliers([Double(sa) / (Double(sb) * Double(so))], maxShift: 46)
+                emit(.div, [a, b], scale: so, [Int(m[0]), s])
+            case .squaredDifference:
+                let (a, sa) = operand(op.inputs[0]), (b, sb) = operand(op.inputs[1])
+                let ra = Float(32767) * sa, rb = Float(32767) * sb
+                let sd = (ra + rb) / Quantizer.qmax
+                let so = scaleFromRange(o)
+                let (m1, s1) = FixedPoint.multipliers([Double(sa) / Double(sd), Double(sb) / Double(sd)], maxShift: 46)
+                let (m2, s2) = FixedPoint.multipliers([Double(sd) * Double(sd) / Double(so)], maxShift: 62)
+                emit(.squaredDifference, [a, b], scale: so, [Int(m1[0]), Int(m1[1]), s1, Int(m2[0]), s2])
+            case .prelu:
+                let (x, sx) = operand(op.inputs[0]), (al, sa) = operand(op.inputs[1])
+                let so = scaleFromRange(o)
+                let (mp, sp) = FixedPoint.multipliers([Double(sx) / Double(so)], maxShift: 46)
+                let (mn, sn) = FixedPoint.multipliers([Double(sx) * Double(sa) / Double(so)], maxShift: 62)
+                emit(.prelu, [x, al], scale: so, [Int(mp[0]), sp, Int(mn[0]), sn])
+            case .logistic:
+                let (x, sx) = operand(op.inputs[0])
+                let so: Float = 1 / Quantizer.qmax
+                // 513 entries over [-16, 16] (32 units, 16 entries per unit); the kernel maps
+                // q·sx to a table position with 16 fractional bits and interpolates linearly.
+                let table = (0 ... 512).map { i -> Int16 in
+                    let v = Float(i) / 16 - 16
+                    return Int16((MathFunctions.logistic(v) / so).rounded())
+                }
+                let tt = constant(table, type: .int16, shape: [513], name: "logistic_table", scale: so)
+                let (m, s) = FixedPoint.multipliers([Double(sx) * 16 * 65536], maxShift: 46)
+                emit(.logistic, [x, tt], scale: so, [Int(m[0]), s])
+            case .rsqrt:
+                let (x, sx) = operand(op.inputs[0])
+                let so = scaleFromRange(o)
+                let (m, s) = FixedPoint.multipliers([1 / (Double(so) * Double(sx).squareRoot())], maxShift: 62)
+                emit(.rsqrt, [x], scale: so, [Int(m[0]), s])
+            case .sqrt:
+                let (x, sx) = operand(op.inputs[0])
+                let so = scaleFromRange(o)
+                let (m, s) = FixedPoint.multipliers([Double(sx) / (Double(so) * Double(so))], maxShift: 62)
+                emit(.sqrt, [x], scale: so, [Int(m[0]), s])
+            case .mean, .sum:
+                let (x, sx) = operand(op.inputs[0])
+                let so = scaleFromRange(o)
+                let shape = source.tensors[op.inputs[0]].shape
+                var count = 1, mask = 0
+                for a in p { count *= shape[a]; mask |= 1 << a }
+                let factor = op.code == .mean ? Double(sx) / (Double(count) * Double(so)) : Double(sx) / Double(so)
+                let (m, s) = FixedPoint.multipliers([factor], maxShift: 46)
+                emit(op.code, [x], scale: so, [mask, Int(m[0]), s])
+            case .concatenation:
+                var ins: [Int] = [], ss: [Double] = []
+                for i in op.inputs { let (t, st) = operand(i); ins.append(t); ss.append(Double(st)) }
+                let so = scaleFromRange(o)
+                let (m, s) = FixedPoint.multipliers(ss.map { $0 / Double(so) }, maxShift: 46)
+                emit(.concatenation, ins, scale: so, [p[0], s] + m.map { Int($0) })
+            }
+            _ = k
+        }
+    }
+}
