@@ -4,7 +4,7 @@ import Foundation
 /// `facekit bench capture`: CPU time per frame spent in capture + decode, for MJPEG at 640x480
 /// and 1280x720, full size and DCT-downscaled, from the replay source (always) and from a camera
 /// (--device). Thread CPU time (user + system of the reading thread), so other load on the
-/// machine does not inflate it; wall-clock rate is reported beside it for cameras.
+/// machine does not inflate it; for cameras the delivered rate is reported beside it.
 struct BenchCaptureCommand: Command {
     static let path = ["bench", "capture"]
     static let synopsis = "facekit bench capture [--json] [--frames N] [--mjpeg FILE,...] [--device DEV [--format F] [--size WxH] [--fps N]]"
@@ -32,7 +32,7 @@ struct BenchCaptureCommand: Command {
         var frames: Int
         var cpuMsPerFrame: Double
         var corrupt: UInt64
-        /// Cameras only: frames per second of wall-clock time.
+        /// Cameras only: the rate of the frames measured, from their timestamps.
         var achievedFPS: Double?
     }
 
@@ -149,18 +149,24 @@ struct BenchCaptureCommand: Command {
             let buffer = FrameBuffer(layout: cam.layout, capacity: cam.maxFrameBytes)
             // Warm-up also drains frames queued before we started (v4l2loopback keeps a backlog).
             for _ in 0..<(cam.bufferCount + 2) { _ = try cam.read(into: buffer, timeoutMs: 2000) }
-            let c0 = MonotonicClock.threadCPU(), t0 = MonotonicClock.now()
+            let c0 = MonotonicClock.threadCPU()
             var n = 0
+            var firstTs: UInt64 = 0, lastTs: UInt64 = 0
             while n < frames {
                 guard try cam.read(into: buffer, timeoutMs: 2000) == .frame else { break }
+                if n == 0 { firstTs = buffer.timestampNs }
+                lastTs = buffer.timestampNs
                 n += 1
             }
-            let cpu = MonotonicClock.threadCPU() - c0, wall = MonotonicClock.now() - t0
+            let cpu = MonotonicClock.threadCPU() - c0
+            // The camera's rate from its own timestamps (wall time would count a driver's backlog
+            // of already-captured frames as a faster camera).
+            let span = lastTs > firstTs ? lastTs - firstTs : 0
             let isJPEG = cam.cameraFormat == .mjpeg || cam.cameraFormat == .jpeg
             results.append(Measurement(decode: isJPEG ? decode.rawValue : "copy", scale: isJPEG ? scale.rawValue : 1,
                                        output: cam.layout.description, frames: n,
                                        cpuMsPerFrame: Double(cpu) / Double(max(n, 1)) / 1e6, corrupt: cam.counters.corrupt,
-                                       achievedFPS: wall > 0 ? Double(n) * 1e9 / Double(wall) : 0))
+                                       achievedFPS: span > 0 ? Double(n - 1) * 1e9 / Double(span) : 0))
             if !isJPEG { break }
         }
         return Input(source: path, size: camFormat, meanJPEGBytes: nil, results: results)
