@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+import FaceCore
+@testable import FaceTracking
+
+/// Issue 4 item 3: the fused fixed-point ROI warp.
+@Suite struct RoiWarpTests {
+    struct Case { var name: String; var media: String; var frame: Int; var roi: [Double]?; var detector: Bool }
+
+    static func cases() throws -> [Case] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Fixtures.repo + "/testdata/reference/model-io/index.json"))
+        let json = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+        let all = json["cases"] as! [String: Any]
+        var out: [Case] = []
+        for (model, isDetector) in [("landmarks", false), ("detector", true)] {
+            for c in all[model] as! [[String: Any]] {
+                out.append(Case(name: c["name"] as! String, media: c["media"] as! String, frame: c["frame"] as! Int,
+                                roi: c["roi"] as? [Double], detector: isDetector))
+            }
+        }
+        return out
+    }
+
+    /// On real frames, our warp gives the tensors MediaPipe's OpenCV warp gave (the model-io
+    /// inputs, made with cv2 4.10 which is bit-exact with MediaPipe's OpenCV 3.4).
+    @Test func matchesOpenCVOnRealCrops() throws {
+        let cases = try Self.cases()
+        var values = 0, differing = 0
+        var maxDiff: Float = 0
+        var checked = 0
+        for media in Set(cases.map(\.media)).sorted() {
+            let mine = cases.filter { $0.media == media }.sorted { $0.frame < $1.frame }
+            let dec = try MediaDecoder(path: Fixtures.repo + "/testdata/" + media)
+            var k = 0
+            while k < mine.count, try dec.next() {
+                while k < mine.count && mine[k].frame == dec.index {
+                    let c = mine[k]; k += 1
+                    let dir = Fixtures.repo + "/testdata/reference/model-io/\(c.detector ? "detector" : "landmarks")/\(c.name)"
+                    let bytes = try Data(contentsOf: URL(fileURLWithPath: dir + "/input.npy"))
+                    let expected = try bytes.withUnsafeBytes { try NPYArray(bytes: $0) }
+                    var got = [Float](repeating: 0, count: expected.values.count)
+                    let W = dec.width, H = dec.height
+                    got.withUnsafeMutableBufferPointer { out in
+                        if c.detector {
+                            let s = Float(max(W, H))
+                            RoiWarp.warp(dec.image, cx: 0.5 * Float(W), cy: 0.5 * Float(H), w: s, h: s, rotation: 0,
+                                         tensorWidth: 128, tensorHeight: 128, border: .zero,
+                                         range: .init(scale: Float(2.0 / 255.0), offset: -1), into: out)
+                        } else {
+                            let r = c.roi!
+                            let rect = NormalizedRect(xCenter: Float(r[0]), yCenter: Float(r[1]), width: Float(r[2]),
+                                                      height: Float(r[3]), rotation: Float(r[4]))
+                            let p = rect.pixelRect(imageWidth: W, imageHeight: H)
+                            RoiWarp.warp(dec.image, cx: p.cx, cy: p.cy, w: p.w, h: p.h, rotation: p.rotation,
+                                         tensorWidth: 256, tensorHeight: 256, border: .replicate,
+                                         range: .init(scale: Float(1.0 / 255.0), offset: 0), into: out)
+                        }
+                    }
+                    for i in got.indices {
+                        let d = abs(got[i] - expected.values[i])
+                        if d > 0 { differing += 1; maxDiff = max(maxDiff, d) }
+                    }
+                    values += got.count
+                    checked += 1
+                }
+            }
+        }
+        print("warp vs OpenCV: \(checked) crops, \(values) values, \(differing) differ, max |Δ| \(maxDiff)")
+        #expect(checked >= 90)
+        // Rounding ties of the double-precision matrix may flip a handful of values by one level.
+        #expect(Double(differing) <= 1e-5 * Double(values), "\(differing) of \(values) values differ")
+        #expect(maxDiff <= 2.0 / 255.0 * 2 + 1e-6)
+    }
+
+    /// A frame in YUYV, NV12 or GREY warps exactly like the same frame converted to RGB24 first:
+    /// the fused path converts only the sampled neighbours, with no full-frame conversion.
+    @Test(arguments: [PixelImage.Format.yuyv, .nv12, .grey])
+    func nativeFormatsWarpLikeTheirRGB(format: PixelImage.Format) {
+        let W = 93, H = 61   // odd sizes: edges of the chroma subsampling
+        var state: UInt64 = 0x9E3779B97F4A7C15
+        func rnd() -> UInt8 { state = state &* 6364136223846793005 &+ 1442695040888963407; return UInt8(truncatingIfNeeded: state >> 33) }
+        let yStride = format == .yuyv ? (W + 1) / 2 * 4 + 6 : W + 3
+        var plane0 = [UInt8](repeating: 0, count: yStride * H)
+        for i in plane0.indices { plane0[i] = rnd() }
+        let uvStride = (W + 1) / 2 * 2 + 4
+        var plane1 = [UInt8](repeating: 0, count: uvStride * ((H + 1) / 2))
+        for i in plane1.indices { plane1[i] = rnd() }
+        var rgb = [UInt8](repeating: 0, count: W * H * 3)
+        plane0.withUnsafeBytes { p0 in plane1.withUnsafeBytes { p1 in
+            for y in 0 ..< H {
+                for x in 0 ..< W {
+                    let c: (Int32, Int32, Int32)
+                    switch format {
+                    case .yuyv:
+                        let b = y * yStride + (x / 2) * 4
+                        c = YUV.toRGB(Int32(p0[b + (x % 2) * 2]), Int32(p0[b + 1]), Int32(p0[b + 3]))
+                    case .nv12:
+                        let b = (y / 2) * uvStride + (x / 2) * 2
+                        c = YUV.toRGB(Int32(p0[y * yStride + x]), Int32(p1[b]), Int32(p1[b + 1]))
+                    default:
+                        let v = Int32(p0[y * yStride + x]); c = (v, v, v)
+                    }
+                    rgb[(y * W + x) * 3] = UInt8(c.0); rgb[(y * W + x) * 3 + 1] = UInt8(c.1); rgb[(y * W + x) * 3 + 2] = UInt8(c.2)
+                }
+            }
+        }}
+        let rois: [(Float, Float, Float, Float, Float, RoiWarp.Border)] = [
+            (46, 30, 60, 60, 0.3, .replicate), (10, 5, 80, 50, -2.0, .replicate), (46, 30, 93, 93, 0, .zero), (80, 55, 40, 70, 1.1, .zero),
+        ]
+        for roi in rois {
+            var a = [Float](repeating: 0, count: 64 * 64 * 3), b = a
+            let range = RoiWarp.ValueRange(scale: 1, offset: 0)
+            plane0.withUnsafeBytes { p0 in plane1.withUnsafeBytes { p1 in rgb.withUnsafeBytes { r in
+                let native = PixelImage(format: format, width: W, height: H, plane0: p0.baseAddress!, stride0: yStride,
+                                        plane1: p1.baseAddress!, stride1: uvStride)
+                a.withUnsafeMutableBufferPointer {
+                    RoiWarp.warp(native, cx: roi.0, cy: roi.1, w: roi.2, h: roi.3, rotation: roi.4, tensorWidth: 64, tensorHeight: 64,
+                                 border: roi.5, range: range, into: $0)
+                }
+                b.withUnsafeMutableBufferPointer {
+                    RoiWarp.warp(.rgb24(r.baseAddress!, width: W, height: H), cx: roi.0, cy: roi.1, w: roi.2, h: roi.3, rotation: roi.4,
+                                 tensorWidth: 64, tensorHeight: 64, border: roi.5, range: range, into: $0)
+                }
+            }}}
+            #expect(a == b, "\(format) ROI \(roi)")
+            #expect(Set(a).count > 50, "the warp produced a flat image")
+        }
+    }
+
+    /// BT.601 limited range: black, white and the primaries' known codes.
+    @Test func yuvConversion() {
+        #expect(YUV.toRGB(16, 128, 128) == (0, 0, 0))
+        #expect(YUV.toRGB(235, 128, 128) == (255, 255, 255))
+        let red = YUV.toRGB(81, 90, 240)
+        #expect(red.0 >= 253 && red.1 <= 2 && red.2 <= 2)
+    }
+}
