@@ -56,6 +56,10 @@ if yuyv:
     check(ctl.get("gain", {}).get("value") == 42 and ctl["gain"].get("auto") is False,
           "capture-yuyv: gain set to manual 42 (autogain off) and read back")
     check(ctl.get("brightness", {}).get("value") == 140, "capture-yuyv: brightness 140 read back")
+auto = load("capture-gain-auto")
+if auto:
+    g = [c for c in auto["controls"] if c["name"] == "gain"]
+    check(len(g) == 1 and g[0]["auto"] is True and g[0]["matches"], "capture-gain-auto: automatic gain switched back on and read back")
 mjpeg = stream("capture-mjpeg", "320x240 RGB24", "640x480 MJPG", 100)
 unplug = load("capture-unplug")
 if unplug:

@@ -14,6 +14,13 @@ fk capture --device /dev/video0 --format YUYV --size 640x480 --fps 25 --frames 1
 json capture-yuyv $RUN/yuyv.json
 echo "vivid YUYV: rc=$rc in $(since $t) s"
 [ $rc = 0 ] || fail "vivid YUYV capture check failed: $(cat $RUN/yuyv.json)"
+# Automatic gain back on, read back; and a control vivid lacks must fail with a clear message.
+fk capture --device /dev/video0 --format YUYV --size 640x480 --fps 25 --frames 5 --gain auto --json > $RUN/auto.json \
+  || fail "capture with --gain auto failed"
+json capture-gain-auto $RUN/auto.json
+fk capture --device /dev/video0 --format YUYV --size 640x480 --fps 25 --frames 5 --exposure 100 > $RUN/exp.log 2>&1 \
+  && fail "--exposure on a camera without exposure control succeeded"
+grep -q "has no manual exposure control" $RUN/exp.log || fail "unclear error for a missing control: $(cat $RUN/exp.log)"
 
 modprobe v4l2loopback devices=2 video_nr=10,11 card_label=facekit-mjpeg-vga,facekit-mjpeg-hd exclusive_caps=1,1 max_buffers=8 \
   || fail "modprobe v4l2loopback"
