@@ -260,6 +260,10 @@ public final class V4L2Camera: FrameSource {
     private func deliver(_ dq: V4L2Device.DequeuedBuffer, from d: V4L2Device, into buffer: FrameBuffer) throws(CaptureError) -> Bool {
         let mem = d.buffer(dq.index)
         let used = min(dq.bytesUsed, mem.count)
+        if dq.damaged {   // the driver says so (UVC: a frame with lost USB packets)
+            accounting.skipCorrupt()
+            return false
+        }
         if cameraFormat == .mjpeg || cameraFormat == .jpeg {
             do {
                 try decoder.decode(UnsafeRawBufferPointer(rebasing: mem[0..<used]), scale: configuration.jpegScale,
@@ -273,8 +277,9 @@ public final class V4L2Camera: FrameSource {
             guard need <= buffer.capacity else {
                 throw CaptureError(.usage, "frame buffer of \(buffer.capacity) bytes is too small for \(layout) (\(need) bytes)")
             }
+            // A short raw frame is damaged; bytesused 0 is tolerated (some old drivers never set it).
             guard used >= min(need, mem.count) || used == 0 else {
-                accounting.skipCorrupt()   // a short raw frame: the driver flagged an error
+                accounting.skipCorrupt()
                 return false
             }
             buffer.bytes.copyMemory(from: mem.baseAddress!, byteCount: min(need, mem.count))

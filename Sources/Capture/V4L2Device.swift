@@ -46,6 +46,8 @@ final class V4L2Device {
         var index: Int, bytesUsed: Int, timestampNs: UInt64, sequence: UInt32, flags: UInt32
         /// The driver stamps CLOCK_MONOTONIC (the V4L2 default since 3.x); v4l2loopback leaves
         /// the type flag unset although its clock is monotonic too.
+        /// V4L2_BUF_FLAG_ERROR: the driver delivered the buffer but its contents are damaged.
+        var damaged: Bool { flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 }
         var monotonicClock: Bool {
             flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC)
         }
