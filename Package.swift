@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "CAllocationCounter"),
         .testTarget(name: "FaceCoreTests", dependencies: ["FaceCore", "CAllocationCounter"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
-        .testTarget(name: "RecordingTests", dependencies: ["Recording"]),
+        .testTarget(name: "RecordingTests", dependencies: ["Recording", "CAllocationCounter"]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "Recording"]),
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceCore", "CAllocationCounter"]),
     ]

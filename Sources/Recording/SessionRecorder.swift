@@ -261,6 +261,10 @@ public final class SessionRecorder: @unchecked Sendable {
         let interval = Int64(max(1, metadata.config.flushIntervalMs)) * 1_000_000
         var nextFlush = Syscalls.monotonicNanoseconds() + interval
         var dirty = false
+        // Swapped with `pendingEvents` under the lock: both arrays keep their capacity, so the
+        // steady-state loop allocates nothing.
+        var events: [SessionEvent] = []
+        events.reserveCapacity(16)
         while true {
             lock.lock()
             while queued == 0 && pendingEvents.isEmpty && !imageSlots.contains(where: { $0.full }) && !stopRequested
@@ -269,8 +273,7 @@ public final class SessionRecorder: @unchecked Sendable {
             }
             let start = (head - queued + capacity) % capacity
             let n = min(queued, capacity - start)
-            let events = pendingEvents
-            pendingEvents.removeAll(keepingCapacity: true)
+            swap(&events, &pendingEvents)
             let imageIndex = imageSlots.firstIndex(where: { $0.full })
             let stopping = stopRequested
             lock.unlock()
@@ -283,6 +286,7 @@ public final class SessionRecorder: @unchecked Sendable {
                 }
                 if !events.isEmpty {
                     try writeEvents(events)
+                    events.removeAll(keepingCapacity: true)
                     dirty = true
                 }
                 if let i = imageIndex {
