@@ -39,6 +39,7 @@ struct BenchStorageCommand: Command {
         let rssBefore = Self.peakRSSKiB()
         let t0 = Syscalls.monotonicNanoseconds()
         var dropped = 0
+        var rng: UInt64 = 0x9E37_79B9_7F4A_7C15
         for i in 0..<Int64(frames) {
             let due = t0 + Int64(Double(i) * Double(gen.periodNs) / speed)
             while true {
@@ -47,6 +48,7 @@ struct BenchStorageCommand: Command {
                 usleep(UInt32(min(100_000, max(50, (due - now) / 1000))))
             }
             gen.fill(&record, index: i)
+            Self.addJitter(&record, &rng)
             if i % Int64(fps * 60) == 0 { recorder.addEvent("minute_\(i / Int64(fps * 60))", source: "api", monotonicNs: record.monotonicNs) }
             let r = imagesEvery > 0 && i % Int64(imagesEvery) == 0
                 ? pixels.withUnsafeBytes { recorder.append(record, image: ImageRef(pixels: $0, width: 320, height: 240, components: 3)) }
@@ -112,6 +114,18 @@ struct BenchStorageCommand: Command {
             for (k, v) in fields { print("  " + k.padding(toLength: 36, withPad: " ", startingAt: 0) + "\(v)") }
         }
         return dropped == 0 && recorder.droppedFrames == 0 ? 0 : 1
+    }
+
+    /// The synthetic formulas are periodic and would deflate unrealistically well; camera landmarks
+    /// and blend shapes jitter from frame to frame. Add ±0.005 of xorshift noise to every value.
+    static func addJitter(_ r: inout FrameRecord, _ rng: inout UInt64) {
+        @inline(__always) func noise() -> Float {
+            rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17
+            return Float(rng % 1001) * 1e-5 - 0.005
+        }
+        r.landmarks.withUnsafeMutableBufferPointer { lm in for k in 0..<lm.count { lm[k] += noise() } }
+        for k in 0..<r.blendShapes.count { r.blendShapes[k] += noise() }
+        r.headYaw += noise(); r.headPitch += noise(); r.headRoll += noise()
     }
 
     func round2(_ x: Double) -> Double { (x * 100).rounded() / 100 }
