@@ -71,7 +71,7 @@ public struct FuzzHarness {
     @discardableResult
     public static func exercise(_ bytes: [UInt8], target: Target) -> Bool {
         bytes.withUnsafeBytes { raw in
-            do {
+            do throws(CoreError) {
                 switch target {
                 case .tflite:
                     let g = try GraphImporter.importTFLite(bytes: raw, name: "fuzz")
