@@ -122,6 +122,30 @@ public final class FaceTracker {
         let cap = configuration.maxTrackedFaces + DetectorDecoder.anchorCount
         prevRects.reserveCapacity(cap); rects.reserveCapacity(cap); rectFromDetector.reserveCapacity(cap)
         nextRects.reserveCapacity(cap)
+        // Warm every engine and the lazily initialized static tables now, so nothing is allocated
+        // later on the first face (the first blend-shape run would otherwise happen mid-session).
+        detector.run(); landmarker.run(); blendShaper.run()
+        _ = FaceAnalysis.actionUnitIndices.count + FaceAnalysis.emotionIndices.count + Self.blendShapeLandmarks.count
+        warmUp()
+    }
+
+    /// Runs the per-face post-processing once on the canonical face, so one-time runtime work
+    /// (type metadata, first engine runs) happens at start-up, not on the first face of a session.
+    private func warmUp() {
+        let c = geometry.canonical
+        for i in 0 ..< Self.landmarkCount {
+            let j = i < FaceGeometry.landmarkCount ? i : 33
+            frame.faces[0].landmarks[i * 3] = Float(0.5 + c[j * 3] / 40)
+            frame.faces[0].landmarks[i * 3 + 1] = Float(0.5 - c[j * 3 + 1] / 40)
+            frame.faces[0].landmarks[i * 3 + 2] = Float(c[j * 3 + 2] / 40)
+        }
+        _ = rectFromLandmarks(face: 0, 640, 480)
+        if let smoother {
+            smooth(smoother, timestampNs: 1, 640, 480)
+            smoother.reset()
+        }
+        finish(face: 0, 640, 480)
+        frame.faceCount = 0
     }
 
     /// Forgets the tracked faces and smoothing history (a new video, a camera restart).
