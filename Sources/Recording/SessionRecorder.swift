@@ -56,6 +56,7 @@ public final class SessionRecorder: @unchecked Sendable {
     private var eventsEnd: Int64
     private var written = 0
     private var writerBusyNs: Int64 = 0
+    private var writerMaxStallNs: Int64 = 0
     private var bytesWritten: Int64 = 0
     private var durable = 0
 
@@ -251,8 +252,11 @@ public final class SessionRecorder: @unchecked Sendable {
     /// Frames known to be on stable storage (fsynced).
     public var durableFrames: Int { lock.withLock { durable } }
     public var currentState: SessionState { lock.withLock { state } }
-    /// Writer statistics: time spent checksumming, writing and fsyncing; bytes written.
-    public var writerStatistics: (busyNs: Int64, bytes: Int64) { lock.withLock { (writerBusyNs, bytesWritten) } }
+    /// Writer statistics: time spent checksumming, writing and fsyncing; bytes written; the longest
+    /// single write+fsync round (the queue must cover it, or frames are dropped).
+    public var writerStatistics: (busyNs: Int64, bytes: Int64, maxStallNs: Int64) {
+        lock.withLock { (writerBusyNs, bytesWritten, writerMaxStallNs) }
+    }
 
     // MARK: Writer thread
 
@@ -305,7 +309,7 @@ public final class SessionRecorder: @unchecked Sendable {
                     onFlush?(d)
                 }
                 let t1 = Syscalls.monotonicNanoseconds()
-                lock.withLock { writerBusyNs += t1 - t0 }
+                lock.withLock { writerBusyNs += t1 - t0; writerMaxStallNs = max(writerMaxStallNs, t1 - t0) }
                 if stopping && drained && !dirty { break }
             } catch let error as RecordingError {
                 fail(error)

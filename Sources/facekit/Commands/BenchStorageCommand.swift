@@ -7,7 +7,7 @@ import Recording
 /// paced at `--speed` times real time, then exports it to HDF5 and CSV.
 struct BenchStorageCommand: Command {
     static let path = ["bench", "storage"]
-    static let synopsis = "facekit bench storage [--json] [--hours 2] [--fps 30] [--speed 60] [--images-every 0] [--store DIR] [--keep]"
+    static let synopsis = "facekit bench storage [--json] [--hours 2] [--fps 30] [--speed 30] [--images-every 0] [--store DIR] [--keep]"
     static let abstract = "Storage benchmark: bytes/frame, MB/h, write rate, drops, peak RSS, export time ratios."
     let args: ArgumentScanner
     init(arguments: [String]) throws {
@@ -18,7 +18,7 @@ struct BenchStorageCommand: Command {
     func run() throws -> Int32 {
         let hours = Double(args.value("hours") ?? "2") ?? 2
         let fps = Double(args.value("fps") ?? "30") ?? 30
-        let speed = Double(args.value("speed") ?? "60") ?? 60
+        let speed = Double(args.value("speed") ?? "30") ?? 30
         let imagesEvery = try args.int("images-every", default: 0)
         guard hours > 0, fps > 0, speed > 0 else { throw UsageError("--hours, --fps and --speed must be positive") }
         let frames = Int((hours * 3600 * fps).rounded())
@@ -28,9 +28,14 @@ struct BenchStorageCommand: Command {
         defer { if !args.flag("keep") { try? FileManager.default.removeItem(atPath: base) } }
         let store = try SessionStore(root: storeRoot)
 
-        // Record, paced: frame i is due at t0 + i * period / speed; the producer never waits on the writer.
+        // Record, paced: frame i is due at t0 + i * period / speed; the producer never waits on the
+        // writer. The queue is scaled with the speed so it buffers the same wall time as the
+        // appliance's default 256 frames at real time (8.5 s at 30 fps); otherwise a 100 ms fsync
+        // stall at 30x would drop frames that real time never would.
+        let defaultQueue = SessionConfig().queueCapacity
+        let queue = Int((Double(defaultQueue) * speed).rounded())
         let config = SessionConfig(vertices: .all(.float16), imageEveryNth: imagesEvery, flushIntervalMs: 1000,
-                                   queueCapacity: 256, extra: ["source": "bench"])
+                                   queueCapacity: queue, extra: ["source": "bench"])
         let recorder = try store.create(participant: "BENCH", device: ["model": "synthetic"], config: config)
         let gen = SyntheticFrames(seed: 7, startNs: Syscalls.monotonicNanoseconds(), fps: fps)
         var record = FrameRecord()
@@ -95,6 +100,9 @@ struct BenchStorageCommand: Command {
             ("record_wall_s", round2(wallS)), ("sustained_write_mb_s", round2(Double(stats.bytes) / 1e6 / wallS)),
             ("writer_busy_s", round2(busyS)), ("writer_capacity_mb_s", round2(Double(stats.bytes) / 1e6 / max(busyS, 1e-9))),
             ("writer_busy_fraction", round4(busyS / wallS)),
+            ("writer_max_stall_ms", round2(Double(stats.maxStallNs) / 1e6)),
+            ("queue_slots", queue), ("queue_mib", round2(Double(queue * FrameLayout(vertexMode: .all(.float16)).recordSize) / 1048576)),
+            ("queue_seconds_at_real_time", round2(Double(defaultQueue) / fps)),
             ("peak_rss_mib_before", round2(Double(rssBefore) / 1024)), ("peak_rss_mib_recording", round2(Double(rssRecording) / 1024)),
             ("peak_rss_mib_with_exports", round2(Double(rssEnd) / 1024)),
             ("export_hdf5_s", round2(Double(hdf5Ns) / 1e9)), ("export_hdf5_bytes", hdf5Bytes),
