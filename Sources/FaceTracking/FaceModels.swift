@@ -86,4 +86,44 @@ public struct FaceModels {
         return FaceModels(detector: graphs[.detector]!, landmarks: graphs[.landmarks]!,
                           blendShapes: graphs[.blendshapes]!, geometry: geometry!)
     }
+
+    /// Whether the models are fixed point (a quantized `.fkm` from `facekit model convert`).
+    public var isFixedPoint: Bool { detector.isQuantized && landmarks.isQuantized && blendShapes.isQuantized }
+
+    /// The same models quantized for the fixed-point engine, calibrated on the real face crops in
+    /// `calibration/<detector|landmarks|blendshapes>/*.npy` — what `facekit model convert` does,
+    /// in process (scripts/reference/make-model-io produces the crops).
+    public func quantized(calibration dir: String) throws -> FaceModels {
+        var out = self
+        for kind in [ModelFile.Kind.detector, .landmarks, .blendshapes] {
+            let g = kind == .detector ? detector : kind == .landmarks ? landmarks : blendShapes
+            if g.isQuantized { continue }
+            let sub = "\(dir)/\(kind.name)"
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: sub).filter({ $0.hasSuffix(".npy") }).sorted(),
+                  !names.isEmpty else {
+                throw FaceTrackingError("\(sub): no calibration inputs (.npy); run scripts/reference/make-model-io or use a quantized .fkm")
+            }
+            do {
+                let engine = try FloatEngine(graph: g)
+                var inputs: [[Float]] = []
+                for name in names {
+                    let d = try Self.read("\(sub)/\(name)")
+                    let a = try d.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws(CoreError) in try NPYArray(bytes: raw) }
+                    guard a.values.count == engine.input().count else {
+                        throw FaceTrackingError("\(sub)/\(name): \(a.values.count) values, the \(kind.name) model takes \(engine.input().count)")
+                    }
+                    inputs.append(a.values)
+                }
+                let q = try Quantizer.quantize(g, ranges: engine.calibrate(inputs: Quantizer.calibrationSet(kind, inputs)))
+                switch kind {
+                case .detector: out.detector = q
+                case .landmarks: out.landmarks = q
+                case .blendshapes: out.blendShapes = q
+                }
+            } catch let e as CoreError {
+                throw FaceTrackingError("\(sub): quantizing the \(kind.name) model failed: \(e.message)")
+            }
+        }
+        return out
+    }
 }

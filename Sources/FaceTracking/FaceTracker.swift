@@ -95,10 +95,21 @@ public final class FaceTracker {
     private var sEmotions = [Float](repeating: 0, count: 7)
     private var sTransform = [Float](repeating: 0, count: 16)
 
+    /// The engine for a graph: the fixed-point engine for a quantized model, the float reference
+    /// engine otherwise. So a quantized `.fkm` runs in fixed point, a `.task` in float.
+    public static func defaultEngine(_ g: Graph) throws -> any InferenceEngine {
+        do {
+            if g.isQuantized { return try QuantizedEngine(graph: g) }
+            return try FloatEngine(graph: g)
+        } catch let e as CoreError {
+            throw FaceTrackingError("\(g.name): \(e.message)")
+        }
+    }
+
     /// - Parameters:
-    ///   - makeEngine: builds the engine for each graph; the float reference engine by default.
+    ///   - makeEngine: builds the engine for each graph; `defaultEngine` unless given.
     public init(models: FaceModels, configuration: Configuration = .init(),
-                makeEngine: (Graph) throws -> any InferenceEngine = { try FloatEngine(graph: $0) }) throws {
+                makeEngine: (Graph) throws -> any InferenceEngine = FaceTracker.defaultEngine) throws {
         guard configuration.maxTrackedFaces >= 1 else { throw FaceTrackingError("maxTrackedFaces must be at least 1") }
         self.configuration = configuration
         detector = try makeEngine(models.detector)

@@ -30,4 +30,22 @@ import Testing
         #expect(a.bothFound == 2, "\(a)")
         #expect(a.landmarkMedian <= 0.5 && a.landmarkP95 <= 1.5 && a.blendMAE <= 0.02 && a.poseMedian <= 2, "\(a)")
     }
+
+    /// The same thresholds with the fixed-point engine (int8 weights, int16 activations), models
+    /// quantized in process from testdata/reference/calibration. Opt-in (FACEKIT_TEST_FIXED=1):
+    /// it takes ~5 minutes, and with the fixed-point engine as of commit 93b8d0f it does not meet
+    /// the landmark thresholds yet (median ~1.3 % IOD, p95 ~3.2 %; blend MAE 0.009–0.035; pose
+    /// median ≤ 1.1°) — issue 3 is improving it. Enable by default once it passes.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["FACEKIT_TEST_FIXED"] == "1"), arguments: media)
+    func fixedPointMatchesMediaPipe(media: String) throws {
+        let a = try AccuracyRunner.run(media, models: Fixtures.fixedModels)
+        print("accuracy[fixed] \(a)")
+        #expect(a.foundRate >= 0.99, "\(a)")
+        if a.bothFound > 0 {
+            #expect(a.landmarkMedian <= 0.5, "\(a)")
+            #expect(a.landmarkP95 <= 1.5, "\(a)")
+            #expect(a.blendMAE <= 0.02, "\(a)")
+            #expect(a.poseMedian <= 2, "\(a)")
+        }
+    }
 }

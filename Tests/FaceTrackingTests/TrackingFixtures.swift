@@ -13,6 +13,12 @@ enum Fixtures {
         catch { fatalError("\(error); run scripts/fetch-models") }
     }()
 
+    /// The models quantized for the fixed-point engine (calibrated on testdata/reference/calibration).
+    nonisolated(unsafe) static let fixedModels: FaceModels = {
+        do { return try models.quantized(calibration: repo + "/testdata/reference/calibration") }
+        catch { fatalError("\(error)") }
+    }()
+
     static let videos = ["single_face.mp4", "WolfgangLanger_Pexels.mp4", "face_noface.mov", "noface_face.mov", "no_face.mp4"]
     static let stills = ["single_face.jpg", "multi_face.jpg", "0-f1-su-ph.jpg", "0-f15-hao-ph.jpg", "15-f13-anc-ph.jpg",
                          "45-m7-di-ph.jpg", "BWPictureHuman.jpg"]
@@ -52,15 +58,13 @@ struct Agreement: CustomStringConvertible {
 enum AccuracyRunner {
     /// Runs the tracker over `media` decoded like the goldens and compares with MediaPipe.
     static func run(_ media: String, goldenSuffix: String = "", maxFaces: Int = 1,
-                    makeEngine: ((Graph) throws -> any InferenceEngine)? = nil) throws -> Agreement {
+                    models: FaceModels = Fixtures.models) throws -> Agreement {
         let g = try NPZ(path: Fixtures.goldenPath(media, suffix: goldenSuffix))
         let dec = try MediaDecoder(path: Fixtures.repo + "/testdata/" + media)
         var cfg = FaceTracker.Configuration()
         cfg.mode = dec.isStill ? .image : .video
         cfg.maxTrackedFaces = maxFaces
-        let tracker: FaceTracker
-        if let makeEngine { tracker = try FaceTracker(models: Fixtures.models, configuration: cfg, makeEngine: makeEngine) }
-        else { tracker = try FaceTracker(models: Fixtures.models, configuration: cfg) }
+        let tracker = try FaceTracker(models: models, configuration: cfg)
         let W = Double(dec.width), H = Double(dec.height)
         let K = Int(g["landmarks"].shape[1])
         var a = Agreement()
