@@ -32,6 +32,12 @@ public final class LoopbackFeeder {
         p.parm.output.timeperframe.numerator = i.numerator
         p.parm.output.timeperframe.denominator = i.denominator
         try ioctl(CVIDIOC_S_PARM, &p, "VIDIOC_S_PARM (output)")
+        // STREAMON registers this opener as the writer. A producer that only write()s is not
+        // marked as one, so when it closes v4l2loopback (0.12) never announces its output side
+        // again, and the next producer's S_FMT fails with EINVAL once anyone has queried the
+        // device in between (measured on the emulated board).
+        var t = Int32(V4L2_BUF_TYPE_VIDEO_OUTPUT.rawValue)
+        try ioctl(CVIDIOC_STREAMON, &t, "VIDIOC_STREAMON (output)")
     }
 
     deinit { close(fd) }

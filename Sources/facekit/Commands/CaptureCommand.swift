@@ -77,6 +77,7 @@ struct CaptureCommand: Command {
         let capture = CaptureThread(source: source, queueDepth: 4)
         do { try capture.start() } catch { throw CommandFailure(error.description) }
         let camera = source as? V4L2Camera
+        printError("capture: \(source.name): streaming \(source.layout) at \(String(format: "%.3g", source.nominalFPS)) fps")
         let t0 = MonotonicClock.now()
         var stats = StreamStatistics()
         var seen = 0

@@ -24,10 +24,9 @@ grep -q "has no manual exposure control" $RUN/exp.log || fail "unclear error for
 
 modprobe v4l2loopback devices=2 video_nr=10,11 card_label=facekit-mjpeg-vga,facekit-mjpeg-hd exclusive_caps=1,1 max_buffers=8 \
   || fail "modprobe v4l2loopback"
-fk capture feed --device /dev/video10 --mjpeg $MEDIA/cam-640x480.mjpeg --fps 30 > $RUN/feed.log 2>&1 &
-FEED=$!
-i=0; while ! grep -q feeding $RUN/feed.log && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-grep -q feeding $RUN/feed.log || fail "feeder did not start: $(cat $RUN/feed.log)"
+fkbg capture feed --device /dev/video10 --mjpeg $MEDIA/cam-640x480.mjpeg --fps 30 > $RUN/feed.log 2>&1
+echo $! > $RUN/feed.pid   # so the next test stops it even if this one fails half-way
+waitline feeding $RUN/feed.log 200 || fail "feeder did not start: $(cat $RUN/feed.log)"
 t=$(up)
 # Decoded at 1/2 scale (DCT domain): full-size decoding costs ~15 ms of emulated CPU per frame,
 # half of the frame budget, and a host busy with other work then starves the guest into drops
@@ -37,6 +36,4 @@ fk capture --device /dev/video10 --format MJPG --size 640x480 --fps 30 --frames 
 json capture-mjpeg $RUN/mjpeg.json
 echo "loopback MJPEG: rc=$rc in $(since $t) s"
 [ $rc = 0 ] || fail "MJPEG capture check failed: $(cat $RUN/mjpeg.json)"
-# Leave the feeder running: the devices test lists the MJPEG camera (v4l2loopback shows its
-# capture side only while a producer has written).
-echo $FEED > $RUN/feed.pid
+stopbg $RUN/feed.pid

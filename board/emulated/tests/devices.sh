@@ -4,6 +4,12 @@
 modprobe xhci-pci && modprobe usb-storage delay_use=0 && modprobe sd_mod && modprobe vfat &&
   modprobe nls_cp437 && modprobe nls_ascii || fail "USB storage modules"
 [ -e /dev/video0 ] || modprobe vivid n_devs=1 node_types=0x1 num_inputs=1 input_types=0x0
+# v4l2loopback lists its MJPEG capture format only once a producer has written a frame.
+lsmod | grep -q v4l2loopback || modprobe v4l2loopback devices=2 video_nr=10,11 \
+  card_label=facekit-mjpeg-vga,facekit-mjpeg-hd exclusive_caps=1,1 max_buffers=8
+fkbg capture feed --device /dev/video10 --mjpeg $MEDIA/cam-640x480.mjpeg --fps 5 > $RUN/feed.log 2>&1
+echo $! > $RUN/feed.pid
+waitline feeding $RUN/feed.log 200 || fail "feeder did not start: $(cat $RUN/feed.log)"
 modprobe gpio-sim || fail "modprobe gpio-sim"
 grep -q configfs /proc/mounts || mount -t configfs none /sys/kernel/config
 C=/sys/kernel/config/gpio-sim/facekit
@@ -29,5 +35,5 @@ fk devices --json > $RUN/devices-replugged.json
 json devices-replugged $RUN/devices-replugged.json
 echo "written by the guest after replug" > $RUN/stick/GUEST.TXT
 sync; umount $RUN/stick || fail "umount the stick"
-[ -e $RUN/feed.pid ] && kill "$(cat $RUN/feed.pid)" 2>/dev/null
+stopbg $RUN/feed.pid
 true

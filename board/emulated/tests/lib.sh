@@ -11,6 +11,24 @@ since() { awk -v t0="$1" '{printf "%.2f", $1 - t0}' /proc/uptime; }
 # (measured: 47 vs 15 ms per 640x480 frame), which would make a 30 fps MJPEG camera drop frames
 # for reasons no real board has. Real hardware keeps SIMD.
 fk() { chroot /host env JSIMD_FORCENONE=1 "$BIN" "$@"; }
+# fkbg ARGS... > OUT &-style background run whose $! is facekit itself (chroot and env exec), so
+# `kill $!` stops it; a backgrounded shell function would leave facekit running in a subshell.
+fkbg() { ( exec chroot /host env JSIMD_FORCENONE=1 "$BIN" "$@" ) & }
+# stopbg PID|PIDFILE: stop a background facekit and wait until it is gone (its descriptors are
+# closed): v4l2loopback refuses a new producer's format while the old one still holds the device.
+stopbg() {
+  p=$1; [ -f "$p" ] && { p=$(cat "$1"); rm -f "$1"; }
+  [ -n "$p" ] || return 0
+  kill "$p" 2>/dev/null
+  i=0; while [ -e /proc/$p ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+  [ -e /proc/$p ] && kill -9 "$p" 2>/dev/null
+  return 0
+}
+# waitline PATTERN FILE TENTHS: wait until FILE contains PATTERN.
+waitline() {
+  i=0; while ! grep -q "$1" "$2" 2>/dev/null && [ $i -lt "$3" ]; do sleep 0.1; i=$((i + 1)); done
+  grep -q "$1" "$2" 2>/dev/null
+}
 # json NAME FILE: hands a JSON document to the host (saved as results/NAME.json).
 json() { echo "BOARD: JSON $1 $(tr -d '\n' < "$2")"; }
 qmp() { echo "BOARD: QMP $1"; }

@@ -1,0 +1,316 @@
+// armcore: the test driver of FaceCore's aarch64 build (issue 9). Embedded-Swift clean, so the
+// same file is compiled twice: for aarch64 in Embedded mode (scripts/build-core-arm, run under
+// qemu-aarch64-static) and for the host with the ordinary toolchain; scripts/tests/50-arm-core.sh
+// compares the two byte for byte. C stdio through @_extern(c): no Glibc module, no Foundation.
+//
+//   armcore models <file.fkm> <list> <outdir> [--check-kernels]
+//       <list>: lines "<detector|landmarks|blendshapes> <input.npy>". Runs the fixed-point engine
+//       on each input; appends, per case, each output's int16 tensor then its dequantized float32
+//       values to <outdir>/<kind>.bin; prints one line per model with an FNV-1a hash of that file.
+//       --check-kernels: for the first case of each model, every convolution / depthwise layer is
+//       recomputed with the reference kernel on the real activations and compared.
+//   armcore kernels [count]
+//       Reference vs optimized conv2d / depthwise on random geometries and data (fixed seed).
+//   armcore convert <bundle.task> <calibration list> <out.fkm>
+//       Host helper: the same conversion as `facekit model convert` (FaceCore only).
+import FaceCore
+
+// MARK: C library
+
+@_extern(c, "fopen") func c_fopen(_ path: UnsafePointer<UInt8>, _ mode: UnsafePointer<UInt8>) -> OpaquePointer?
+@_extern(c, "fread") func c_fread(_ p: UnsafeMutableRawPointer, _ size: Int, _ n: Int, _ f: OpaquePointer) -> Int
+@_extern(c, "fwrite") func c_fwrite(_ p: UnsafeRawPointer, _ size: Int, _ n: Int, _ f: OpaquePointer) -> Int
+@_extern(c, "fclose") func c_fclose(_ f: OpaquePointer) -> Int32
+@_extern(c, "fseek") func c_fseek(_ f: OpaquePointer, _ off: Int, _ whence: Int32) -> Int32
+@_extern(c, "ftell") func c_ftell(_ f: OpaquePointer) -> Int
+@_extern(c, "clock_gettime") func c_clock_gettime(_ clock: Int32, _ ts: UnsafeMutablePointer<Int>) -> Int32
+
+/// A NUL-terminated copy of a string, for C.
+func cPath(_ s: String) -> [UInt8] { Array(s.utf8) + [0] }
+
+func readFile(_ path: String) -> [UInt8]? {
+    let p = cPath(path), mode: [UInt8] = [0x72, 0x62, 0]   // "rb"
+    guard let f = c_fopen(p, mode) else { return nil }
+    defer { _ = c_fclose(f) }
+    _ = c_fseek(f, 0, 2)
+    let n = c_ftell(f)
+    _ = c_fseek(f, 0, 0)
+    guard n >= 0 else { return nil }
+    var b = [UInt8](repeating: 0, count: n)
+    let got = b.withUnsafeMutableBytes { c_fread($0.baseAddress!, 1, n, f) }
+    return got == n ? b : nil
+}
+
+final class OutFile {
+    let f: OpaquePointer
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    var bytes = 0
+    init?(_ path: String) {
+        let mode: [UInt8] = [0x77, 0x62, 0]   // "wb"
+        guard let f = c_fopen(cPath(path), mode) else { return nil }
+        self.f = f
+    }
+    func write(_ b: UnsafeRawBufferPointer) {
+        for x in b { hash = (hash ^ UInt64(x)) &* 0x0000_0100_0000_01b3 }
+        bytes += b.count
+        if b.count > 0 { _ = c_fwrite(b.baseAddress!, 1, b.count, f) }
+    }
+    func close() { _ = c_fclose(f) }
+}
+
+func hex(_ v: UInt64) -> String {
+    let d: [UInt8] = Array("0123456789abcdef".utf8)
+    var s: [UInt8] = []
+    for k in stride(from: 60, through: 0, by: -4) { s.append(d[Int((v >> UInt64(k)) & 15)]) }
+    return String(decoding: s, as: UTF8.self)
+}
+
+func nowMicros() -> Int {
+    var ts = [Int](repeating: 0, count: 2)
+    _ = c_clock_gettime(1, &ts)   // CLOCK_MONOTONIC
+    return ts[0] * 1_000_000 + ts[1] / 1000
+}
+
+/// `withUnsafeBytes` with a typed-throws body (Array's own rethrows untyped errors).
+func withRaw<R>(_ a: [UInt8], _ body: (UnsafeRawBufferPointer) throws(CoreError) -> R) throws(CoreError) -> R {
+    let r: Result<R, CoreError> = a.withUnsafeBytes { raw in Result { () throws(CoreError) -> R in try body(raw) } }
+    return try r.get()
+}
+
+/// Lines of a text file, split at the first space into two fields.
+func pairs(_ path: String) -> [(String, String)]? {
+    guard let b = readFile(path) else { return nil }
+    var out: [(String, String)] = []
+    for line in b.split(separator: 10) {
+        guard let sp = line.firstIndex(of: 32) else { continue }
+        out.append((String(decoding: line[line.startIndex ..< sp], as: UTF8.self),
+                    String(decoding: line[(sp + 1)...], as: UTF8.self)))
+    }
+    return out
+}
+
+// MARK: Deterministic random numbers (kernel sweeps)
+
+struct SplitMix {
+    var s: UInt64
+    mutating func next() -> UInt64 {
+        s &+= 0x9e37_79b9_7f4a_7c15
+        var z = s
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    mutating func range(_ lo: Int, _ hi: Int) -> Int { lo + below(hi - lo + 1) }
+}
+
+// MARK: Kernel checks
+
+struct KernelStats { var passed = 0, failed = 0, hash: UInt64 = 0xcbf2_9ce4_8422_2325 }
+
+func mix(_ h: inout UInt64, _ p: UnsafePointer<Int16>, _ n: Int) {
+    for i in 0 ..< n { h = (h ^ UInt64(UInt16(bitPattern: p[i]))) &* 0x0000_0100_0000_01b3 }
+}
+
+/// Runs reference and optimized kernels on one geometry; returns whether they agree.
+func checkKernel(depthwise: Bool, _ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
+                 bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: QuantizedKernels.Requant,
+                 stats: inout KernelStats, expected: UnsafePointer<Int16>? = nil) -> Bool {
+    let n = g.outH * g.outW * g.outC
+    let ref = UnsafeMutablePointer<Int16>.allocate(capacity: max(n, 1))
+    let opt = UnsafeMutablePointer<Int16>.allocate(capacity: max(n, 1))
+    let scratch = UnsafeMutablePointer<Int32>.allocate(capacity: max(g.outC, 1))
+    defer { ref.deallocate(); opt.deallocate(); scratch.deallocate() }
+    if depthwise {
+        QuantizedKernels.depthwiseReference(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: ref)
+    } else {
+        QuantizedKernels.conv2dReference(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: ref)
+    }
+    let other: UnsafePointer<Int16>
+    if let e = expected {
+        other = e
+    } else {
+        if depthwise {
+            QuantizedKernels.depthwise(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: opt, scratch: scratch)
+        } else {
+            QuantizedKernels.conv2d(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: opt, scratch: scratch)
+        }
+        other = UnsafePointer(opt)
+    }
+    mix(&stats.hash, ref, n)
+    var bad = 0
+    for i in 0 ..< n where ref[i] != other[i] { bad += 1 }
+    if bad == 0 { stats.passed += 1 } else { stats.failed += 1 }
+    return bad == 0
+}
+
+func kernelSweep(count: Int) -> KernelStats {
+    var rng = SplitMix(s: 0x5eed_f00d)
+    var stats = KernelStats()
+    for t in 0 ..< count {
+        let dw = t % 3 == 2
+        let kh = [1, 3, 5][rng.below(3)], kw = rng.below(4) == 0 ? [1, 3, 5][rng.below(3)] : kh
+        let sh = rng.range(1, 2), sw = rng.below(4) == 0 ? rng.range(1, 2) : sh
+        let dh = rng.below(5) == 0 ? 2 : 1, dwl = rng.below(5) == 0 ? 2 : 1
+        let inH = rng.range(1, 12), inW = rng.range(1, 12)
+        let inC = dw ? rng.range(1, 70) : rng.range(1, 40)
+        let outC = dw ? inC : rng.range(1, 72)
+        let padT = rng.range(0, kh / 2 * dh), padL = rng.range(0, kw / 2 * dwl)
+        let outH = max(1, (inH + 2 * padT - dh * (kh - 1) - 1) / sh + 1)
+        let outW = max(1, (inW + 2 * padL - dwl * (kw - 1) - 1) / sw + 1)
+        let g = FloatKernels.ConvGeometry(inH: inH, inW: inW, inC: inC, outH: outH, outW: outW, outC: outC, kh: kh, kw: kw,
+                                          strideH: sh, strideW: sw, dilationH: dh, dilationW: dwl, padTop: padT, padLeft: padL)
+        let nIn = inH * inW * inC, nW = dw ? kh * kw * outC : kh * kw * inC * outC
+        var x = [Int16](repeating: 0, count: nIn), w = [Int8](repeating: 0, count: nW)
+        var b = [Int32](repeating: 0, count: outC), m = [Int32](repeating: 0, count: outC)
+        // Full int16 range in one test of four: the int32 accumulators wrap, identically.
+        let wide = t % 4 == 0
+        for i in 0 ..< nIn { x[i] = wide ? Int16(truncatingIfNeeded: rng.next()) : Int16(rng.range(-4096, 4096)) }
+        for i in 0 ..< nW { w[i] = Int8(truncatingIfNeeded: rng.next()) }
+        for i in 0 ..< outC { b[i] = Int32(rng.range(-1 << 20, 1 << 20)); m[i] = Int32(rng.range(1 << 28, (1 << 31) - 1)) }
+        let r = QuantizedKernels.Requant(shift: rng.range(30, 44), lo: -32767, hi: 32767)
+        let ok = x.withUnsafeBufferPointer { xp in w.withUnsafeBufferPointer { wp in b.withUnsafeBufferPointer { bp in m.withUnsafeBufferPointer { mp in
+            checkKernel(depthwise: dw, g, input: xp.baseAddress!, weights: wp.baseAddress!, bias: bp.baseAddress!, multipliers: mp.baseAddress!, r, stats: &stats)
+        } } } }
+        if !ok { print("kernel MISMATCH: test \(t) \(dw ? "depthwise" : "conv2d") \(inH)x\(inW)x\(inC) -> \(outH)x\(outW)x\(outC) k\(kh)x\(kw) s\(sh)x\(sw) d\(dh)x\(dwl)") }
+    }
+    return stats
+}
+
+/// Recomputes every conv / depthwise layer of one inference with the reference kernel on the
+/// real activations (step by step, while the layer's input is still live in the arena).
+func checkModelKernels(_ engine: QuantizedEngine, stats: inout KernelStats) {
+    let graph = engine.graph
+    let base = UnsafeMutableRawPointer.allocate(byteCount: max(graph.weights.count, 1), alignment: 64)
+    defer { base.deallocate() }
+    graph.weights.withUnsafeBytes { if $0.count > 0 { base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
+    engine.quantizeInputs()
+    for i in 0 ..< engine.stepCount {
+        engine.execute(i)
+        let op = graph.ops[i]
+        guard op.code == .conv2d || op.code == .depthwiseConv2d else { continue }
+        let x = graph.tensors[op.inputs[0]].shape, f = graph.tensors[op.inputs[1]].shape, o = graph.tensors[op.output].shape
+        let p = op.params
+        let g = FloatKernels.ConvGeometry(inH: x[1], inW: x[2], inC: x[3], outH: o[1], outW: o[2], outC: o[3], kh: f[0], kw: f[1],
+                                          strideH: p[0], strideW: p[1], dilationH: p[2], dilationW: p[3], padTop: p[4], padLeft: p[5])
+        let r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]))
+        func ptr<T>(_ t: Int, _: T.Type) -> UnsafePointer<T> { UnsafePointer((base + graph.tensors[t].dataOffset).assumingMemoryBound(to: T.self)) }
+        let ok = checkKernel(depthwise: op.code == .depthwiseConv2d, g, input: engine.tensor(op.inputs[0]).baseAddress!,
+                             weights: ptr(op.inputs[1], Int8.self), bias: ptr(op.inputs[2], Int32.self), multipliers: ptr(op.inputs[3], Int32.self),
+                             r, stats: &stats, expected: engine.tensor(op.output).baseAddress!)
+        if !ok { print("layer MISMATCH: \(graph.name) op \(i)") }
+    }
+}
+
+// MARK: Commands
+
+func runModels(_ fkm: String, _ list: String, _ outdir: String, checkKernels: Bool) -> Int32 {
+    guard let file = readFile(fkm) else { print("armcore: cannot read \(fkm)"); return 2 }
+    guard let cases = pairs(list) else { print("armcore: cannot read \(list)"); return 2 }
+    var failed = false
+    var kstats = KernelStats()
+    for kind in [ModelFile.Kind.detector, .landmarks, .blendshapes] {
+        let mine = cases.filter { $0.0 == kind.name }
+        if mine.isEmpty { continue }
+        let engine: QuantizedEngine
+        do throws(CoreError) {
+            let graph = try withRaw(file) { (raw) throws(CoreError) -> Graph in
+                _ = try ModelFile.open(raw)
+                return try ModelFile.graph(raw, kind: kind)
+            }
+            engine = try QuantizedEngine(graph: graph)
+        } catch {
+            print("armcore: \(fkm): \(kind.name): \(error.message)"); return 2
+        }
+        guard let out = OutFile(outdir + "/" + kind.name + ".bin") else { print("armcore: cannot write in \(outdir)"); return 2 }
+        var micros = 0, first = true
+        for (_, path) in mine {
+            guard let bytes = readFile(path) else { print("armcore: cannot read \(path)"); failed = true; continue }
+            let a: NPYArray
+            do throws(CoreError) { a = try withRaw(bytes) { (raw) throws(CoreError) -> NPYArray in try NPYArray(bytes: raw) } } catch {
+                print("armcore: \(path): \(error.message)"); failed = true; continue
+            }
+            let input = engine.input(0)
+            guard a.values.count == input.count else { print("armcore: \(path): \(a.values.count) values, model input has \(input.count)"); failed = true; continue }
+            for i in 0 ..< input.count { input[i] = a.values[i] }
+            if checkKernels && first { checkModelKernels(engine, stats: &kstats) }
+            first = false
+            let t0 = nowMicros()
+            engine.run()
+            micros += nowMicros() - t0
+            for (k, t) in engine.graph.outputs.enumerated() {
+                out.write(UnsafeRawBufferPointer(engine.tensor(t)))
+                out.write(UnsafeRawBufferPointer(engine.output(k)))
+            }
+        }
+        out.close()
+        print("model \(kind.name): \(mine.count) cases, \(out.bytes) output bytes, fnv1a \(hex(out.hash)), \(micros / max(mine.count, 1) / 1000) ms per inference")
+    }
+    if checkKernels {
+        print("layers: \(kstats.passed) passed, \(kstats.failed) failed (reference vs optimized on real activations), ref hash \(hex(kstats.hash))")
+        if kstats.failed > 0 { failed = true }
+    }
+    return failed ? 1 : 0
+}
+
+func runKernels(_ count: Int) -> Int32 {
+    let s = kernelSweep(count: count)
+    print("kernels: \(s.passed) passed, \(s.failed) failed (reference vs optimized, random geometries), ref hash \(hex(s.hash))")
+    return s.failed == 0 ? 0 : 1
+}
+
+func runConvert(_ task: String, _ calibList: String, _ outPath: String) -> Int32 {
+    guard let bundle = readFile(task) else { print("armcore: cannot read \(task)"); return 2 }
+    guard let calib = pairs(calibList) else { print("armcore: cannot read \(calibList)"); return 2 }
+    let members: [(ModelFile.Kind, String)] = [(.detector, "face_detector.tflite"), (.landmarks, "face_landmarks_detector.tflite"),
+                                               (.blendshapes, "face_blendshapes.tflite")]
+    var models: [(ModelFile.Kind, Graph)] = []
+    for (kind, member) in members {
+        do throws(CoreError) {
+            let g0 = try withRaw(bundle) { (raw) throws(CoreError) -> Graph in
+                let z = try ZipArchive(bytes: raw)
+                guard let t = try z.data(member) else { throw CoreError.invalidArgument(reason: "bundle member missing") }
+                return try GraphImporter.importTFLite(bytes: t, name: member)
+            }
+            let g = Quantizer.prepare(g0)
+            let engine = try FloatEngine(graph: g)
+            var inputs: [[Float]] = []
+            for (k, path) in calib where k == kind.name {
+                guard let b = readFile(path) else { print("armcore: cannot read \(path)"); return 2 }
+                let a = try withRaw(b) { (raw) throws(CoreError) -> NPYArray in try NPYArray(bytes: raw) }
+                inputs.append(a.values)
+            }
+            let calibration = Calibration(engine: engine, inputs: Quantizer.calibrationSet(kind, inputs))
+            models.append((kind, try Quantizer.quantize(g, calibration: calibration)))
+            print("\(kind.name): calibrated on \(inputs.count) real face crops")
+        } catch {
+            print("armcore: \(task): \(kind.name): \(error.message)"); return 2
+        }
+    }
+    let bytes = ModelFile.write(models)
+    guard let out = OutFile(outPath) else { print("armcore: cannot write \(outPath)"); return 2 }
+    bytes.withUnsafeBytes { out.write($0) }
+    out.close()
+    print("wrote \(outPath) (\(bytes.count) bytes)")
+    return 0
+}
+
+@_cdecl("main")
+func armcoreMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Int32 {
+    var args: [String] = []
+    for i in 0 ..< Int(argc) { args.append(String(cString: argv[i]!)) }
+    let usage = "usage: armcore models <file.fkm> <list> <outdir> [--check-kernels] | kernels [count] | convert <bundle.task> <calibration list> <out.fkm>"
+    guard args.count >= 2 else { print(usage); return 2 }
+    switch args[1] {
+    case "models" where args.count >= 5:
+        return runModels(args[2], args[3], args[4], checkKernels: args.count > 5 && args[5] == "--check-kernels")
+    case "kernels":
+        var n = 0
+        for c in (args.count > 2 ? args[2] : "300").utf8 { n = n * 10 + Int(c) - 48 }
+        return runKernels(n)
+    case "convert" where args.count >= 5:
+        return runConvert(args[2], args[3], args[4])
+    default:
+        print(usage); return 2
+    }
+}
