@@ -133,7 +133,12 @@ public final class SessionRecorder: @unchecked Sendable {
     /// synthetic sessions) that must store every frame. Never use it on a live camera thread.
     public func appendWaiting(_ r: FrameRecord, image: ImageRef? = nil) -> AppendResult {
         lock.lock()
-        while queued >= capacity && state == .recording && failureError == nil && !stopRequested { lock.wait() }
+        let nth = Int64(metadata.config.imageEveryNth)
+        let wantsImage = image != nil && nth > 0 && r.frameIndex % nth == 0
+        while state == .recording && failureError == nil && !stopRequested
+                && (queued >= capacity || (wantsImage && !imageSlots.isEmpty && !imageSlots.contains { !$0.full })) {
+            lock.wait()
+        }
         lock.unlock()
         return append(r, image: image)
     }
@@ -361,7 +366,7 @@ public final class SessionRecorder: @unchecked Sendable {
     /// Encodes slot `i` and writes `images/frame_<index>.jpg` via a temp name, fsynced.
     private func writeImage(slot i: Int, encoder: JPEGEncoder) throws {
         let s = lock.withLock { imageSlots[i] }
-        defer { lock.withLock { imageSlots[i].full = false } }
+        defer { lock.withLock { imageSlots[i].full = false; lock.broadcast() } }
         if !FileManager.default.fileExists(atPath: imagesDir) {
             switch Syscalls.mkdir(imagesDir) {
             case .success: try Syscalls.fsyncDirectory(directory).orThrow("flushing", directory)

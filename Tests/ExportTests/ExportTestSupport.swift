@@ -30,10 +30,9 @@ func recordSynthetic(_ store: SessionStore, participant: String = "P001", frames
         if i == 7 { rec.addEvent("trial, \"two\"", source: "gpio", monotonicNs: r.monotonicNs) }
         if imageEveryNth > 0 && i % Int64(imageEveryNth) == 0 {
             SyntheticFrames.image(width: 40, height: 30, index: i, into: &pixels)
-            while pixels.withUnsafeBytes({ rec.append(r, image: ImageRef(pixels: $0, width: 40, height: 30, components: 3)) }) == .dropped { usleep(100) }
-            usleep(3000)
+            _ = pixels.withUnsafeBytes { rec.appendWaiting(r, image: ImageRef(pixels: $0, width: 40, height: 30, components: 3)) }
         } else {
-            while rec.append(r) == .dropped { usleep(100) }
+            _ = rec.appendWaiting(r)
         }
     }
     try rec.stop()
