@@ -74,7 +74,8 @@ struct CaptureCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let capture = CaptureThread(source: source, queueDepth: 4)
+        // A deep queue: this consumer only does bookkeeping, so any backlog is scheduling jitter.
+        let capture = CaptureThread(source: source, queueDepth: 8)
         do { try capture.start() } catch { throw CommandFailure(error.description) }
         let camera = source as? V4L2Camera
         printError("capture: \(source.name): streaming \(source.layout) at \(String(format: "%.3g", source.nominalFPS)) fps")
