@@ -15,6 +15,7 @@ enum CommandTable {
         ModelInfoCommand.self,
         ModelRunCommand.self,
         BenchModelsCommand.self,
+        ProcessCommand.self,
         FuzzCommand.self,
     ]
 }

@@ -1,0 +1,183 @@
+import Capture
+import Export
+import FaceCore
+import FaceTracking
+import Foundation
+import Recording
+
+/// `facekit process`: runs a video or still through the tracker, records the frames through the
+/// session store (like a live session) and exports them in the seed's layout.
+struct ProcessCommand: Command {
+    static let path = ["process"]
+    static let synopsis = "facekit process <media> --out DIR [--format csv|jsonl|hdf5] [--participant ID] [--model FILE] [--max-faces N] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR]"
+    static let abstract = "Track faces in a video or image file and export the seed's layout (through the session store)."
+    let args: ArgumentScanner
+    let media: String
+    let format: ExportFormat
+
+    init(arguments: [String]) throws {
+        args = try ArgumentScanner(arguments, valueOptions: ["out", "format", "participant", "model", "max-faces", "vertices", "focal-px", "store"],
+                                   flagOptions: ["image-mode", "no-smoothing"])
+        guard args.positionals.count == 1 else { throw UsageError("name one video or image file") }
+        media = args.positionals[0]
+        _ = try args.required("out")
+        guard let f = ExportFormat(rawValue: args.value("format") ?? "csv") else { throw UsageError("--format must be csv, jsonl or hdf5") }
+        format = f
+        if let v = args.value("focal-px"), Float(v) == nil { throw UsageError("--focal-px expects a number of pixels, got '\(v)'") }
+    }
+
+    /// Default models: --model, then the MediaPipe bundle in ./models, then the facekit model file.
+    static func modelPath(_ explicit: String?) -> String {
+        if let e = explicit { return e }
+        let task = "models/face_landmarker_v2.task"
+        if FileManager.default.fileExists(atPath: task) { return task }
+        return ModelLoading.defaultModelPath(nil)
+    }
+
+    func run() throws -> Int32 {
+        guard FileManager.default.isReadableFile(atPath: media) else {
+            throw CommandFailure("\(media): no such file or not readable")
+        }
+        let modelPath = Self.modelPath(args.value("model"))
+        let models: FaceModels
+        do { models = try FaceModels.load(path: modelPath) } catch { throw CommandFailure("\(error)") }
+        let input = try MediaInput(path: media)
+        var cfg = FaceTracker.Configuration()
+        cfg.mode = args.flag("image-mode") || input.isStill ? .image : .video
+        cfg.maxTrackedFaces = try args.int("max-faces", default: 1)
+        guard cfg.maxTrackedFaces >= 1 else { throw UsageError("--max-faces must be at least 1") }
+        if args.flag("no-smoothing") { cfg.smoothing = false }
+        if let f = args.value("focal-px") { cfg.focalLengthPixels = Float(f) }
+        let tracker: FaceTracker
+        do { tracker = try FaceTracker(models: models, configuration: cfg) } catch { throw CommandFailure("\(modelPath): \(error)") }
+
+        let store = try openStore(args)
+        let participant = args.value("participant") ?? "P001"
+        let vertices = try VertexMode(parsing: args.value("vertices") ?? "all")
+        let config = SessionConfig(vertices: vertices, extra: [
+            "source": "file", "media": media, "model": modelPath,
+            "engine": models.isFixedPoint ? "fixed-point" : "float",
+            "mode": cfg.mode == .video ? "video" : "image", "maxTrackedFaces": String(cfg.maxTrackedFaces),
+        ])
+        let recorder = try store.create(participant: participant, device: ["model": "file", "media": media], config: config)
+        // Frame times: the session's start plus the media timestamp, so exports carry media time.
+        let t0 = Syscalls.monotonicNanoseconds()
+        var record = FrameRecord()
+        var frames = 0, withFace = 0
+        var trackNs: UInt64 = 0
+        do {
+            while let (image, tsNs, index) = try input.next() {
+                let start = DispatchTime.now().uptimeNanoseconds
+                tracker.process(image, timestampNs: tsNs, frameIndex: index)
+                trackNs += DispatchTime.now().uptimeNanoseconds - start
+                let f = tracker.frame
+                Self.fill(&record, from: f, monotonicNs: t0 + tsNs)
+                frames += 1
+                if f.isFaceTracked { withFace += 1 }
+                if case .stopped = recorder.appendWaiting(record) {
+                    throw CommandFailure("recording stopped: \(recorder.failure.map { "\($0)" } ?? "unknown error")")
+                }
+            }
+        } catch {
+            _ = try? recorder.stop()
+            throw error is CommandFailure ? error : CommandFailure("\(error)")
+        }
+        let summary = try recorder.stop()
+        let out = args.value("out")!
+        do { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) }
+        catch { throw CommandFailure("\(out): cannot create the output folder (\(error.localizedDescription))") }
+        let exporter = Exporter(store: store)
+        let result = try exporter.export(sessionID: summary.sessionID, to: out, options: ExportOptions(format: format))
+        let ms = frames > 0 ? Double(trackNs) / 1e6 / Double(frames) : 0
+        print("\(media): \(frames) frames, face in \(withFace), \(String(format: "%.1f", ms)) ms/frame tracking (\(models.isFixedPoint ? "fixed-point" : "float") models)")
+        print("session \(summary.sessionID) -> \(result.directory) (\(result.files.count) files)")
+        return 0
+    }
+
+    /// One record per frame in the seed's schema; face 0 only (the seed's Frame has one face).
+    static func fill(_ r: inout FrameRecord, from f: FaceFrame, monotonicNs: Int64) {
+        r.monotonicNs = monotonicNs
+        r.frameIndex = Int64(f.frameIndex)
+        r.isFaceTracked = f.isFaceTracked
+        r.ambientIntensity = f.light.ambientIntensity
+        r.ambientColorTemperature = f.light.ambientColorTemperature
+        if f.isFaceTracked {
+            let face = f.faces[0]
+            for i in 0 ..< 52 { r.blendShapes[i] = face.blendShapes[i] }
+            for i in 0 ..< 14 { r.actionUnits[i] = face.actionUnits[i] }
+            for i in 0 ..< 7 { r.emotions[i] = face.emotions[i] }
+            for i in 0 ..< r.landmarks.count { r.landmarks[i] = face.landmarks[i] }
+            r.headPitch = face.headPose.pitch; r.headYaw = face.headPose.yaw; r.headRoll = face.headPose.roll
+            r.lookAtX = face.gaze.lookAt.x; r.lookAtY = face.gaze.lookAt.y; r.lookAtZ = face.gaze.lookAt.z
+            r.distanceToScreen = face.distanceToScreen
+        } else {
+            for i in 0 ..< 52 { r.blendShapes[i] = .nan }
+            for i in 0 ..< 14 { r.actionUnits[i] = .nan }
+            for i in 0 ..< 7 { r.emotions[i] = .nan }
+            for i in 0 ..< r.landmarks.count { r.landmarks[i] = .nan }
+            r.headPitch = .nan; r.headYaw = .nan; r.headRoll = .nan
+            r.lookAtX = .nan; r.lookAtY = .nan; r.lookAtZ = .nan
+            r.distanceToScreen = .nan
+        }
+    }
+}
+
+/// Frames from a media file: Y4M and JPEG/PNG stills are read directly (Capture's replay sources,
+/// native NV12/GREY or RGB24); anything else is decoded by ffmpeg to RGB24 exactly like the
+/// MediaPipe goldens (FaceTracking.MediaDecoder), with the file's own timestamps.
+final class MediaInput {
+    let isStill: Bool
+    private var decoder: MediaDecoder?
+    private var source: (any FrameSource)?
+    private var buffer: FrameBuffer?
+    private var firstNs: UInt64?
+    private var count = 0
+
+    init(path: String) throws {
+        let ext = (path as NSString).pathExtension.lowercased()
+        if ext == "y4m" || ext == "jpg" || ext == "jpeg" || ext == "png" {
+            let s: any FrameSource = ext == "y4m" ? Y4MSource(path: path) : StillImageSource(path: path, count: 1, format: .rgb24)
+            do { try s.start() } catch { throw CommandFailure("\(path): \(error)") }
+            source = s
+            buffer = FrameBuffer(layout: s.layout, capacity: s.maxFrameBytes)
+            isStill = ext != "y4m"
+        } else {
+            do { decoder = try MediaDecoder(path: path) } catch { throw CommandFailure("\(error)") }
+            isStill = decoder!.isStill
+        }
+    }
+
+    deinit { source?.stop() }
+
+    /// The next frame, its time since the first frame in ns, and its index; nil at the end.
+    func next() throws -> (PixelImage, Int64, Int)? {
+        if let d = decoder {
+            do { guard try d.next() else { return nil } } catch { throw CommandFailure("\(error)") }
+            return (d.image, d.timestampMs * 1_000_000, d.index)
+        }
+        guard let s = source, let b = buffer else { return nil }
+        while true {
+            let r: ReadResult
+            do { r = try s.read(into: b, timeoutMs: 1000) } catch { throw CommandFailure("\(s.name): \(error)") }
+            switch r {
+            case .frame:
+                let first = firstNs ?? b.timestampNs
+                firstNs = first
+                defer { count += 1 }
+                return (Self.image(b), Int64(b.timestampNs &- first), count)
+            case .timeout: continue
+            case .endOfStream, .disconnected: return nil
+            }
+        }
+    }
+
+    /// A borrowed view of a capture buffer in its native layout, for the fused warp.
+    static func image(_ b: FrameBuffer) -> PixelImage {
+        let l = b.layout
+        let format = PixelImage.Format(rawValue: l.pixelFormat.rawValue)!
+        return PixelImage(format: format, width: l.width, height: l.height,
+                          plane0: UnsafeRawPointer(b.baseAddress(plane: 0)), stride0: b.stride(plane: 0),
+                          plane1: l.planes.count > 1 ? UnsafeRawPointer(b.baseAddress(plane: 1)) : nil,
+                          stride1: l.planes.count > 1 ? b.stride(plane: 1) : 0)
+    }
+}
