@@ -5,22 +5,22 @@ import Foundation
 /// what arrived — achieved rate against the negotiated one, sequence gaps, timestamp order,
 /// corrupt and dropped frames, reconnects, controls as read back. With --check it exits 1 unless
 /// the stream was clean: the emulated-board tests use it, and so can a lab checking a new camera.
+///
+/// Options:
+/// --format FOURCC      camera format (MJPG, YUYV, NV12, GREY); default: best for size and rate
+/// --size WxH           default 640x480          --fps N       default 30 (always set on the camera)
+/// --frames N           stop after N frames      --seconds S   stop after S seconds
+/// --buffers N          mmap buffers to request (default and minimum 4; the driver may grant more)
+/// --decode rgb24|grey  MJPEG output             --scale 1|2|4|8  DCT downscaling of MJPEG
+/// --exposure auto|N  --gain auto|N  --white-balance auto|K  --controls name=value,...
+/// --skip N             ignore the first N frames (sensor settling) in the statistics
+/// --realtime           pace replay sources at their frame rate
+/// --reconnects N       keep going until N reconnects happened (unplug tests)
+/// --json               print the report as JSON      --check   exit 1 unless the stream was clean
 struct CaptureCommand: Command {
     static let path = ["capture"]
     static let synopsis = "facekit capture (--device DEV | --y4m FILE|- | --mjpeg FILE | --video FILE | --image FILE) [options]"
     static let abstract = "Stream frames and report rate, gaps, drops and controls (--check: fail unless clean)."
-    static let help = """
-      --format FOURCC      camera format (MJPG, YUYV, NV12, GREY); default: best for size and rate
-      --size WxH           default 640x480          --fps N       default 30 (always set on the camera)
-      --frames N           stop after N frames      --seconds S   stop after S seconds
-      --buffers N          mmap buffers to request (default and minimum 4; the driver may grant more)
-      --decode rgb24|grey  MJPEG output             --scale 1|2|4|8  DCT downscaling of MJPEG
-      --exposure auto|N  --gain auto|N  --white-balance auto|K  --controls name=value,...
-      --skip N             ignore the first N frames (sensor settling) in the statistics
-      --realtime           pace replay sources at their frame rate
-      --reconnects N       keep going until N reconnects happened (unplug tests)
-      --json               print the report as JSON      --check   exit 1 unless the stream was clean
-    """
 
     let source: FrameSource
     let frames: Int?
