@@ -58,7 +58,11 @@ public enum GraphValidator {
         var base = op
         switch op.code {
         case .conv2d, .depthwiseConv2d:
-            guard s.count == 4, p.count == 10, isConst(1, .int8), isConst(2, .int32), isConst(3, .int32), s[3] == [out.last ?? -1] else { throw fail("bad integer convolution operands") }
+            guard s.count == 4 || s.count == 6, p.count == 10, isConst(1, .int8), isConst(2, .int32), isConst(3, .int32),
+                  s[3] == [out.last ?? -1] else { throw fail("bad integer convolution operands") }
+            if s.count == 6 {
+                guard isConst(4, .int8), s[4] == s[1], isConst(5, .int32), s[5] == s[3] else { throw fail("bad residual weight plane") }
+            }
             try activation(0); try shift(p[7]); try clampPair(p[8], p[9])
             base.inputs = Array(op.inputs[0 ..< 3]); base.params = Array(p[0 ..< 7])
             // The float rule checks the filter shape; fix its element type by shape only.

@@ -16,6 +16,8 @@ public final class QuantizedEngine: InferenceEngine {
 
     enum Kind {
         case conv(FloatKernels.ConvGeometry, QuantizedKernels.Requant)
+        case convSplit(FloatKernels.ConvGeometry, QuantizedKernels.Requant)
+        case depthwiseSplit(FloatKernels.ConvGeometry, QuantizedKernels.Requant)
         case depthwise(FloatKernels.ConvGeometry, QuantizedKernels.Requant)
         case maxPool(FloatKernels.ConvGeometry, Int16, Int16)
         case binary(QuantizedKernels.BinaryKind, FloatKernels.Broadcast4, QuantizedKernels.BinaryParams)
@@ -85,9 +87,10 @@ public final class QuantizedEngine: InferenceEngine {
         switch op.code {
         case .conv2d, .depthwiseConv2d:
             let g = geometry(pool: false)
-            guard g.outC * 4 <= QuantizedEngine.scratchBytes else { throw .unsupported(reason: "too many output channels for the accumulator row", code: g.outC) }
+            guard g.outC * 8 <= QuantizedEngine.scratchBytes else { throw .unsupported(reason: "too many output channels for the accumulator row", code: g.outC) }
             let r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]))
-            kind = op.code == .conv2d ? .conv(g, r) : .depthwise(g, r)
+            let split = op.inputs.count == 6
+            kind = op.code == .depthwiseConv2d ? (split ? .depthwiseSplit(g, r) : .depthwise(g, r)) : (split ? .convSplit(g, r) : .conv(g, r))
         case .maxPool2d:
             kind = .maxPool(geometry(pool: true), Int16(p[7]), Int16(p[8]))
         case .add, .sub, .mul, .div, .squaredDifference, .prelu:
@@ -207,6 +210,16 @@ public final class QuantizedEngine: InferenceEngine {
             QuantizedKernels.conv2d(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int8.self),
                                     bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
                                     r, output: out, scratch: scratch.assumingMemoryBound(to: Int32.self))
+        case let .convSplit(g, r):
+            QuantizedKernels.conv2dSplit(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int8.self),
+                                         bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
+                                         residual: s.inputs[4].assumingMemoryBound(to: Int8.self), residualMultipliers: s.inputs[5].assumingMemoryBound(to: Int32.self),
+                                         r, output: out, scratch: scratch.assumingMemoryBound(to: Int32.self))
+        case let .depthwiseSplit(g, r):
+            QuantizedKernels.depthwiseSplit(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int8.self),
+                                            bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
+                                            residual: s.inputs[4].assumingMemoryBound(to: Int8.self), residualMultipliers: s.inputs[5].assumingMemoryBound(to: Int32.self),
+                                            r, output: out, scratch: scratch.assumingMemoryBound(to: Int32.self))
         case let .depthwise(g, r):
             QuantizedKernels.depthwise(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int8.self),
                                        bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),

@@ -22,18 +22,24 @@ public enum QuantizedKernels {
 
     public static func conv2dReference(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
                                        bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant,
-                                       output: UnsafeMutablePointer<Int16>) {
+                                       output: UnsafeMutablePointer<Int16>,
+                                       residual: UnsafePointer<Int8>? = nil, residualMultipliers: UnsafePointer<Int32>? = nil) {
         for oy in 0 ..< g.outH { for ox in 0 ..< g.outW { for co in 0 ..< g.outC {
-            var acc = bias[co]
+            var acc = bias[co], acc2: Int32 = 0
             for ky in 0 ..< g.kh { for kx in 0 ..< g.kw {
                 let iy = oy * g.strideH + ky * g.dilationH - g.padTop
                 let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
                 if iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW { continue }
                 for ci in 0 ..< g.inC {
-                    acc &+= Int32(input[(iy * g.inW + ix) * g.inC + ci]) &* Int32(weights[((ky * g.kw + kx) * g.inC + ci) * g.outC + co])
+                    let x = Int32(input[(iy * g.inW + ix) * g.inC + ci]), k = ((ky * g.kw + kx) * g.inC + ci) * g.outC + co
+                    acc &+= x &* Int32(weights[k])
+                    if let r2 = residual { acc2 &+= x &* Int32(r2[k]) }
                 }
             } }
-            output[(oy * g.outW + ox) * g.outC + co] = requant(acc, multipliers[co], r)
+            var v = Int64(acc) &* Int64(multipliers[co])
+            if let m2 = residualMultipliers { v &+= Int64(acc2) &* Int64(m2[co]) }
+            v = FixedPoint.apply(v, 1, r.shift)
+            output[(oy * g.outW + ox) * g.outC + co] = Int16(truncatingIfNeeded: min(max(v, Int64(r.lo)), Int64(r.hi)))
         } } }
     }
 
@@ -42,35 +48,67 @@ public enum QuantizedKernels {
     public static func conv2d(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
                               bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant,
                               output: UnsafeMutablePointer<Int16>, scratch acc: UnsafeMutablePointer<Int32>) {
-        let cout = g.outC, cin = g.inC
+        let cout = g.outC
         for oy in 0 ..< g.outH {
             for ox in 0 ..< g.outW {
                 acc.update(from: bias, count: cout)
-                for ky in 0 ..< g.kh {
-                    let iy = oy * g.strideH + ky * g.dilationH - g.padTop
-                    if iy < 0 || iy >= g.inH { continue }
-                    for kx in 0 ..< g.kw {
-                        let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
-                        if ix < 0 || ix >= g.inW { continue }
-                        let src = input + (iy * g.inW + ix) * cin
-                        var w = weights + (ky * g.kw + kx) * cin * cout
-                        var ci = 0
-                        while ci + 4 <= cin {
-                            let v0 = Int32(src[ci]), v1 = Int32(src[ci + 1]), v2 = Int32(src[ci + 2]), v3 = Int32(src[ci + 3])
-                            let w1 = w + cout, w2 = w + 2 * cout, w3 = w + 3 * cout
-                            for co in 0 ..< cout {
-                                acc[co] &+= v0 &* Int32(w[co]) &+ v1 &* Int32(w1[co]) &+ v2 &* Int32(w2[co]) &+ v3 &* Int32(w3[co])
-                            }
-                            w += 4 * cout; ci += 4
-                        }
-                        while ci < cin {
-                            let v = Int32(src[ci])
-                            for co in 0 ..< cout { acc[co] &+= v &* Int32(w[co]) }
-                            w += cout; ci += 1
-                        }
-                    }
-                }
+                accumulate(g, oy, ox, input, weights, acc)
                 requantRow(acc, multipliers, r, output + (oy * g.outW + ox) * cout, cout)
+            }
+        }
+    }
+
+    /// CONV_2D with a residual int8 plane: out = requant(acc·m + acc₂·m₂), one rounding.
+    public static func conv2dSplit(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
+                                   bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
+                                   residual: UnsafePointer<Int8>, residualMultipliers: UnsafePointer<Int32>, _ r: Requant,
+                                   output: UnsafeMutablePointer<Int16>, scratch acc: UnsafeMutablePointer<Int32>) {
+        let cout = g.outC
+        let acc2 = acc + cout
+        let round = r.shift == 0 ? 0 : Int64(1) << Int64(r.shift - 1)
+        let s = Int64(r.shift), lo = Int64(r.lo), hi = Int64(r.hi)
+        for oy in 0 ..< g.outH {
+            for ox in 0 ..< g.outW {
+                acc.update(from: bias, count: cout)
+                acc2.update(repeating: 0, count: cout)
+                accumulate(g, oy, ox, input, weights, acc)
+                accumulate(g, oy, ox, input, residual, acc2)
+                let out = output + (oy * g.outW + ox) * cout
+                for i in 0 ..< cout {
+                    let v = (Int64(acc[i]) &* Int64(multipliers[i]) &+ Int64(acc2[i]) &* Int64(residualMultipliers[i]) &+ round) >> s
+                    out[i] = Int16(truncatingIfNeeded: min(max(v, lo), hi))
+                }
+            }
+        }
+    }
+
+    /// Adds one output pixel's products into `acc` (a row of output channels).
+    @inline(__always)
+    static func accumulate(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox: Int, _ input: UnsafePointer<Int16>,
+                           _ weights: UnsafePointer<Int8>, _ acc: UnsafeMutablePointer<Int32>) {
+        let cout = g.outC, cin = g.inC
+        for ky in 0 ..< g.kh {
+            let iy = oy * g.strideH + ky * g.dilationH - g.padTop
+            if iy < 0 || iy >= g.inH { continue }
+            for kx in 0 ..< g.kw {
+                let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
+                if ix < 0 || ix >= g.inW { continue }
+                let src = input + (iy * g.inW + ix) * cin
+                var w = weights + (ky * g.kw + kx) * cin * cout
+                var ci = 0
+                while ci + 4 <= cin {
+                    let v0 = Int32(src[ci]), v1 = Int32(src[ci + 1]), v2 = Int32(src[ci + 2]), v3 = Int32(src[ci + 3])
+                    let w1 = w + cout, w2 = w + 2 * cout, w3 = w + 3 * cout
+                    for co in 0 ..< cout {
+                        acc[co] &+= v0 &* Int32(w[co]) &+ v1 &* Int32(w1[co]) &+ v2 &* Int32(w2[co]) &+ v3 &* Int32(w3[co])
+                    }
+                    w += 4 * cout; ci += 4
+                }
+                while ci < cin {
+                    let v = Int32(src[ci])
+                    for co in 0 ..< cout { acc[co] &+= v &* Int32(w[co]) }
+                    w += cout; ci += 1
+                }
             }
         }
     }
@@ -89,16 +127,22 @@ public enum QuantizedKernels {
 
     public static func depthwiseReference(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
                                           bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant,
-                                          output: UnsafeMutablePointer<Int16>) {
+                                          output: UnsafeMutablePointer<Int16>,
+                                          residual: UnsafePointer<Int8>? = nil, residualMultipliers: UnsafePointer<Int32>? = nil) {
         for oy in 0 ..< g.outH { for ox in 0 ..< g.outW { for c in 0 ..< g.outC {
-            var acc = bias[c]
+            var acc = bias[c], acc2: Int32 = 0
             for ky in 0 ..< g.kh { for kx in 0 ..< g.kw {
                 let iy = oy * g.strideH + ky * g.dilationH - g.padTop
                 let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
                 if iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW { continue }
-                acc &+= Int32(input[(iy * g.inW + ix) * g.inC + c]) &* Int32(weights[(ky * g.kw + kx) * g.outC + c])
+                let x = Int32(input[(iy * g.inW + ix) * g.inC + c]), k = (ky * g.kw + kx) * g.outC + c
+                acc &+= x &* Int32(weights[k])
+                if let r2 = residual { acc2 &+= x &* Int32(r2[k]) }
             } }
-            output[(oy * g.outW + ox) * g.outC + c] = requant(acc, multipliers[c], r)
+            var v = Int64(acc) &* Int64(multipliers[c])
+            if let m2 = residualMultipliers { v &+= Int64(acc2) &* Int64(m2[c]) }
+            v = FixedPoint.apply(v, 1, r.shift)
+            output[(oy * g.outW + ox) * g.outC + c] = Int16(truncatingIfNeeded: min(max(v, Int64(r.lo)), Int64(r.hi)))
         } } }
     }
 
@@ -121,6 +165,42 @@ public enum QuantizedKernels {
                     }
                 }
                 requantRow(acc, multipliers, r, output + (oy * g.outW + ox) * c, c)
+            }
+        }
+    }
+
+    /// DEPTHWISE_CONV_2D with a residual int8 plane (see `conv2dSplit`).
+    public static func depthwiseSplit(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
+                                      bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
+                                      residual: UnsafePointer<Int8>, residualMultipliers: UnsafePointer<Int32>, _ r: Requant,
+                                      output: UnsafeMutablePointer<Int16>, scratch acc: UnsafeMutablePointer<Int32>) {
+        let c = g.outC
+        let acc2 = acc + c
+        let round = r.shift == 0 ? 0 : Int64(1) << Int64(r.shift - 1)
+        let s = Int64(r.shift), lo = Int64(r.lo), hi = Int64(r.hi)
+        for oy in 0 ..< g.outH {
+            for ox in 0 ..< g.outW {
+                acc.update(from: bias, count: c)
+                acc2.update(repeating: 0, count: c)
+                for ky in 0 ..< g.kh {
+                    let iy = oy * g.strideH + ky * g.dilationH - g.padTop
+                    if iy < 0 || iy >= g.inH { continue }
+                    for kx in 0 ..< g.kw {
+                        let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
+                        if ix < 0 || ix >= g.inW { continue }
+                        let src = input + (iy * g.inW + ix) * c
+                        let w = weights + (ky * g.kw + kx) * c, w2 = residual + (ky * g.kw + kx) * c
+                        for k in 0 ..< c {
+                            let x = Int32(src[k])
+                            acc[k] &+= x &* Int32(w[k]); acc2[k] &+= x &* Int32(w2[k])
+                        }
+                    }
+                }
+                let out = output + (oy * g.outW + ox) * c
+                for i in 0 ..< c {
+                    let v = (Int64(acc[i]) &* Int64(multipliers[i]) &+ Int64(acc2[i]) &* Int64(residualMultipliers[i]) &+ round) >> s
+                    out[i] = Int16(truncatingIfNeeded: min(max(v, lo), hi))
+                }
             }
         }
     }

@@ -17,6 +17,16 @@ public enum Quantizer {
     /// calibration maxima by up to 1.2×; clipping costs far more than one bit).
     public static let headroom: Float = 2
 
+    /// A convolution whose int8 weights alone change its output by more than this (relative
+    /// RMS on calibration data) gets a residual int8 plane. Measured on the landmark model: the
+    /// early 1×1 layers with 8–16 inputs are at 1–3 % and flip the face-presence decision on
+    /// ambiguous crops; most layers are below 0.5 %.
+    public static let splitThreshold = 0.002
+
+    /// The float graph conversion quantizes: `g` after cross-layer equalization. Calibrate
+    /// on this graph, then pass it to `quantize`.
+    public static func prepare(_ g: Graph) -> Graph { Equalization.apply(g) }
+
     /// The calibration set for a model. The blend-shape model takes landmarks in pixels of the
     /// camera frame, so its early tensors scale with the frame size; its set adds every input
     /// scaled ×2 so that frames up to twice the test media's resolution stay in range (the
@@ -25,11 +35,12 @@ public enum Quantizer {
         kind == .blendshapes ? inputs + inputs.map { $0.map { $0 * 2 } } : inputs
     }
 
-    /// Quantizes `g` using `ranges[t]` = largest |value| of each tensor over calibration inputs.
-    public static func quantize(_ g: Graph, ranges: [Float]) throws(CoreError) -> Graph {
+    /// Quantizes `g` with what calibration on real inputs measured (ranges and, for weight
+    /// rounding, each convolution's input second moments).
+    public static func quantize(_ g: Graph, calibration: Calibration) throws(CoreError) -> Graph {
         guard !g.isQuantized else { throw .invalidArgument(reason: "graph is already quantized") }
-        guard ranges.count == g.tensors.count else { throw .invalidArgument(reason: "calibration ranges do not match the graph") }
-        var b = Builder(source: g, ranges: ranges)
+        guard calibration.ranges.count == g.tensors.count else { throw .invalidArgument(reason: "calibration ranges do not match the graph") }
+        var b = Builder(source: g, ranges: calibration.ranges, hessians: calibration.hessians)
         for i in g.inputs { b.out.inputs.append(b.activation(i, scale: b.scaleFromRange(i))) }
         for (k, op) in g.ops.enumerated() { try b.add(op, index: k) }
         for o in g.outputs { b.out.outputs.append(b.map[o]) }
@@ -40,12 +51,13 @@ public enum Quantizer {
     struct Builder {
         let source: Graph
         let ranges: [Float]
+        let hessians: [Int: [Double]]
         var out: Graph
         var map: [Int]
         var scales: [Float]
 
-        init(source: Graph, ranges: [Float]) {
-            self.source = source; self.ranges = ranges
+        init(source: Graph, ranges: [Float], hessians: [Int: [Double]]) {
+            self.source = source; self.ranges = ranges; self.hessians = hessians
             out = Graph(name: source.name, tensors: [], ops: [], inputs: [], outputs: [], weights: [])
             map = [Int](repeating: -1, count: source.tensors.count)
             scales = [Float](repeating: 0, count: source.tensors.count)
@@ -97,6 +109,58 @@ public enum Quantizer {
             }
         }
 
+        /// √(Σ_c Δw_cᵀ H Δw_c / Σ_c w_cᵀ H w_c): the layer's output error from weight rounding on
+        /// calibration data, relative to its output.
+        static func relativeOutputError(_ w: [Float], residual r: [Float], cout: Int, hessian h: [Double]) -> Double {
+            let k = w.count / cout
+            var num = 0.0, den = 0.0
+            var hv = [Double](repeating: 0, count: k)
+            for (vec, isErr) in [(r, true), (w, false)] {
+                for c in 0 ..< cout {
+                    for a in 0 ..< k {
+                        var s = 0.0
+                        for b in 0 ..< k { s += h[a * k + b] * Double(vec[b * cout + c]) }
+                        hv[a] = s
+                    }
+                    var q = 0.0
+                    for a in 0 ..< k { q += Double(vec[a * cout + c]) * hv[a] }
+                    if isErr { num += q } else { den += q }
+                }
+            }
+            return den > 0 ? (num / den).squareRoot() : 0
+        }
+
+        /// The same measure for a depthwise layer (one T×T Hessian block per channel).
+        static func depthwiseRelativeOutputError(_ w: [Float], residual r: [Float], channels c: Int, hessian h: [Double]) -> Double {
+            let t = w.count / c
+            var num = 0.0, den = 0.0
+            for ch in 0 ..< c {
+                let base = ch * t * t
+                for a in 0 ..< t { for b in 0 ..< t {
+                    let hab = h[base + a * t + b]
+                    num += Double(r[a * c + ch]) * hab * Double(r[b * c + ch])
+                    den += Double(w[a * c + ch]) * hab * Double(w[b * c + ch])
+                } }
+            }
+            return den > 0 ? (num / den).squareRoot() : 0
+        }
+
+        /// int8 weights: error-feedback rounding against the layer's calibration Hessian when
+        /// there is one, plain rounding otherwise.
+        static func roundWeights(_ w: [Float], cout: Int, scales: [Float], hessian: [Double]?, depthwise: Bool) -> [Int8] {
+            guard let h = hessian else { return WeightRounding.plain(w, c: cout, scales: scales) }
+            let k = w.count / cout
+            if !depthwise { return WeightRounding.round(w, k: k, c: cout, scales: scales, hessian: h) }
+            var out = [Int8](repeating: 0, count: w.count)
+            for ch in 0 ..< cout {
+                let column = (0 ..< k).map { w[$0 * cout + ch] }
+                let block = Array(h[(ch * k * k) ..< ((ch + 1) * k * k)])
+                let q = WeightRounding.round(column, k: k, c: 1, scales: [scales[ch]], hessian: block)
+                for i in 0 ..< k { out[i * cout + ch] = q[i] }
+            }
+            return out
+        }
+
         mutating func add(_ op: GraphOp, index k: Int) throws(CoreError) {
             let p = op.params
             let o = op.output
@@ -114,18 +178,38 @@ public enum Quantizer {
                 var maxAbs = [Float](repeating: 0, count: cout)
                 for (i, w) in filter.enumerated() { maxAbs[i % cout] = max(maxAbs[i % cout], abs(w)) }
                 let sw = maxAbs.map { max($0, 1e-12) / 127 }
-                let qw = filter.enumerated().map { Int8(max(-127, min(127, ($0.element / sw[$0.offset % cout]).rounded()))) }
+                let qw = Self.roundWeights(filter, cout: cout, scales: sw, hessian: hessians[k], depthwise: op.code == .depthwiseConv2d)
                 let so = scaleFromRange(o)
                 let qb = (0 ..< cout).map { c -> Int32 in
                     let v = (Double(bias[c]) / (Double(sx) * Double(sw[c]))).rounded()
                     return Int32(max(-2147483647, min(2147483647, v)))
                 }
-                let (mant, shift) = FixedPoint.multipliers((0 ..< cout).map { Double(sx) * Double(sw[$0]) / Double(so) })
+                // Layers whose int8 rounding still moves their output measurably (by the
+                // calibration Hessian) get a second int8 plane holding the rounding residual.
+                var residual: [Int8]? = nil, rs = [Float](repeating: 0, count: cout)
+                if let h = hessians[k] {
+                    let r = (0 ..< filter.count).map { filter[$0] - Float(qw[$0]) * sw[$0 % cout] }
+                    let err = op.code == .conv2d ? Self.relativeOutputError(filter, residual: r, cout: cout, hessian: h)
+                                                 : Self.depthwiseRelativeOutputError(filter, residual: r, channels: cout, hessian: h)
+                    if err > Quantizer.splitThreshold {
+                        var m = [Float](repeating: 0, count: cout)
+                        for (i, v) in r.enumerated() { m[i % cout] = max(m[i % cout], abs(v)) }
+                        rs = m.map { max($0, 1e-20) / 127 }
+                        residual = WeightRounding.plain(r, c: cout, scales: rs)
+                    }
+                }
+                let (mant, shift) = FixedPoint.multipliers((0 ..< cout).map { Double(sx) * Double(sw[$0]) / Double(so) }
+                                                           + (0 ..< cout).map { Double(sx) * Double(rs[$0]) / Double(so) })
                 let wt = constant(qw, type: .int8, shape: fshape, name: source.tensors[op.inputs[1]].name, scale: 0)
                 let bt = constant(qb, type: .int32, shape: [cout], name: source.tensors[op.inputs[2]].name, scale: 0)
-                let mt = constant(mant, type: .int32, shape: [cout], name: "requant", scale: 0)
+                let mt = constant(Array(mant[0 ..< cout]), type: .int32, shape: [cout], name: "requant", scale: 0)
+                var inputs = [x, wt, bt, mt]
+                if let q2 = residual {
+                    inputs.append(constant(q2, type: .int8, shape: fshape, name: "residual", scale: 0))
+                    inputs.append(constant(Array(mant[cout...]), type: .int32, shape: [cout], name: "requant_residual", scale: 0))
+                }
                 let (lo, hi) = clampRange(p[6], so)
-                emit(op.code, [x, wt, bt, mt], scale: so, Array(p[0 ..< 7]) + [shift, lo, hi])
+                emit(op.code, inputs, scale: so, Array(p[0 ..< 7]) + [shift, lo, hi])
             case .maxPool2d:
                 let (x, sx) = operand(op.inputs[0])
                 let (lo, hi) = clampRange(p[6], sx)
@@ -202,7 +286,6 @@ public enum Quantizer {
                 let (m, s) = FixedPoint.multipliers(ss.map { $0 / Double(so) }, maxShift: 46)
                 emit(.concatenation, ins, scale: so, [p[0], s] + m.map { Int($0) })
             }
-            _ = k
         }
     }
 }

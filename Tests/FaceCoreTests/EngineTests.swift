@@ -22,6 +22,18 @@ import CAllocationCounter
         #expect(m >= 1 && a.count >= 1000)
     }
 
+    @Test(arguments: [ModelFile.Kind.detector, .blendshapes])
+    func fixedPointInferenceAllocatesNothing(kind: ModelFile.Kind) throws {
+        let (_, q) = try QuantizedAccuracyTests.engines(kind)
+        let input = q.input()
+        for i in 0 ..< input.count { input[i] = Float(i % 255) / 255 }
+        q.run()
+        facekit_alloc_counter_start()
+        q.run(); q.run()
+        let n = facekit_alloc_counter_stop()
+        #expect(n == 0, "\(kind.name): \(n) heap allocations during fixed-point inference")
+    }
+
     /// Tensors alive at the same time never share arena bytes.
     @Test(arguments: [ModelFile.Kind.detector, .landmarks, .blendshapes])
     func memoryPlanHasNoOverlapsBetweenLiveTensors(kind: ModelFile.Kind) throws {

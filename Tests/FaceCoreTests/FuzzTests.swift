@@ -14,7 +14,9 @@ import Testing
 
     @Test func modelFileReaderSurvivesMutatedFiles() throws {
         let small = ModelFile.write([(.blendshapes, try TestData.graph(.blendshapes)), (.detector, try TestData.graph(.detector))])
-        let stats = FuzzHarness.run(seeds: [small], target: .modelFile, iterations: 3_000, seed: 0x5eed_0002)
+        let (_, q) = try QuantizedAccuracyTests.engines(.blendshapes)
+        let quantized = ModelFile.write([(.blendshapes, q.graph)])
+        let stats = FuzzHarness.run(seeds: [small, quantized], target: .modelFile, iterations: 3_000, seed: 0x5eed_0002)
         print("model file fuzz: \(stats.accepted) accepted, \(stats.rejected) rejected")
         #expect(stats.rejected > 500)
     }

@@ -72,12 +72,16 @@ STRIDE = {
     "no_face.mp4": 24,                # 95 frames  -> 4
 }
 # Calibration caps (evenly subsampled, deterministic).
-CALIB_MAX = {"detector": 48, "landmarks": 24, "blendshapes": 256}
+CALIB_MAX = {"detector": 48, "landmarks": 96, "blendshapes": 256}
+# Extra landmark calibration crops from the calibration frames' ROIs, rotated, scaled and
+# shifted (rotation rad, scale, x shift in ROI widths): the test cases include detector ROIs
+# turned by up to 0.9 rad and ambiguous crops, and int8 conversion must see such inputs too.
+LANDMARK_AUGMENT = [(0.9, 1.0, 0.0), (-0.9, 1.0, 0.0), (0.0, 1.4, 0.15), (0.5, 0.8, -0.1)]
 # Blend-shape calibration inputs are tiny: take every 3rd non-test frame
 # with a face instead of only the STRIDE // 2 frames.
 BLEND_CALIB_EVERY = 3
 
-VERSION = 1  # bump when the layout of the output changes
+VERSION = 2  # bump when the layout of the output changes
 
 
 def sha256_file(path):
@@ -191,6 +195,13 @@ def process_video(fname, fl_cls, models_dir, col, log):
                 col.add("test" if lm_test else "calib", "landmarks",
                         f"{stem}_f{i:04d}" + (f"_r{k}" if k else ""),
                         dbg["landmark_tensors"][k][None], meta)
+        if is_calib and not lm_test:
+            for k, rect in enumerate(dbg.get("rois", [])):
+                for j, (drot, dscale, dx) in enumerate(LANDMARK_AUGMENT):
+                    r = (rect[0] + dx * rect[2], rect[1], rect[2] * dscale, rect[3] * dscale, rect[4] + drot)
+                    x = fl.landmark_input(img, r)
+                    col.add("calib", "landmarks", f"{stem}_f{i:04d}_r{k}_aug{j}", x[None],
+                            dict(base, roi=[float(v) for v in r], roi_source="augmented"))
         for k, pts in enumerate(dbg.get("blendshape_inputs", [])):
             meta = dict(base, smoothed=True)
             name = f"{stem}_f{i:04d}" + (f"_r{k}" if k else "")

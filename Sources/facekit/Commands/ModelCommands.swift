@@ -38,12 +38,13 @@ struct ModelConvertCommand: Command {
     func run() throws -> Int32 {
         var models = try ModelLoading.load(input)
         if !keepFloat {
-            for (i, (kind, g)) in models.enumerated() where !g.isQuantized {
+            for (i, (kind, original)) in models.enumerated() where !original.isQuantized {
                 do {
+                    let g = Quantizer.prepare(original)
                     let engine = try FloatEngine(graph: g)
                     let inputs = try Self.calibrationInputs(calibration, kind: kind, count: engine.input().count)
-                    let ranges = engine.calibrate(inputs: Quantizer.calibrationSet(kind, inputs))
-                    models[i].1 = try Quantizer.quantize(g, ranges: ranges)
+                    let calibration = Calibration(engine: engine, inputs: Quantizer.calibrationSet(kind, inputs))
+                    models[i].1 = try Quantizer.quantize(g, calibration: calibration)
                     print("\(kind.name): calibrated on \(inputs.count) real face crops")
                 } catch let e as CoreError { throw ModelLoading.fail(input, e) }
             }

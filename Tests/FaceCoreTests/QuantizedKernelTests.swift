@@ -1,0 +1,110 @@
+import Testing
+@testable import FaceCore
+
+/// Optimized integer kernels against their references, bit for bit, sweeping channel and
+/// spatial sizes from 1 to past the 4-channel unroll, with guard values after the outputs.
+@Suite struct QuantizedKernelTests {
+    static let guardValue: Int16 = 0x5a5a
+    static let guardCount = 16
+
+    static func i16(_ n: Int, _ rng: inout FuzzHarness.Random) -> [Int16] { (0 ..< n).map { _ in Int16(Int(rng.next() % 65535) - 32767) } }
+    static func i8(_ n: Int, _ rng: inout FuzzHarness.Random) -> [Int8] { (0 ..< n).map { _ in Int8(Int(rng.next() % 255) - 127) } }
+    static func i32(_ n: Int, range: Int, _ rng: inout FuzzHarness.Random) -> [Int32] { (0 ..< n).map { _ in Int32(Int(rng.next() % UInt64(2 * range + 1)) - range) } }
+
+    @Test(arguments: [false, true])
+    func conv2dMatchesReference(split: Bool) {
+        var rng = FuzzHarness.Random(seed: split ? 11 : 10)
+        var checked = 0
+        for base in FloatKernelTests.geometries() {
+            for (cin, cout) in [(1, 1), (3, 5), (4, 8), (5, 17), (9, 3), (16, 33)] {
+                var g = base; g.inC = cin; g.outC = cout
+                let x = Self.i16(g.inH * g.inW * cin, &rng)
+                let w = Self.i8(g.kh * g.kw * cin * cout, &rng), w2 = Self.i8(w.count, &rng)
+                let bias = Self.i32(cout, range: 1 << 20, &rng)
+                let m = Self.i32(cout, range: 1 << 30, &rng).map { abs($0) }, m2 = Self.i32(cout, range: 1 << 23, &rng).map { abs($0) }
+                let r = QuantizedKernels.Requant(shift: 40, lo: -32767, hi: 32767)
+                let n = g.outH * g.outW * cout
+                var ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
+                var scratch = [Int32](repeating: 0, count: 2 * cout)
+                if split {
+                    QuantizedKernels.conv2dReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref, residual: w2, residualMultipliers: m2)
+                    QuantizedKernels.conv2dSplit(g, input: x, weights: w, bias: bias, multipliers: m, residual: w2, residualMultipliers: m2, r, output: &opt, scratch: &scratch)
+                } else {
+                    QuantizedKernels.conv2dReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref)
+                    QuantizedKernels.conv2d(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &opt, scratch: &scratch)
+                }
+                #expect(ref == opt, "conv split=\(split) \(g.inH)x\(g.inW)x\(cin) k\(g.kh) s\(g.strideH) → \(g.outH)x\(g.outW)x\(cout)")
+                #expect(opt[n...].allSatisfy { $0 == Self.guardValue })
+                checked += 1
+            }
+        }
+        #expect(checked > 100)
+    }
+
+    @Test(arguments: [false, true])
+    func depthwiseMatchesReference(split: Bool) {
+        var rng = FuzzHarness.Random(seed: split ? 21 : 20)
+        for base in FloatKernelTests.geometries() {
+            for c in [1, 3, 4, 7, 16, 33] {
+                var g = base; g.inC = c; g.outC = c
+                let x = Self.i16(g.inH * g.inW * c, &rng)
+                let w = Self.i8(g.kh * g.kw * c, &rng), w2 = Self.i8(w.count, &rng)
+                let bias = Self.i32(c, range: 1 << 20, &rng)
+                let m = Self.i32(c, range: 1 << 30, &rng).map { abs($0) }, m2 = Self.i32(c, range: 1 << 23, &rng).map { abs($0) }
+                let r = QuantizedKernels.Requant(shift: 38, lo: 0, hi: 32767)
+                let n = g.outH * g.outW * c
+                var ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
+                var scratch = [Int32](repeating: 0, count: 2 * c)
+                if split {
+                    QuantizedKernels.depthwiseReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref, residual: w2, residualMultipliers: m2)
+                    QuantizedKernels.depthwiseSplit(g, input: x, weights: w, bias: bias, multipliers: m, residual: w2, residualMultipliers: m2, r, output: &opt, scratch: &scratch)
+                } else {
+                    QuantizedKernels.depthwiseReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref)
+                    QuantizedKernels.depthwise(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &opt, scratch: &scratch)
+                }
+                #expect(ref == opt, "depthwise split=\(split) \(g.inH)x\(g.inW)x\(c) k\(g.kh) s\(g.strideH)")
+                #expect(opt[n...].allSatisfy { $0 == Self.guardValue })
+            }
+        }
+    }
+
+    /// The residual add's vectorized loop against the scalar formula.
+    @Test func addMatchesScalarFormula() {
+        var rng = FuzzHarness.Random(seed: 30)
+        for n in [1, 3, 8, 17, 64, 97] {
+            let a = Self.i16(n, &rng), b = Self.i16(n, &rng)
+            let p = QuantizedKernels.BinaryParams(m0: 1_234_567_890, m1: 987_654_321, s0: 31, lo: -32767, hi: 32767)
+            var out = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
+            QuantizedKernels.binary(.add, FloatKernels.Broadcast4(out: [n], a: [n], b: [n]), a, b, p, &out)
+            let want = (0 ..< n).map { QuantizedKernels.apply(.add, Int64(a[$0]), Int64(b[$0]), p) }
+            #expect(Array(out[0 ..< n]) == want)
+            #expect(out[n...].allSatisfy { $0 == Self.guardValue })
+        }
+    }
+
+    @Test func fixedPointHelpers() {
+        let (m, s) = FixedPoint.multipliers([0.5, 0.25, 1e-3])
+        #expect(m[0] == 1 << 30 && s == 31)
+        #expect(FixedPoint.apply(3, Int64(m[0]), s) == 2)       // 1.5 rounds half up
+        #expect(FixedPoint.apply(-3, Int64(m[0]), s) == -1)     // -1.5 rounds towards +∞
+        for v: UInt64 in [0, 1, 2, 3, 4, 15, 16, 17, 1 << 40, (1 << 62) - 1] {
+            let r = FixedPoint.isqrt(v)
+            #expect(r * r <= v && (r + 1) * (r + 1) > v)
+        }
+        #expect(FixedPoint.roundedDivide(7, 2) == 4 && FixedPoint.roundedDivide(-7, 2) == -4 && FixedPoint.roundedDivide(5, 3) == 2)
+    }
+
+    @Test func logisticTableInterpolates() {
+        // Scale 1/256 per step of the input; compare against the float logistic.
+        let so: Float = 1 / 32767
+        let table = (0 ... 512).map { Int16((MathFunctions.logistic(Float($0) / 16 - 16) / so).rounded()) }
+        let sx: Float = 16.0 / 32767
+        let (m, s) = FixedPoint.multipliers([Double(sx) * 16 * 65536], maxShift: 46)
+        let xs: [Int16] = stride(from: -32767, through: 32767, by: 97).map { Int16($0) }
+        var out = [Int16](repeating: 0, count: xs.count)
+        QuantizedKernels.logistic(xs, table: table, m: Int64(m[0]), s: s, &out, count: xs.count)
+        var worst: Float = 0
+        for (x, q) in zip(xs, out) { worst = max(worst, abs(Float(q) * so - MathFunctions.logistic(Float(x) * sx))) }
+        #expect(worst < 2e-4)
+    }
+}
