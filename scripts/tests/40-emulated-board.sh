@@ -9,6 +9,7 @@ source "$(dirname "$0")/../lib/common.sh"
 BIN=${FACEKIT_BIN:-$REPO/.build/release/facekit}
 if [ ! -x "$BIN" ]; then (cd "$REPO" && swift build -c release 2>&1 | tail -1); fi
 OUT="$CACHE/board/run"
+mkdir -p "$CACHE/board"
 t0=$SECONDS
 # One retry of the whole boot: the emulated devices run on the emulated CPU, and when the host is
 # oversubscribed (other jobs on a 2-core machine) QEMU stalls for hundreds of ms; vivid and the
