@@ -23,6 +23,14 @@ public enum Quantizer {
     /// ambiguous crops; most layers are below 0.5 %.
     public static let splitThreshold = 0.002
 
+    /// The whole conversion of one model: equalize, calibrate on `inputs` (real crops the
+    /// pipeline feeds the model), quantize. Deterministic for the same graph and inputs.
+    public static func convert(_ g: Graph, kind: ModelFile.Kind, calibrationInputs inputs: [[Float]]) throws(CoreError) -> Graph {
+        let prepared = prepare(g)
+        let engine = try FloatEngine(graph: prepared)
+        return try quantize(prepared, calibration: Calibration(engine: engine, inputs: calibrationSet(kind, inputs)))
+    }
+
     /// The float graph conversion quantizes: `g` after cross-layer equalization. Calibrate
     /// on this graph, then pass it to `quantize`.
     public static func prepare(_ g: Graph) -> Graph { Equalization.apply(g) }

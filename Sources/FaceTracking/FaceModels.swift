@@ -114,7 +114,7 @@ public struct FaceModels {
                     }
                     inputs.append(a.values)
                 }
-                let q = try Quantizer.quantize(g, ranges: engine.calibrate(inputs: Quantizer.calibrationSet(kind, inputs)))
+                let q = try Quantizer.convert(g, kind: kind, calibrationInputs: inputs)
                 switch kind {
                 case .detector: out.detector = q
                 case .landmarks: out.landmarks = q

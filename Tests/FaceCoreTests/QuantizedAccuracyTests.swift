@@ -21,9 +21,8 @@ import Testing
 
     static func enginesWithPrepared(_ kind: ModelFile.Kind) throws -> (FloatEngine, QuantizedEngine, FloatEngine) {
         let g = try TestData.graph(kind)
-        let prepared = Quantizer.prepare(g)
-        let q = try Quantizer.quantize(prepared, calibration: Calibration(engine: try FloatEngine(graph: prepared), inputs: Quantizer.calibrationSet(kind, try calibrationInputs(kind))))
-        return (try FloatEngine(graph: g), try QuantizedEngine(graph: q), try FloatEngine(graph: prepared))
+        let q = try Quantizer.convert(g, kind: kind, calibrationInputs: try calibrationInputs(kind))
+        return (try FloatEngine(graph: g), try QuantizedEngine(graph: q), try FloatEngine(graph: Quantizer.prepare(g)))
     }
 
     static func run(_ f: FloatEngine, _ q: QuantizedEngine, _ x: [Float]) -> ([[Float]], [[Float]]) {

@@ -4,14 +4,15 @@ import FaceCore
 /// `facekit bench models`: our engines against LiteRT on the same inputs, in the same run.
 struct BenchModelsCommand: Command {
     static let path = ["bench", "models"]
-    static let synopsis = "facekit bench models [--json] [--runs N] [--warmup N] [--model-file F] [--layers] [--no-litert]"
-    static let abstract = "Latency of each model (median, p90; one thread) beside LiteRT's, with the ratio."
+    static let synopsis = "facekit bench models [--json] [--runs N] [--warmup N] [--model-file F] [--fixed-model F] [--layers] [--no-litert]"
+    static let abstract = "Latency of each model, float and fixed point (median, p90; one thread), beside LiteRT's, with the ratios."
     let json: Bool, layers: Bool, litert: Bool
     let runs: Int, warmup: Int
     let modelFile: String
+    let fixedModel: String
 
     init(arguments: [String]) throws {
-        let a = try ArgumentScanner(arguments, valueOptions: ["runs", "warmup", "model-file"], flagOptions: ["json", "layers", "no-litert"])
+        let a = try ArgumentScanner(arguments, valueOptions: ["runs", "warmup", "model-file", "fixed-model"], flagOptions: ["json", "layers", "no-litert"])
         guard a.positionals.isEmpty else { throw UsageError("unexpected argument \(a.positionals[0])") }
         json = a.flag("json"); layers = a.flag("layers"); litert = !a.flag("no-litert")
         runs = try a.int("runs", default: 100); warmup = try a.int("warmup", default: 10)
@@ -19,6 +20,7 @@ struct BenchModelsCommand: Command {
             throw UsageError("--runs must be at least 50")
         }
         modelFile = a.value("model-file") ?? "models/face_landmarker_v2.task"
+        fixedModel = a.value("fixed-model") ?? "models/facekit.fkm"
     }
 
     struct Timing { var median: Double; var p90: Double }
@@ -53,6 +55,11 @@ struct BenchModelsCommand: Command {
 
     func run() throws -> Int32 {
         let models = try ModelLoading.load(modelFile)
+        guard FileManager.default.fileExists(atPath: fixedModel) else {
+            throw CommandFailure("\(fixedModel): no fixed-point model; run 'facekit model convert models/face_landmarker_v2.task -o \(fixedModel)' (scripts/setup does)")
+        }
+        let fixedModels = try ModelLoading.load(fixedModel)
+        var fixed: [String: Timing] = [:]
         var ours: [String: Timing] = [:]
         var sources: [String: String] = [:]
         var layerReport: [String] = []
@@ -63,7 +70,13 @@ struct BenchModelsCommand: Command {
             _ = engine.input().update(from: x)
             sources[kind.name] = src
             ours[kind.name] = Self.measure(runs: runs, warmup: warmup) { engine.run() }
-            if layers { layerReport += Self.layerTimes(engine, name: kind.name, runs: max(10, runs / 5)) }
+            if let (_, qg) = fixedModels.first(where: { $0.0 == kind }), qg.isQuantized {
+                let q: QuantizedEngine
+                do { q = try QuantizedEngine(graph: qg) } catch let e as CoreError { throw ModelLoading.fail(fixedModel, e) }
+                _ = q.input().update(from: x)
+                fixed[kind.name] = Self.measure(runs: runs, warmup: warmup) { q.run() }
+                if layers { layerReport += Self.layerTimes(name: "\(kind.name) (fixed point)", ops: q.graph.ops, tensors: q.graph.tensors, count: q.stepCount, runs: max(10, runs / 5)) { q.execute($0) } }
+            }
         }
         var ref: [String: [String: Double]] = [:]
         if litert { ref = try Self.runLiteRT(runs: runs, warmup: warmup) }
@@ -71,11 +84,14 @@ struct BenchModelsCommand: Command {
         if json {
             var obj: [String: Any] = [:]
             for (name, t) in ours {
-                var m: [String: Any] = ["ours_ms": t.median, "ours_p90_ms": t.p90, "float_ms": t.median, "input": sources[name] ?? ""]
+                var m: [String: Any] = ["ours_ms": fixed[name]?.median ?? t.median, "float_ms": t.median, "float_p90_ms": t.p90, "input": sources[name] ?? ""]
+                if let fx = fixed[name] { m["fixed_ms"] = fx.median; m["fixed_p90_ms"] = fx.p90 }
                 if let r = ref[name], let l = r["xnnpack_median_ms"] {
                     m["litert_ms"] = l
                     m["litert_p90_ms"] = r["xnnpack_p90_ms"] ?? 0
-                    m["ratio"] = t.median / l
+                    m["float_ratio"] = t.median / l
+                    if let fx = fixed[name] { m["fixed_ratio"] = fx.median / l }
+                    m["ratio"] = (fixed[name]?.median ?? t.median) / l
                     if let nd = r["ref_median_ms"] { m["litert_nodelegate_ms"] = nd; m["ratio_vs_nodelegate"] = t.median / nd }
                 }
                 obj[name] = m
@@ -84,14 +100,13 @@ struct BenchModelsCommand: Command {
             let data = try JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         } else {
-            print("model         float median  p90      LiteRT(XNNPACK,1t) median  p90      ratio   LiteRT(no delegate)  ratio")
+            print("model        | fixed ms (p90)    | float ms (p90)    | LiteRT XNNPACK 1t ms (p90) | fixed/LiteRT | float/LiteRT | LiteRT no-delegate ms")
             for kind in ["detector", "landmarks", "blendshapes"] {
                 guard let t = ours[kind] else { continue }
-                let r = ref[kind]
+                let r = ref[kind], fx = fixed[kind]
                 let l = r?["xnnpack_median_ms"], lp = r?["xnnpack_p90_ms"], nd = r?["ref_median_ms"]
-                print(String(format: "%-13@ %8.3f ms %8.3f   %8@ ms %8@   %6@  %8@ ms   %6@", kind as NSString, t.median, t.p90,
-                             fmt(l) as NSString, fmt(lp) as NSString, fmt(l.map { t.median / $0 }) as NSString,
-                             fmt(nd) as NSString, fmt(nd.map { t.median / $0 }) as NSString))
+                func cell(_ a: Double?, _ b: Double?) -> String { a.map { String(format: "%7.3f (%7.3f)", $0, b ?? 0) } ?? "      -          " }
+                print("\(kind.padding(toLength: 12, withPad: " ", startingAt: 0)) | \(cell(fx?.median, fx?.p90)) | \(cell(t.median, t.p90)) | \(cell(l, lp))          | \(fmt(zip2(fx?.median, l, /)).padding(toLength: 12, withPad: " ", startingAt: 0)) | \(fmt(zip2(t.median, l, /)).padding(toLength: 12, withPad: " ", startingAt: 0)) | \(fmt(nd))")
             }
             print(String(format: "peak RSS %.1f MB; %d runs after %d warm-up, one thread; inputs: %@", Self.peakRSSMB(), runs, warmup,
                          Set(sources.values).sorted().joined(separator: ", ") as NSString))
@@ -101,6 +116,10 @@ struct BenchModelsCommand: Command {
     }
 
     func fmt(_ v: Double?) -> String { v.map { String(format: "%.3f", $0) } ?? "-" }
+    func zip2(_ a: Double?, _ b: Double?, _ f: (Double, Double) -> Double) -> Double? {
+        guard let a, let b else { return nil }
+        return f(a, b)
+    }
 
     static func peakRSSMB() -> Double {
         var u = rusage()
@@ -110,17 +129,22 @@ struct BenchModelsCommand: Command {
 
     /// Per-layer time and share, from running each step alone many times.
     static func layerTimes(_ engine: FloatEngine, name: String, runs: Int) -> [String] {
+        layerTimes(name: "\(name) (float)", ops: engine.graph.ops, tensors: engine.graph.tensors, count: engine.stepCount, runs: runs) { engine.execute($0) }
+    }
+
+    static func layerTimes(name: String, ops: [GraphOp], tensors: [GraphTensor], count: Int, runs: Int, _ step: (Int) -> Void) -> [String] {
         var rows: [(Int, Double)] = []
-        for i in 0 ..< engine.stepCount {
-            let t = measure(runs: runs, warmup: 2) { engine.execute(i) }
+        for i in 0 ..< count {
+            let t = measure(runs: runs, warmup: 2) { step(i) }
             rows.append((i, t.median))
         }
         let total = rows.reduce(0) { $0 + $1.1 }
         var out = ["\(name): per-layer median times (sum \(String(format: "%.3f", total)) ms), slowest first"]
         for (i, t) in rows.sorted(by: { $0.1 > $1.1 }).prefix(15) {
-            let op = engine.graph.ops[i]
-            out.append(String(format: "  %4d %-18@ %8.3f ms %5.1f%%  %@ -> %@", i, "\(op.code.name)" as NSString, t, 100 * t / total,
-                              "\(engine.graph.tensors[op.inputs[0]].shape)" as NSString, "\(engine.graph.tensors[op.output].shape)" as NSString))
+            let op = ops[i]
+            let note = op.inputs.count == 6 ? " +residual plane" : ""
+            out.append(String(format: "  %4d %-18@ %8.3f ms %5.1f%%  %@ -> %@%@", i, "\(op.code.name)" as NSString, t, 100 * t / total,
+                              "\(tensors[op.inputs[0]].shape)" as NSString, "\(tensors[op.output].shape)" as NSString, note as NSString))
         }
         return out
     }

@@ -40,11 +40,9 @@ struct ModelConvertCommand: Command {
         if !keepFloat {
             for (i, (kind, original)) in models.enumerated() where !original.isQuantized {
                 do {
-                    let g = Quantizer.prepare(original)
-                    let engine = try FloatEngine(graph: g)
-                    let inputs = try Self.calibrationInputs(calibration, kind: kind, count: engine.input().count)
-                    let calibration = Calibration(engine: engine, inputs: Quantizer.calibrationSet(kind, inputs))
-                    models[i].1 = try Quantizer.quantize(g, calibration: calibration)
+                    let count = original.tensors[original.inputs[0]].elementCount
+                    let inputs = try Self.calibrationInputs(calibration, kind: kind, count: count)
+                    models[i].1 = try Quantizer.convert(original, kind: kind, calibrationInputs: inputs)
                     print("\(kind.name): calibrated on \(inputs.count) real face crops")
                 } catch let e as CoreError { throw ModelLoading.fail(input, e) }
             }
