@@ -85,6 +85,12 @@ public final class LoopbackFeeder {
             if n == 0 { onReady() }
             n += 1
             due += interval
+            // Late by more than a frame (the feeder was not scheduled): start again from now
+            // instead of writing a burst. A camera's sensor never bursts, and v4l2loopback jumps
+            // a reader that is more than 2 frames behind to the newest frame, so a burst would
+            // show up as frames lost by the reader.
+            let now = MonotonicClock.now()
+            if now > due + interval { due = now }
             MonotonicClock.sleep(until: due)
         }
     }
