@@ -115,24 +115,34 @@ func mix(_ h: inout UInt64, _ p: UnsafePointer<Int16>, _ n: Int) {
 /// Runs reference and optimized kernels on one geometry; returns whether they agree.
 func checkKernel(depthwise: Bool, _ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
                  bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: QuantizedKernels.Requant,
+                 residual: UnsafePointer<Int8>? = nil, residualMultipliers: UnsafePointer<Int32>? = nil,
                  stats: inout KernelStats, expected: UnsafePointer<Int16>? = nil) -> Bool {
     let n = g.outH * g.outW * g.outC
     let ref = UnsafeMutablePointer<Int16>.allocate(capacity: max(n, 1))
     let opt = UnsafeMutablePointer<Int16>.allocate(capacity: max(n, 1))
-    let scratch = UnsafeMutablePointer<Int32>.allocate(capacity: max(g.outC, 1))
+    let scratch = UnsafeMutablePointer<Int32>.allocate(capacity: max(2 * g.outC, 1))
     defer { ref.deallocate(); opt.deallocate(); scratch.deallocate() }
     if depthwise {
-        QuantizedKernels.depthwiseReference(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: ref)
+        QuantizedKernels.depthwiseReference(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: ref,
+                                            residual: residual, residualMultipliers: residualMultipliers)
     } else {
-        QuantizedKernels.conv2dReference(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: ref)
+        QuantizedKernels.conv2dReference(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: ref,
+                                         residual: residual, residualMultipliers: residualMultipliers)
     }
     let other: UnsafePointer<Int16>
     if let e = expected {
         other = e
     } else {
-        if depthwise {
+        switch (depthwise, residual, residualMultipliers) {
+        case let (true, r2?, m2?):
+            QuantizedKernels.depthwiseSplit(g, input: input, weights: weights, bias: bias, multipliers: multipliers,
+                                            residual: r2, residualMultipliers: m2, r, output: opt, scratch: scratch)
+        case let (false, r2?, m2?):
+            QuantizedKernels.conv2dSplit(g, input: input, weights: weights, bias: bias, multipliers: multipliers,
+                                         residual: r2, residualMultipliers: m2, r, output: opt, scratch: scratch)
+        case (true, _, _):
             QuantizedKernels.depthwise(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: opt, scratch: scratch)
-        } else {
+        case (false, _, _):
             QuantizedKernels.conv2d(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: opt, scratch: scratch)
         }
         other = UnsafePointer(opt)
@@ -163,23 +173,33 @@ func kernelSweep(count: Int) -> KernelStats {
         let nIn = inH * inW * inC, nW = dw ? kh * kw * outC : kh * kw * inC * outC
         var x = [Int16](repeating: 0, count: nIn), w = [Int8](repeating: 0, count: nW)
         var b = [Int32](repeating: 0, count: outC), m = [Int32](repeating: 0, count: outC)
+        // One test in three with a residual int8 plane (the split kernels).
+        let split = rng.below(3) == 0
+        var w2 = [Int8](repeating: 0, count: split ? nW : 1), m2 = [Int32](repeating: 0, count: outC)
         // Full int16 range in one test of four: the int32 accumulators wrap, identically.
         let wide = t % 4 == 0
         for i in 0 ..< nIn { x[i] = wide ? Int16(truncatingIfNeeded: rng.next()) : Int16(rng.range(-4096, 4096)) }
         for i in 0 ..< nW { w[i] = Int8(truncatingIfNeeded: rng.next()) }
         for i in 0 ..< outC { b[i] = Int32(rng.range(-1 << 20, 1 << 20)); m[i] = Int32(rng.range(1 << 28, (1 << 31) - 1)) }
+        if split {
+            for i in 0 ..< nW { w2[i] = Int8(truncatingIfNeeded: rng.next()) }
+            for i in 0 ..< outC { m2[i] = Int32(rng.range(1 << 20, 1 << 24)) }
+        }
         let r = QuantizedKernels.Requant(shift: rng.range(30, 44), lo: -32767, hi: 32767)
         let ok = x.withUnsafeBufferPointer { xp in w.withUnsafeBufferPointer { wp in b.withUnsafeBufferPointer { bp in m.withUnsafeBufferPointer { mp in
-            checkKernel(depthwise: dw, g, input: xp.baseAddress!, weights: wp.baseAddress!, bias: bp.baseAddress!, multipliers: mp.baseAddress!, r, stats: &stats)
+            w2.withUnsafeBufferPointer { w2p in m2.withUnsafeBufferPointer { m2p in
+                checkKernel(depthwise: dw, g, input: xp.baseAddress!, weights: wp.baseAddress!, bias: bp.baseAddress!, multipliers: mp.baseAddress!, r,
+                            residual: split ? w2p.baseAddress! : nil, residualMultipliers: split ? m2p.baseAddress! : nil, stats: &stats)
+            } }
         } } } }
-        if !ok { print("kernel MISMATCH: test \(t) \(dw ? "depthwise" : "conv2d") \(inH)x\(inW)x\(inC) -> \(outH)x\(outW)x\(outC) k\(kh)x\(kw) s\(sh)x\(sw) d\(dh)x\(dwl)") }
+        if !ok { print("kernel MISMATCH: test \(t) \(dw ? "depthwise" : "conv2d")\(split ? " split" : "") \(inH)x\(inW)x\(inC) -> \(outH)x\(outW)x\(outC) k\(kh)x\(kw) s\(sh)x\(sw) d\(dh)x\(dwl)") }
     }
     return stats
 }
 
 /// Recomputes every conv / depthwise layer of one inference with the reference kernel on the
 /// real activations (step by step, while the layer's input is still live in the arena).
-func checkModelKernels(_ engine: QuantizedEngine, stats: inout KernelStats) {
+func checkModelKernels(_ engine: QuantizedEngine, stats: inout KernelStats, splitLayers: inout Int) {
     let graph = engine.graph
     let base = UnsafeMutableRawPointer.allocate(byteCount: max(graph.weights.count, 1), alignment: 64)
     defer { base.deallocate() }
@@ -194,10 +214,14 @@ func checkModelKernels(_ engine: QuantizedEngine, stats: inout KernelStats) {
         let g = FloatKernels.ConvGeometry(inH: x[1], inW: x[2], inC: x[3], outH: o[1], outW: o[2], outC: o[3], kh: f[0], kw: f[1],
                                           strideH: p[0], strideW: p[1], dilationH: p[2], dilationW: p[3], padTop: p[4], padLeft: p[5])
         let r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]))
+        // Six inputs: a residual int8 weight plane and its multipliers (QuantizedKernels.conv2dSplit).
+        let split = op.inputs.count == 6
         func ptr<T>(_ t: Int, _: T.Type) -> UnsafePointer<T> { UnsafePointer((base + graph.tensors[t].dataOffset).assumingMemoryBound(to: T.self)) }
         let ok = checkKernel(depthwise: op.code == .depthwiseConv2d, g, input: engine.tensor(op.inputs[0]).baseAddress!,
                              weights: ptr(op.inputs[1], Int8.self), bias: ptr(op.inputs[2], Int32.self), multipliers: ptr(op.inputs[3], Int32.self),
-                             r, stats: &stats, expected: engine.tensor(op.output).baseAddress!)
+                             r, residual: split ? ptr(op.inputs[4], Int8.self) : nil, residualMultipliers: split ? ptr(op.inputs[5], Int32.self) : nil,
+                             stats: &stats, expected: engine.tensor(op.output).baseAddress!)
+        if split { splitLayers += 1 }
         if !ok { print("layer MISMATCH: \(graph.name) op \(i)") }
     }
 }
@@ -208,7 +232,7 @@ func runModels(_ fkm: String, _ list: String, _ outdir: String, checkKernels: Bo
     guard let file = readFile(fkm) else { print("armcore: cannot read \(fkm)"); return 2 }
     guard let cases = pairs(list) else { print("armcore: cannot read \(list)"); return 2 }
     var failed = false
-    var kstats = KernelStats()
+    var kstats = KernelStats(), splitLayers = 0
     for kind in [ModelFile.Kind.detector, .landmarks, .blendshapes] {
         let mine = cases.filter { $0.0 == kind.name }
         if mine.isEmpty { continue }
@@ -233,7 +257,7 @@ func runModels(_ fkm: String, _ list: String, _ outdir: String, checkKernels: Bo
             let input = engine.input(0)
             guard a.values.count == input.count else { print("armcore: \(path): \(a.values.count) values, model input has \(input.count)"); failed = true; continue }
             for i in 0 ..< input.count { input[i] = a.values[i] }
-            if checkKernels && first { checkModelKernels(engine, stats: &kstats) }
+            if checkKernels && first { checkModelKernels(engine, stats: &kstats, splitLayers: &splitLayers) }
             first = false
             let t0 = nowMicros()
             engine.run()
@@ -247,7 +271,7 @@ func runModels(_ fkm: String, _ list: String, _ outdir: String, checkKernels: Bo
         print("model \(kind.name): \(mine.count) cases, \(out.bytes) output bytes, fnv1a \(hex(out.hash)), \(micros / max(mine.count, 1) / 1000) ms per inference")
     }
     if checkKernels {
-        print("layers: \(kstats.passed) passed, \(kstats.failed) failed (reference vs optimized on real activations), ref hash \(hex(kstats.hash))")
+        print("layers: \(kstats.passed) passed, \(kstats.failed) failed (reference vs optimized on real activations, \(splitLayers) with residual planes), ref hash \(hex(kstats.hash))")
         if kstats.failed > 0 { failed = true }
     }
     return failed ? 1 : 0
