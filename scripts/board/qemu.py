@@ -10,7 +10,7 @@ Reads the guest console (board/emulated/init's protocol):
     BOARD: RESULT rc=N         the guest's verdict; exit status is 0 only for rc=0
 Everything is logged with host-relative timestamps to OUT/console.log.
 """
-import argparse, json, os, socket, subprocess, sys, tempfile, threading, time
+import argparse, json, os, shutil, socket, subprocess, sys, tempfile, threading, time
 
 
 def main():
@@ -30,6 +30,13 @@ def main():
     os.makedirs(os.path.join(a.out, "results"), exist_ok=True)
 
     tmp = tempfile.mkdtemp(prefix="facekit-board-")
+    try:
+        return boot(a, extra, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def boot(a, extra, tmp):
     qmp_path = os.path.join(tmp, "qmp.sock")
     # KVM does not work on nested-virtualisation CI hosts (the guest hangs after SeaBIOS): TCG.
     cmd = ["qemu-system-x86_64", "-machine", f"q35,accel={a.accel}", "-cpu", "max",
