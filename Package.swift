@@ -7,6 +7,10 @@
 //   Appliance → Recording, Export, Capture
 import PackageDescription
 
+// A deployment may build FaceCore for its exact CPU: FACEKIT_CPU=cortex-a76 (dot product),
+// FACEKIT_CPU=haswell (AVX2), … The default is the portable baseline of the architecture.
+let cpuFlags: [String] = Context.environment["FACEKIT_CPU"].map { ["-target-cpu", $0] } ?? []
+
 let package = Package(
     name: "facekit",
     products: [
@@ -21,7 +25,7 @@ let package = Package(
         // Pure Swift, no Foundation, Embedded-Swift clean (see DESIGN.md).
         .target(name: "FaceCore",
                 // Optimized even in debug builds: the test suite runs real models through it.
-                swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release)),
+                swiftSettings: [.unsafeFlags(["-Ounchecked"] + cpuFlags, .when(configuration: .release)),
                                 .unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Optimized in debug too, like FaceCore: the accuracy tests run every test frame through it.
         .target(name: "FaceTracking", dependencies: ["FaceCore"],

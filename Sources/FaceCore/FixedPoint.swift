@@ -6,13 +6,15 @@
 /// operator (per output channel, or both operands of an ADD) share one shift so that the kernels
 /// vectorize; `FixedPoint.multipliers` picks the largest shift that keeps every mantissa in int32.
 public enum FixedPoint {
-    /// Mantissas for `values` (all ≥ 0) with one shared shift, the largest mantissa < 2^31.
-    public static func multipliers(_ values: [Double], maxShift: Int = 62) -> (mantissas: [Int32], shift: Int) {
+    /// Mantissas for `values` with one shared shift, the largest |mantissa| < 2^bits. Element-wise
+    /// kernels use 14-bit mantissas so that int16 × mantissa sums stay in 32-bit lanes.
+    public static func multipliers(_ values: [Double], maxShift: Int = 62, bits: Int = 31) -> (mantissas: [Int32], shift: Int) {
         let top = values.reduce(0) { max($0, abs($1)) }
         guard top > 0 else { return ([Int32](repeating: 0, count: values.count), 0) }
         var shift = 0
-        // Largest shift with top · 2^shift < 2^31 (strictly, after rounding).
-        while shift < maxShift && top * Double(1 << UInt64(shift + 1)) < 2147483647.0 { shift += 1 }
+        let limit = Double(1 << UInt64(bits)) - 1
+        // Largest shift with top · 2^shift < 2^bits (strictly, after rounding).
+        while shift < maxShift && top * Double(1 << UInt64(shift + 1)) < limit { shift += 1 }
         let f = Double(1 << UInt64(shift))
         return (values.map { Int32((($0 * f)).rounded()) }, shift)
     }

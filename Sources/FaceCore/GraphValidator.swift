@@ -73,7 +73,8 @@ public enum GraphValidator {
             try activation(0); try clampPair(p[7], p[8]); base.params = Array(p[0 ..< 7])
         case .add, .sub:
             guard p.count == 5 else { throw fail("bad parameters") }
-            try activation(0); try activation(1); try mant(p[0]); try mant(p[1]); try shift(p[2]); try clampPair(p[3], p[4])
+            try activation(0); try activation(1); try shift(p[2]); try clampPair(p[3], p[4])
+            guard abs(p[0]) <= 1 << 14, abs(p[1]) <= 1 << 14, p[2] <= 30 else { throw fail("element-wise multiplier wider than 14 bits") }
             base.params = [0]
         case .mul:
             guard p.count == 4 else { throw fail("bad parameters") }
@@ -86,8 +87,16 @@ public enum GraphValidator {
             try activation(0); try activation(1); try mant(p[0]); try mant(p[1]); try shift(p[2]); try mant(p[3]); try shift(p[4])
             base.params = []
         case .prelu:
-            guard p.count == 4 else { throw fail("bad parameters") }
-            try activation(0); try activation(1); try mant(p[0]); try shift(p[1]); try mant(p[2]); try shift(p[3]); base.params = []
+            guard p.count == 2, op.inputs.count == 2, isConst(1, .int32), s[1].count == 1, s[1][0] == 1 || s[1][0] == s[0].last ?? -1,
+                  abs(p[0]) <= 1 << 14, p[1] >= 0, p[1] <= 30 else { throw fail("bad PRELU parameters") }
+            try activation(0)
+            let table = t[op.inputs[1]]
+            var wide = false
+            g.weights.withUnsafeBytes { raw in
+                for i in 0 ..< table.elementCount where abs(Int(raw.loadUnaligned(fromByteOffset: table.dataOffset + 4 * i, as: Int32.self))) > 1 << 14 { wide = true }
+            }
+            guard !wide else { throw fail("PRELU multiplier wider than 14 bits") }
+            base.params = []
         case .logistic:
             guard op.inputs.count == 2, p.count == 2, isConst(1, .int16), s[1] == [513] else { throw fail("bad logistic table") }
             try activation(0); try mant(p[0]); try shift(p[1])

@@ -22,6 +22,7 @@ public final class QuantizedEngine: InferenceEngine {
         case maxPool(FloatKernels.ConvGeometry, Int16, Int16)
         case binary(QuantizedKernels.BinaryKind, FloatKernels.Broadcast4, QuantizedKernels.BinaryParams)
         case relu(Int), neg(Int), copy(Int)
+        case prelu(positive: Int32, channels: Int, shift: Int, count: Int)
         case logistic(Int64, Int, Int), rsqrt(Int64, Int, Int), sqrt(Int64, Int, Int)
         case gather(base: Int, strides: (Int, Int, Int, Int), dims: (Int, Int, Int, Int))
         case pad(inDims: (Int, Int, Int, Int), before: (Int, Int, Int, Int), outDims: (Int, Int, Int, Int))
@@ -93,7 +94,9 @@ public final class QuantizedEngine: InferenceEngine {
             kind = op.code == .depthwiseConv2d ? (split ? .depthwiseSplit(g, r) : .depthwise(g, r)) : (split ? .convSplit(g, r) : .conv(g, r))
         case .maxPool2d:
             kind = .maxPool(geometry(pool: true), Int16(p[7]), Int16(p[8]))
-        case .add, .sub, .mul, .div, .squaredDifference, .prelu:
+        case .prelu:
+            kind = .prelu(positive: Int32(p[0]), channels: ts[op.inputs[1]].elementCount, shift: p[1], count: ts[op.output].elementCount)
+        case .add, .sub, .mul, .div, .squaredDifference:
             let bc = FloatKernels.Broadcast4(out: out, a: ts[op.inputs[0]].shape, b: ts[op.inputs[1]].shape)
             let P: QuantizedKernels.BinaryParams
             let k: QuantizedKernels.BinaryKind
@@ -103,8 +106,7 @@ public final class QuantizedEngine: InferenceEngine {
                 P = .init(m0: Int64(p[0]), m1: op.code == .sub ? -Int64(p[1]) : Int64(p[1]), s0: p[2], lo: Int64(p[3]), hi: Int64(p[4]))
             case .mul: k = .mul; P = .init(m0: Int64(p[0]), m1: 0, s0: p[1], lo: Int64(p[2]), hi: Int64(p[3]))
             case .div: k = .div; P = .init(m0: Int64(p[0]), m1: 0, s0: p[1])
-            case .squaredDifference: k = .squaredDifference; P = .init(m0: Int64(p[0]), m1: Int64(p[1]), s0: p[2], m2: Int64(p[3]), s2: p[4])
-            default: k = .prelu; P = .init(m0: Int64(p[0]), m1: 0, s0: p[1], m2: Int64(p[2]), s2: p[3])
+            default: k = .squaredDifference; P = .init(m0: Int64(p[0]), m1: Int64(p[1]), s0: p[2], m2: Int64(p[3]), s2: p[4])
             }
             kind = .binary(k, bc, P)
         case .relu: kind = .relu(ts[op.output].elementCount)
@@ -228,6 +230,8 @@ public final class QuantizedEngine: InferenceEngine {
             QuantizedKernels.maxPool(g, input: i16(s.inputs[0]), lo: lo, hi: hi, output: out)
         case let .binary(k, bc, p):
             QuantizedKernels.binary(k, bc, i16(s.inputs[0]), i16(s.inputs[1]), p, out)
+        case let .prelu(mp, c, sh, n):
+            QuantizedKernels.prelu(i16(s.inputs[0]), positive: mp, negative: s.inputs[1].assumingMemoryBound(to: Int32.self), channels: c, shift: sh, out, count: n)
         case let .relu(n):
             let x = i16(s.inputs[0]); for j in 0 ..< n { out[j] = max(x[j], 0) }
         case let .neg(n):

@@ -228,7 +228,29 @@ public enum QuantizedKernels {
 
     // MARK: Element-wise (broadcast over padded rank-4 shapes)
 
-    public enum BinaryKind: Int { case add, mul, div, squaredDifference, prelu }
+    public enum BinaryKind: Int { case add, mul, div, squaredDifference }
+
+    /// PRELU with the slope folded into per-channel multipliers: rows of `channels` values.
+    public static func prelu(_ x: UnsafePointer<Int16>, positive mp: Int32, negative mn: UnsafePointer<Int32>, channels c: Int,
+                             shift s: Int, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
+        let r: Int32 = s == 0 ? 0 : 1 << Int32(s - 1), sh = Int32(s)
+        if c == 1 {
+            let m1 = mn[0]
+            for i in 0 ..< n {
+                let v = Int32(x[i])
+                out[i] = Int16(truncatingIfNeeded: min(max((v &* (v >= 0 ? mp : m1) &+ r) >> sh, -32767), 32767))
+            }
+            return
+        }
+        var p = 0
+        while p < n {
+            for k in 0 ..< c {
+                let v = Int32(x[p + k])
+                out[p + k] = Int16(truncatingIfNeeded: min(max((v &* (v >= 0 ? mp : mn[k]) &+ r) >> sh, -32767), 32767))
+            }
+            p += c
+        }
+    }
 
     /// Per-op constants of an element-wise kernel (meaning per kind, see `QuantizedEngine`).
     public struct BinaryParams {
@@ -248,7 +270,6 @@ public enum QuantizedKernels {
         case .squaredDifference:
             let d = FixedPoint.apply(a &* p.m0 &- b &* p.m1, 1, p.s0)
             v = FixedPoint.apply(d &* d, p.m2, p.s2)
-        case .prelu: v = a >= 0 ? FixedPoint.apply(a, p.m0, p.s0) : FixedPoint.apply(a &* b, p.m2, p.s2)
         }
         return Int16(truncatingIfNeeded: min(max(v, p.lo), p.hi))
     }
@@ -264,10 +285,18 @@ public enum QuantizedKernels {
             let pb = b + i0 * bc.b.0 + i1 * bc.b.1 + i2 * bc.b.2
             switch k {
             case .add:
-                // The residual-add hot path: one shared shift, vectorizable.
-                for i in 0 ..< d3 {
-                    let v = (Int64(pa[i * sa]) &* p.m0 &+ Int64(pb[i * sb]) &* p.m1 &+ round0) >> s0
-                    o[i] = Int16(truncatingIfNeeded: min(max(v, p.lo), p.hi))
+                // The residual-add hot path: 14-bit multipliers keep it in 32-bit lanes.
+                let ma = Int32(p.m0), mb = Int32(p.m1), r = Int32(round0), sh = Int32(s0), lo = Int32(p.lo), hi = Int32(p.hi)
+                if sa == 1 && sb == 1 {
+                    for i in 0 ..< d3 {
+                        let v = (Int32(pa[i]) &* ma &+ Int32(pb[i]) &* mb &+ r) >> sh
+                        o[i] = Int16(truncatingIfNeeded: min(max(v, lo), hi))
+                    }
+                } else {
+                    for i in 0 ..< d3 {
+                        let v = (Int32(pa[i * sa]) &* ma &+ Int32(pb[i * sb]) &* mb &+ r) >> sh
+                        o[i] = Int16(truncatingIfNeeded: min(max(v, lo), hi))
+                    }
                 }
             case .div:
                 for i in 0 ..< d3 {

@@ -21,6 +21,10 @@ public enum Quantizer {
     /// RMS on calibration data) gets a residual int8 plane. Measured on the landmark model: the
     /// early 1×1 layers with 8–16 inputs are at 1–3 % and flip the face-presence decision on
     /// ambiguous crops; most layers are below 0.5 %.
+    /// Mantissa bits of element-wise multipliers (ADD, SUB, PRELU): int16 × 14-bit products
+    /// summed in pairs stay inside int32, so those kernels run in 32-bit lanes.
+    public static let elementwiseBits = 14
+
     public static let splitThreshold = 0.002
 
     /// The whole conversion of one model: equalize, calibrate on `inputs` (real crops the
@@ -228,7 +232,7 @@ public enum Quantizer {
             case .add, .sub:
                 let (a, sa) = operand(op.inputs[0]), (b, sb) = operand(op.inputs[1])
                 let so = scaleFromRange(o)
-                let (m, s) = FixedPoint.multipliers([Double(sa) / Double(so), Double(sb) / Double(so)], maxShift: 46)
+                let (m, s) = FixedPoint.multipliers([Double(sa) / Double(so), Double(sb) / Double(so)], maxShift: 30, bits: Quantizer.elementwiseBits)
                 let (lo, hi) = clampRange(p[0], so)
                 emit(op.code, [a, b], scale: so, [Int(m[0]), Int(m[1]), s, lo, hi])
             case .mul:
@@ -251,11 +255,19 @@ public enum Quantizer {
                 let (m2, s2) = FixedPoint.multipliers([Double(sd) * Double(sd) / Double(so)], maxShift: 62)
                 emit(.squaredDifference, [a, b], scale: so, [Int(m1[0]), Int(m1[1]), s1, Int(m2[0]), s2])
             case .prelu:
-                let (x, sx) = operand(op.inputs[0]), (al, sa) = operand(op.inputs[1])
+                // Slopes are constants: fold each into a per-channel multiplier for the negative
+                // side, so the kernel is one 32-bit multiply per element on either side.
+                let (x, sx) = operand(op.inputs[0])
+                let alpha = source.floats(op.inputs[1])
+                let xs = source.tensors[op.inputs[0]].shape
+                guard alpha.count == 1 || (alpha.count == xs.last ?? 0 && source.tensors[op.inputs[1]].elementCount == alpha.count) else {
+                    throw .unsupported(reason: "PRELU slope that is not per channel", code: alpha.count)
+                }
                 let so = scaleFromRange(o)
-                let (mp, sp) = FixedPoint.multipliers([Double(sx) / Double(so)], maxShift: 46)
-                let (mn, sn) = FixedPoint.multipliers([Double(sx) * Double(sa) / Double(so)], maxShift: 62)
-                emit(.prelu, [x, al], scale: so, [Int(mp[0]), sp, Int(mn[0]), sn])
+                let (m, s) = FixedPoint.multipliers([Double(sx) / Double(so)] + alpha.map { Double($0) * Double(sx) / Double(so) },
+                                                    maxShift: 30, bits: Quantizer.elementwiseBits)
+                let nt = constant(Array(m[1...]), type: .int32, shape: [alpha.count], name: "prelu_negative", scale: 0)
+                emit(.prelu, [x, nt], scale: so, [Int(m[0]), s])
             case .logistic:
                 let (x, sx) = operand(op.inputs[0])
                 let so: Float = 1 / Quantizer.qmax

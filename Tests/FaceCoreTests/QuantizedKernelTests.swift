@@ -73,11 +73,29 @@ import Testing
         var rng = FuzzHarness.Random(seed: 30)
         for n in [1, 3, 8, 17, 64, 97] {
             let a = Self.i16(n, &rng), b = Self.i16(n, &rng)
-            let p = QuantizedKernels.BinaryParams(m0: 1_234_567_890, m1: 987_654_321, s0: 31, lo: -32767, hi: 32767)
+            let p = QuantizedKernels.BinaryParams(m0: 12_345, m1: -9_876, s0: 14, lo: -32767, hi: 32767)
             var out = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
             QuantizedKernels.binary(.add, FloatKernels.Broadcast4(out: [n], a: [n], b: [n]), a, b, p, &out)
             let want = (0 ..< n).map { QuantizedKernels.apply(.add, Int64(a[$0]), Int64(b[$0]), p) }
             #expect(Array(out[0 ..< n]) == want)
+            #expect(out[n...].allSatisfy { $0 == Self.guardValue })
+        }
+    }
+
+    /// PRELU with per-channel folded slopes against the 64-bit formula.
+    @Test func preluMatchesScalarFormula() {
+        var rng = FuzzHarness.Random(seed: 31)
+        for c in [1, 3, 8, 16, 17] {
+            let n = c * 7
+            let x = Self.i16(n, &rng)
+            let mn = Self.i32(c, range: 1 << 14, &rng)
+            let mp: Int32 = 11_111, s = 13
+            var out = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
+            QuantizedKernels.prelu(x, positive: mp, negative: mn, channels: c, shift: s, &out, count: n)
+            for i in 0 ..< n {
+                let m = x[i] >= 0 ? Int64(mp) : Int64(mn[i % c])
+                #expect(out[i] == FixedPoint.clamp16(FixedPoint.apply(Int64(x[i]), m, s)), "prelu c=\(c) i=\(i)")
+            }
             #expect(out[n...].allSatisfy { $0 == Self.guardValue })
         }
     }
