@@ -11,8 +11,10 @@
 //       recomputed with the reference kernel on the real activations and compared.
 //   armcore kernels [count]
 //       Reference vs optimized conv2d / depthwise on random geometries and data (fixed seed).
+//   armcore layers <file.fkm>
+//       One line per operator (kind, geometry, MACs), for scripts/arm-cost-projection.
 //   armcore convert <bundle.task> <calibration list> <out.fkm>
-//       Host helper: the same conversion as `facekit model convert` (FaceCore only).
+//       Host helper: the conversion of `facekit model convert` (Quantizer.convert; FaceCore only).
 import FaceCore
 
 // MARK: C library
@@ -277,6 +279,30 @@ func runModels(_ fkm: String, _ list: String, _ outdir: String, checkKernels: Bo
     return failed ? 1 : 0
 }
 
+/// One line per operator, for scripts/arm-cost-projection:
+/// "layer <model> <index> <OP> <split 0|1> inH inW inC outH outW outC kh kw strideH strideW <output elements> <MACs>".
+func runLayers(_ fkm: String) -> Int32 {
+    guard let file = readFile(fkm) else { print("armcore: cannot read \(fkm)"); return 2 }
+    for kind in [ModelFile.Kind.detector, .landmarks, .blendshapes] {
+        let graph: Graph
+        do throws(CoreError) {
+            graph = try withRaw(file) { (raw) throws(CoreError) -> Graph in try ModelFile.graph(raw, kind: kind) }
+        } catch { print("armcore: \(fkm): \(error.message)"); return 2 }
+        for (i, op) in graph.ops.enumerated() {
+            let o = graph.tensors[op.output].shape, n = graph.tensors[op.output].elementCount
+            var geo = "0 0 0 0 0 0 0 0 0 0", macs = 0, split = 0
+            if op.code == .conv2d || op.code == .depthwiseConv2d {
+                let x = graph.tensors[op.inputs[0]].shape, f = graph.tensors[op.inputs[1]].shape, p = op.params
+                geo = "\(x[1]) \(x[2]) \(x[3]) \(o[1]) \(o[2]) \(o[3]) \(f[0]) \(f[1]) \(p[0]) \(p[1])"
+                macs = o[1] * o[2] * o[3] * f[0] * f[1] * (op.code == .conv2d ? x[3] : 1)
+                split = op.inputs.count == 6 ? 1 : 0
+            }
+            print("layer \(kind.name) \(i) \(op.code.name) \(split) \(geo) \(n) \(macs)")
+        }
+    }
+    return 0
+}
+
 func runKernels(_ count: Int) -> Int32 {
     let s = kernelSweep(count: count)
     print("kernels: \(s.passed) passed, \(s.failed) failed (reference vs optimized, random geometries), ref hash \(hex(s.hash))")
@@ -296,16 +322,13 @@ func runConvert(_ task: String, _ calibList: String, _ outPath: String) -> Int32
                 guard let t = try z.data(member) else { throw CoreError.invalidArgument(reason: "bundle member missing") }
                 return try GraphImporter.importTFLite(bytes: t, name: member)
             }
-            let g = Quantizer.prepare(g0)
-            let engine = try FloatEngine(graph: g)
             var inputs: [[Float]] = []
             for (k, path) in calib where k == kind.name {
                 guard let b = readFile(path) else { print("armcore: cannot read \(path)"); return 2 }
                 let a = try withRaw(b) { (raw) throws(CoreError) -> NPYArray in try NPYArray(bytes: raw) }
                 inputs.append(a.values)
             }
-            let calibration = Calibration(engine: engine, inputs: Quantizer.calibrationSet(kind, inputs))
-            models.append((kind, try Quantizer.quantize(g, calibration: calibration)))
+            models.append((kind, try Quantizer.convert(g0, kind: kind, calibrationInputs: inputs)))
             print("\(kind.name): calibrated on \(inputs.count) real face crops")
         } catch {
             print("armcore: \(task): \(kind.name): \(error.message)"); return 2
@@ -323,7 +346,7 @@ func runConvert(_ task: String, _ calibList: String, _ outPath: String) -> Int32
 func armcoreMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Int32 {
     var args: [String] = []
     for i in 0 ..< Int(argc) { args.append(String(cString: argv[i]!)) }
-    let usage = "usage: armcore models <file.fkm> <list> <outdir> [--check-kernels] | kernels [count] | convert <bundle.task> <calibration list> <out.fkm>"
+    let usage = "usage: armcore models <file.fkm> <list> <outdir> [--check-kernels] | kernels [count] | layers <file.fkm> | convert <bundle.task> <calibration list> <out.fkm>"
     guard args.count >= 2 else { print(usage); return 2 }
     switch args[1] {
     case "models" where args.count >= 5:
@@ -332,6 +355,8 @@ func armcoreMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointe
         var n = 0
         for c in (args.count > 2 ? args[2] : "300").utf8 { n = n * 10 + Int(c) - 48 }
         return runKernels(n)
+    case "layers" where args.count >= 3:
+        return runLayers(args[2])
     case "convert" where args.count >= 5:
         return runConvert(args[2], args[3], args[4])
     default:
