@@ -8,6 +8,9 @@ public final class QuantizedEngine: InferenceEngine {
     private let arena: UnsafeMutableRawPointer
     private let weights: UnsafeMutableRawPointer
     private let scratch: UnsafeMutableRawPointer
+    /// Convolution weights widened to int16 at set-up (see `QuantizedKernels.widen`).
+    private var widened: UnsafeMutableRawPointer
+    private var widenedUsed = 0
     private var pointers: [UnsafeMutableRawPointer] = []
     private var steps: [Step] = []
     private var floatInputs: [UnsafeMutableBufferPointer<Float>] = []
@@ -50,6 +53,11 @@ public final class QuantizedEngine: InferenceEngine {
         graph.weights.withUnsafeBytes { w.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         weights = w
         scratch = UnsafeMutableRawPointer.allocate(byteCount: QuantizedEngine.scratchBytes, alignment: MemoryPlan.alignment)
+        var wideBytes = 0
+        for op in graph.ops where op.code == .conv2d || op.code == .depthwiseConv2d {
+            for k in [1, 4] where k < op.inputs.count { wideBytes += (graph.tensors[op.inputs[k]].elementCount * 2 + 63) / 64 * 64 }
+        }
+        widened = UnsafeMutableRawPointer.allocate(byteCount: max(wideBytes, 64), alignment: MemoryPlan.alignment)
         for (i, t) in graph.tensors.enumerated() {
             pointers.append(t.isConstant ? weights + t.dataOffset : arena + max(plan.offsets[i], 0))
         }
@@ -67,7 +75,7 @@ public final class QuantizedEngine: InferenceEngine {
     }
 
     deinit {
-        arena.deallocate(); weights.deallocate(); scratch.deallocate()
+        arena.deallocate(); weights.deallocate(); scratch.deallocate(); widened.deallocate()
         for b in floatInputs { b.deallocate() }
         for b in floatOutputs { b.deallocate() }
     }
@@ -151,7 +159,17 @@ public final class QuantizedEngine: InferenceEngine {
             guard ts[op.output].elementCount * 8 <= QuantizedEngine.scratchBytes else { throw .unsupported(reason: "reduction output too large", code: ts[op.output].elementCount) }
             kind = .reduce(dims: FloatEngine.pad4(x), axes: (flags[0], flags[1], flags[2], flags[3]), m: Int64(p[1]), s: p[2])
         }
-        return Step(kind: kind, inputs: op.inputs.map { pointers[$0] }, output: pointers[op.output])
+        var inputs = op.inputs.map { pointers[$0] }
+        if op.code == .conv2d || op.code == .depthwiseConv2d {
+            for k in [1, 4] where k < op.inputs.count {
+                let n = ts[op.inputs[k]].elementCount
+                let dst = widened + widenedUsed
+                QuantizedKernels.widen(inputs[k].assumingMemoryBound(to: Int8.self), count: n, into: dst.assumingMemoryBound(to: Int16.self))
+                widenedUsed += (n * 2 + 63) / 64 * 64
+                inputs[k] = dst
+            }
+        }
+        return Step(kind: kind, inputs: inputs, output: pointers[op.output])
     }
 
     public func input(_ i: Int = 0) -> UnsafeMutableBufferPointer<Float> { floatInputs[i] }
@@ -209,21 +227,21 @@ public final class QuantizedEngine: InferenceEngine {
         let out = i16(s.output)
         switch s.kind {
         case let .conv(g, r):
-            QuantizedKernels.conv2d(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int8.self),
+            QuantizedKernels.conv2d(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int16.self),
                                     bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
                                     r, output: out, scratch: scratch.assumingMemoryBound(to: Int32.self))
         case let .convSplit(g, r):
-            QuantizedKernels.conv2dSplit(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int8.self),
+            QuantizedKernels.conv2dSplit(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int16.self),
                                          bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
-                                         residual: s.inputs[4].assumingMemoryBound(to: Int8.self), residualMultipliers: s.inputs[5].assumingMemoryBound(to: Int32.self),
+                                         residual: s.inputs[4].assumingMemoryBound(to: Int16.self), residualMultipliers: s.inputs[5].assumingMemoryBound(to: Int32.self),
                                          r, output: out, scratch: scratch.assumingMemoryBound(to: Int32.self))
         case let .depthwiseSplit(g, r):
-            QuantizedKernels.depthwiseSplit(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int8.self),
+            QuantizedKernels.depthwiseSplit(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int16.self),
                                             bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
-                                            residual: s.inputs[4].assumingMemoryBound(to: Int8.self), residualMultipliers: s.inputs[5].assumingMemoryBound(to: Int32.self),
+                                            residual: s.inputs[4].assumingMemoryBound(to: Int16.self), residualMultipliers: s.inputs[5].assumingMemoryBound(to: Int32.self),
                                             r, output: out, scratch: scratch.assumingMemoryBound(to: Int32.self))
         case let .depthwise(g, r):
-            QuantizedKernels.depthwise(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int8.self),
+            QuantizedKernels.depthwise(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int16.self),
                                        bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
                                        r, output: out, scratch: scratch.assumingMemoryBound(to: Int32.self))
         case let .maxPool(g, lo, hi):

@@ -45,7 +45,7 @@ public enum QuantizedKernels {
 
     /// Accumulates over input channels four at a time into an int32 row of output channels, so
     /// the accumulator row is loaded and stored once per four multiply-adds.
-    public static func conv2d(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
+    public static func conv2d(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int16>,
                               bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant,
                               output: UnsafeMutablePointer<Int16>, scratch acc: UnsafeMutablePointer<Int32>) {
         let cout = g.outC
@@ -59,9 +59,9 @@ public enum QuantizedKernels {
     }
 
     /// CONV_2D with a residual int8 plane: out = requant(acc·m + acc₂·m₂), one rounding.
-    public static func conv2dSplit(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
+    public static func conv2dSplit(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int16>,
                                    bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
-                                   residual: UnsafePointer<Int8>, residualMultipliers: UnsafePointer<Int32>, _ r: Requant,
+                                   residual: UnsafePointer<Int16>, residualMultipliers: UnsafePointer<Int32>, _ r: Requant,
                                    output: UnsafeMutablePointer<Int16>, scratch acc: UnsafeMutablePointer<Int32>) {
         let cout = g.outC
         let acc2 = acc + cout
@@ -85,7 +85,7 @@ public enum QuantizedKernels {
     /// Adds one output pixel's products into `acc` (a row of output channels).
     @inline(__always)
     static func accumulate(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox: Int, _ input: UnsafePointer<Int16>,
-                           _ weights: UnsafePointer<Int8>, _ acc: UnsafeMutablePointer<Int32>) {
+                           _ weights: UnsafePointer<Int16>, _ acc: UnsafeMutablePointer<Int32>) {
         let cout = g.outC, cin = g.inC
         for ky in 0 ..< g.kh {
             let iy = oy * g.strideH + ky * g.dilationH - g.padTop
@@ -96,6 +96,19 @@ public enum QuantizedKernels {
                 let src = input + (iy * g.inW + ix) * cin
                 var w = weights + (ky * g.kw + kx) * cin * cout
                 var ci = 0
+                // Eight input channels per pass over the accumulator row (pairs of int16
+                // products, which x86 turns into PMADDWD), then four, then singles.
+                while ci + 8 <= cin {
+                    let v0 = Int32(src[ci]), v1 = Int32(src[ci + 1]), v2 = Int32(src[ci + 2]), v3 = Int32(src[ci + 3])
+                    let v4 = Int32(src[ci + 4]), v5 = Int32(src[ci + 5]), v6 = Int32(src[ci + 6]), v7 = Int32(src[ci + 7])
+                    let w1 = w + cout, w2 = w + 2 * cout, w3 = w + 3 * cout, w4 = w + 4 * cout, w5 = w + 5 * cout, w6 = w + 6 * cout, w7 = w + 7 * cout
+                    for co in 0 ..< cout {
+                        let a = v0 &* Int32(w[co]) &+ v1 &* Int32(w1[co]) &+ v2 &* Int32(w2[co]) &+ v3 &* Int32(w3[co])
+                        let b = v4 &* Int32(w4[co]) &+ v5 &* Int32(w5[co]) &+ v6 &* Int32(w6[co]) &+ v7 &* Int32(w7[co])
+                        acc[co] &+= a &+ b
+                    }
+                    w += 8 * cout; ci += 8
+                }
                 while ci + 4 <= cin {
                     let v0 = Int32(src[ci]), v1 = Int32(src[ci + 1]), v2 = Int32(src[ci + 2]), v3 = Int32(src[ci + 3])
                     let w1 = w + cout, w2 = w + 2 * cout, w3 = w + 3 * cout
@@ -146,7 +159,7 @@ public enum QuantizedKernels {
         } } }
     }
 
-    public static func depthwise(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
+    public static func depthwise(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int16>,
                                  bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant,
                                  output: UnsafeMutablePointer<Int16>, scratch acc: UnsafeMutablePointer<Int32>) {
         let c = g.outC
@@ -170,9 +183,9 @@ public enum QuantizedKernels {
     }
 
     /// DEPTHWISE_CONV_2D with a residual int8 plane (see `conv2dSplit`).
-    public static func depthwiseSplit(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
+    public static func depthwiseSplit(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int16>,
                                       bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
-                                      residual: UnsafePointer<Int8>, residualMultipliers: UnsafePointer<Int32>, _ r: Requant,
+                                      residual: UnsafePointer<Int16>, residualMultipliers: UnsafePointer<Int32>, _ r: Requant,
                                       output: UnsafeMutablePointer<Int16>, scratch acc: UnsafeMutablePointer<Int32>) {
         let c = g.outC
         let acc2 = acc + c
@@ -250,6 +263,12 @@ public enum QuantizedKernels {
             }
             p += c
         }
+    }
+
+    /// int8 weights widened to int16 once, when an engine is set up: the kernels then load
+    /// operands PMADDWD / SMLAL take directly instead of sign-extending bytes in the inner loop.
+    public static func widen(_ w: UnsafePointer<Int8>, count: Int, into out: UnsafeMutablePointer<Int16>) {
+        for i in 0 ..< count { out[i] = Int16(w[i]) }
     }
 
     /// Per-op constants of an element-wise kernel (meaning per kind, see `QuantizedEngine`).

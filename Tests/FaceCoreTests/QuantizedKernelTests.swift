@@ -16,10 +16,11 @@ import Testing
         var rng = FuzzHarness.Random(seed: split ? 11 : 10)
         var checked = 0
         for base in FloatKernelTests.geometries() {
-            for (cin, cout) in [(1, 1), (3, 5), (4, 8), (5, 17), (9, 3), (16, 33)] {
+            for (cin, cout) in [(1, 1), (3, 5), (4, 8), (5, 17), (9, 3), (13, 7), (16, 33)] {
                 var g = base; g.inC = cin; g.outC = cout
                 let x = Self.i16(g.inH * g.inW * cin, &rng)
                 let w = Self.i8(g.kh * g.kw * cin * cout, &rng), w2 = Self.i8(w.count, &rng)
+                let wide = w.map { Int16($0) }, wide2 = w2.map { Int16($0) }
                 let bias = Self.i32(cout, range: 1 << 20, &rng)
                 let m = Self.i32(cout, range: 1 << 30, &rng).map { abs($0) }, m2 = Self.i32(cout, range: 1 << 23, &rng).map { abs($0) }
                 let r = QuantizedKernels.Requant(shift: 40, lo: -32767, hi: 32767)
@@ -28,10 +29,10 @@ import Testing
                 var scratch = [Int32](repeating: 0, count: 2 * cout)
                 if split {
                     QuantizedKernels.conv2dReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref, residual: w2, residualMultipliers: m2)
-                    QuantizedKernels.conv2dSplit(g, input: x, weights: w, bias: bias, multipliers: m, residual: w2, residualMultipliers: m2, r, output: &opt, scratch: &scratch)
+                    QuantizedKernels.conv2dSplit(g, input: x, weights: wide, bias: bias, multipliers: m, residual: wide2, residualMultipliers: m2, r, output: &opt, scratch: &scratch)
                 } else {
                     QuantizedKernels.conv2dReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref)
-                    QuantizedKernels.conv2d(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &opt, scratch: &scratch)
+                    QuantizedKernels.conv2d(g, input: x, weights: wide, bias: bias, multipliers: m, r, output: &opt, scratch: &scratch)
                 }
                 #expect(ref == opt, "conv split=\(split) \(g.inH)x\(g.inW)x\(cin) k\(g.kh) s\(g.strideH) → \(g.outH)x\(g.outW)x\(cout)")
                 #expect(opt[n...].allSatisfy { $0 == Self.guardValue })
@@ -49,6 +50,7 @@ import Testing
                 var g = base; g.inC = c; g.outC = c
                 let x = Self.i16(g.inH * g.inW * c, &rng)
                 let w = Self.i8(g.kh * g.kw * c, &rng), w2 = Self.i8(w.count, &rng)
+                let wide = w.map { Int16($0) }, wide2 = w2.map { Int16($0) }
                 let bias = Self.i32(c, range: 1 << 20, &rng)
                 let m = Self.i32(c, range: 1 << 30, &rng).map { abs($0) }, m2 = Self.i32(c, range: 1 << 23, &rng).map { abs($0) }
                 let r = QuantizedKernels.Requant(shift: 38, lo: 0, hi: 32767)
@@ -57,10 +59,10 @@ import Testing
                 var scratch = [Int32](repeating: 0, count: 2 * c)
                 if split {
                     QuantizedKernels.depthwiseReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref, residual: w2, residualMultipliers: m2)
-                    QuantizedKernels.depthwiseSplit(g, input: x, weights: w, bias: bias, multipliers: m, residual: w2, residualMultipliers: m2, r, output: &opt, scratch: &scratch)
+                    QuantizedKernels.depthwiseSplit(g, input: x, weights: wide, bias: bias, multipliers: m, residual: wide2, residualMultipliers: m2, r, output: &opt, scratch: &scratch)
                 } else {
                     QuantizedKernels.depthwiseReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref)
-                    QuantizedKernels.depthwise(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &opt, scratch: &scratch)
+                    QuantizedKernels.depthwise(g, input: x, weights: wide, bias: bias, multipliers: m, r, output: &opt, scratch: &scratch)
                 }
                 #expect(ref == opt, "depthwise split=\(split) \(g.inH)x\(g.inW)x\(c) k\(g.kh) s\(g.strideH)")
                 #expect(opt[n...].allSatisfy { $0 == Self.guardValue })
