@@ -140,3 +140,35 @@ import CAllocationCounter
         #expect(w[1] == 200)
     }
 }
+
+/// Derived values on a real face (single_face.jpg, looking at the camera): plausible, finite and
+/// consistent with each other.
+@Suite struct DerivedValuesTests {
+    @Test func frontalFaceValues() throws {
+        let dec = try MediaDecoder(path: Fixtures.repo + "/testdata/single_face.jpg")
+        #expect(try dec.next())
+        var cfg = FaceTracker.Configuration(); cfg.mode = .image
+        let t = try FaceTracker(models: Fixtures.models, configuration: cfg)
+        t.process(dec.image, timestampNs: 0)
+        #expect(t.frame.faceCount == 1)
+        let f = t.frame.faces[0]
+        // Gaze: unit vectors pointing out of the face, both eyes roughly agreeing.
+        for g in [f.gaze.left, f.gaze.right, f.gaze.lookAt, f.gaze.camera] {
+            #expect(abs((g * g).sum().squareRoot() - 1) < 1e-3, "\(g)")
+            #expect(g.z > 0.7, "\(g)")
+        }
+        #expect(((f.gaze.left - f.gaze.right) * (f.gaze.left - f.gaze.right)).sum().squareRoot() < 0.5)
+        // Distance from the iris agrees with the geometry pipeline's depth (same assumed camera)
+        // within 30 %: two independent estimates of the same quantity.
+        let depth = -f.headPose.z
+        #expect(f.distanceToScreen > 0.1 && f.distanceToScreen < 3, "\(f.distanceToScreen) m")
+        #expect(abs(f.distanceToScreen - depth) / depth < 0.3, "iris \(f.distanceToScreen) m vs pose \(depth) m")
+        // A frontal portrait: small angles.
+        #expect(abs(f.headPose.yaw) < 0.5 && abs(f.headPose.pitch) < 0.5 && abs(f.headPose.roll) < 0.5)
+        // Blend shapes in [0, 1] with tongueOut NaN; AUs and emotions finite estimates in [0, 1].
+        #expect(f.blendShapes[51].isNaN)
+        #expect(f.blendShapes[0 ..< 51].allSatisfy { $0 >= 0 && $0 <= 1 })
+        #expect(f.actionUnits.allSatisfy { $0 >= 0 && $0 <= 1 } && f.emotions.allSatisfy { $0 >= 0 && $0 <= 1 })
+        #expect(t.frame.light.ambientIntensity > 0 && t.frame.light.ambientColorTemperature > 1000)
+    }
+}
