@@ -4,7 +4,8 @@
 /// `s` with M ≈ m · 2^-s, and applied as `(x · m + 2^(s-1)) >> s` on 64-bit integers: a single
 /// rounding, round-half-up (towards +∞), identical on every CPU. Several multipliers of one
 /// operator (per output channel, or both operands of an ADD) share one shift so that the kernels
-/// vectorize; `FixedPoint.multipliers` picks the largest shift that keeps every mantissa in int32.
+/// vectorize; shifts are masking (`&>>`): validated to lie in 0…62, and Swift's checked `>>`
+/// would keep LLVM from vectorizing. `FixedPoint.multipliers` picks the largest shift that keeps every mantissa in int32.
 public enum FixedPoint {
     /// Mantissas for `values` with one shared shift, the largest |mantissa| < 2^bits. Element-wise
     /// kernels use 14-bit mantissas so that int16 × mantissa sums stay in 32-bit lanes.
@@ -22,7 +23,7 @@ public enum FixedPoint {
     /// Applies one multiplier: round-half-up of x · m / 2^s.
     @inline(__always)
     public static func apply(_ x: Int64, _ m: Int64, _ s: Int) -> Int64 {
-        s == 0 ? x &* m : (x &* m &+ (Int64(1) << Int64(s - 1))) >> Int64(s)
+        s == 0 ? x &* m : (x &* m &+ (Int64(1) &<< Int64(s - 1))) &>> Int64(s)
     }
 
     @inline(__always)

@@ -272,7 +272,7 @@ public final class QuantizedEngine: InferenceEngine {
                 for k in 0 ..< chunks.count {
                     let src = i16(s.inputs[k]) + o * chunks[k]
                     let mk = m[k], round = sh == 0 ? 0 : Int64(1) << Int64(sh - 1)
-                    for j in 0 ..< chunks[k] { dst[j] = FixedPoint.clamp16((Int64(src[j]) &* mk &+ round) >> Int64(sh)) }
+                    for j in 0 ..< chunks[k] { dst[j] = FixedPoint.clamp16((Int64(src[j]) &* mk &+ round) &>> Int64(sh)) }
                     dst += chunks[k]
                 }
             }

@@ -75,7 +75,7 @@ public enum QuantizedKernels {
                 accumulate(g, oy, ox, input, residual, acc2)
                 let out = output + (oy * g.outW + ox) * cout
                 for i in 0 ..< cout {
-                    let v = (Int64(acc[i]) &* Int64(multipliers[i]) &+ Int64(acc2[i]) &* Int64(residualMultipliers[i]) &+ round) >> s
+                    let v = (Int64(acc[i]) &* Int64(multipliers[i]) &+ Int64(acc2[i]) &* Int64(residualMultipliers[i]) &+ round) &>> s
                     out[i] = Int16(truncatingIfNeeded: min(max(v, lo), hi))
                 }
             }
@@ -131,7 +131,7 @@ public enum QuantizedKernels {
         let round = r.shift == 0 ? 0 : Int64(1) << Int64(r.shift - 1)
         let s = Int64(r.shift), lo = Int64(r.lo), hi = Int64(r.hi)
         for i in 0 ..< n {
-            let v = (Int64(acc[i]) &* Int64(m[i]) &+ round) >> s
+            let v = (Int64(acc[i]) &* Int64(m[i]) &+ round) &>> s
             out[i] = Int16(truncatingIfNeeded: min(max(v, lo), hi))
         }
     }
@@ -211,7 +211,7 @@ public enum QuantizedKernels {
                 }
                 let out = output + (oy * g.outW + ox) * c
                 for i in 0 ..< c {
-                    let v = (Int64(acc[i]) &* Int64(multipliers[i]) &+ Int64(acc2[i]) &* Int64(residualMultipliers[i]) &+ round) >> s
+                    let v = (Int64(acc[i]) &* Int64(multipliers[i]) &+ Int64(acc2[i]) &* Int64(residualMultipliers[i]) &+ round) &>> s
                     out[i] = Int16(truncatingIfNeeded: min(max(v, lo), hi))
                 }
             }
@@ -251,7 +251,7 @@ public enum QuantizedKernels {
             let m1 = mn[0]
             for i in 0 ..< n {
                 let v = Int32(x[i])
-                out[i] = Int16(truncatingIfNeeded: min(max((v &* (v >= 0 ? mp : m1) &+ r) >> sh, -32767), 32767))
+                out[i] = Int16(truncatingIfNeeded: min(max((v &* (v >= 0 ? mp : m1) &+ r) &>> sh, -32767), 32767))
             }
             return
         }
@@ -259,7 +259,7 @@ public enum QuantizedKernels {
         while p < n {
             for k in 0 ..< c {
                 let v = Int32(x[p + k])
-                out[p + k] = Int16(truncatingIfNeeded: min(max((v &* (v >= 0 ? mp : mn[k]) &+ r) >> sh, -32767), 32767))
+                out[p + k] = Int16(truncatingIfNeeded: min(max((v &* (v >= 0 ? mp : mn[k]) &+ r) &>> sh, -32767), 32767))
             }
             p += c
         }
@@ -308,12 +308,12 @@ public enum QuantizedKernels {
                 let ma = Int32(p.m0), mb = Int32(p.m1), r = Int32(round0), sh = Int32(s0), lo = Int32(p.lo), hi = Int32(p.hi)
                 if sa == 1 && sb == 1 {
                     for i in 0 ..< d3 {
-                        let v = (Int32(pa[i]) &* ma &+ Int32(pb[i]) &* mb &+ r) >> sh
+                        let v = (Int32(pa[i]) &* ma &+ Int32(pb[i]) &* mb &+ r) &>> sh
                         o[i] = Int16(truncatingIfNeeded: min(max(v, lo), hi))
                     }
                 } else {
                     for i in 0 ..< d3 {
-                        let v = (Int32(pa[i * sa]) &* ma &+ Int32(pb[i * sb]) &* mb &+ r) >> sh
+                        let v = (Int32(pa[i * sa]) &* ma &+ Int32(pb[i * sb]) &* mb &+ r) &>> sh
                         o[i] = Int16(truncatingIfNeeded: min(max(v, lo), hi))
                     }
                 }
