@@ -122,7 +122,7 @@ func checkKernel(depthwise: Bool, _ g: FloatKernels.ConvGeometry, input: UnsafeP
     let n = g.outH * g.outW * g.outC
     let ref = UnsafeMutablePointer<Int16>.allocate(capacity: max(n, 1))
     let opt = UnsafeMutablePointer<Int16>.allocate(capacity: max(n, 1))
-    let scratch = UnsafeMutablePointer<Int32>.allocate(capacity: max(2 * g.outC, 1))
+    let scratch = UnsafeMutablePointer<Int32>.allocate(capacity: max(2 * g.outC, 1 << 14))   // as large as the engine's
     defer { ref.deallocate(); opt.deallocate(); scratch.deallocate() }
     if depthwise {
         QuantizedKernels.depthwiseReference(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: ref,
@@ -135,17 +135,22 @@ func checkKernel(depthwise: Bool, _ g: FloatKernels.ConvGeometry, input: UnsafeP
     if let e = expected {
         other = e
     } else {
+        // The optimized kernels take the int8 weights widened to int16 (as the engine does once at set-up).
+        let nW = g.kh * g.kw * (depthwise ? g.outC : g.inC * g.outC)
+        let w16 = UnsafeMutablePointer<Int16>.allocate(capacity: max(nW, 1)), r16 = UnsafeMutablePointer<Int16>.allocate(capacity: max(nW, 1))
+        defer { w16.deallocate(); r16.deallocate() }
+        for i in 0 ..< nW { w16[i] = Int16(weights[i]); r16[i] = residual.map { Int16($0[i]) } ?? 0 }
         switch (depthwise, residual, residualMultipliers) {
-        case let (true, r2?, m2?):
-            QuantizedKernels.depthwiseSplit(g, input: input, weights: weights, bias: bias, multipliers: multipliers,
-                                            residual: r2, residualMultipliers: m2, r, output: opt, scratch: scratch)
-        case let (false, r2?, m2?):
-            QuantizedKernels.conv2dSplit(g, input: input, weights: weights, bias: bias, multipliers: multipliers,
-                                         residual: r2, residualMultipliers: m2, r, output: opt, scratch: scratch)
+        case let (true, _?, m2?):
+            QuantizedKernels.depthwiseSplit(g, input: input, weights: w16, bias: bias, multipliers: multipliers,
+                                            residual: r16, residualMultipliers: m2, r, output: opt, scratch: scratch)
+        case let (false, _?, m2?):
+            QuantizedKernels.conv2dSplit(g, input: input, weights: w16, bias: bias, multipliers: multipliers,
+                                         residual: r16, residualMultipliers: m2, r, output: opt, scratch: scratch)
         case (true, _, _):
-            QuantizedKernels.depthwise(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: opt, scratch: scratch)
+            QuantizedKernels.depthwise(g, input: input, weights: w16, bias: bias, multipliers: multipliers, r, output: opt, scratch: scratch)
         case (false, _, _):
-            QuantizedKernels.conv2d(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: opt, scratch: scratch)
+            QuantizedKernels.conv2d(g, input: input, weights: w16, bias: bias, multipliers: multipliers, r, output: opt, scratch: scratch)
         }
         other = UnsafePointer(opt)
     }

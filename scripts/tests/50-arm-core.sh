@@ -32,25 +32,8 @@ done
 [ -s "$list" ] || die "no inputs in testdata/reference/model-io: run scripts/fetch-testdata and scripts/reference/make-references (or scripts/test)"
 
 # The model file.
-if [ -n "${FACEKIT_ARM_FKM:-}" ]; then
-  fkm="$FACEKIT_ARM_FKM"
-else
-  fkm="$W/facekit.fkm"
-  calib="$W/run/calibration.txt"; : > "$calib"
-  for k in detector landmarks blendshapes; do
-    for f in $(ls "$TESTDATA/reference/calibration/$k/" 2>/dev/null | grep '\.npy$' | LC_ALL=C sort); do
-      echo "$k $TESTDATA/reference/calibration/$k/$f" >> "$calib"
-    done
-  done
-  [ -s "$calib" ] || die "no calibration inputs in testdata/reference/calibration (scripts/reference/make-references)"
-  key=$( { cat "$B/host/.key"; sha256sum "$MODELS/face_landmarker_v2.task"; cat "$calib"; } | sha256sum | cut -c1-16)
-  if [ ! -s "$fkm" ] || [ "$(cat "$fkm.key" 2>/dev/null)" != "$key" ]; then
-    "$B/host/armcore" convert "$MODELS/face_landmarker_v2.task" "$calib" "$fkm.tmp" > "$W/run/convert.log" 2>&1 \
-      || { cat "$W/run/convert.log" >&2; die "model conversion failed"; }
-    mv "$fkm.tmp" "$fkm"; echo "$key" > "$fkm.key"
-    log "converted the models into $fkm ($(tail -1 "$W/run/convert.log"))"
-  fi
-fi
+source "$REPO/scripts/arm-core-lib/model.sh"
+arm_core_model
 
 # Host reference, then both ARM targets under qemu (in parallel: two cores).
 run_target() {  # name, command prefix...
