@@ -115,12 +115,17 @@ public enum RoiWarp {
         let m0 = m.m0, m1 = m.m1, m2 = m.m2, m3 = m.m3, m4 = m.m4, m5 = m.m5, m6 = m.m6, m7 = m.m7, m8 = m.m8
         let o = out.baseAddress!
         let replicate = border == .replicate
+        let affine = m6 == 0 && m7 == 0 && m8 == 1
         for y in 0 ..< th {
             let yd = Double(y)
             for x in 0 ..< tw {
                 let xd = Double(x)
-                var ww = m6 * xd + m7 * yd + m8
-                ww = ww != 0 ? 32 / ww : 0
+                // Affine ROIs (all of MediaPipe's) have W ≡ 1, so 32/W is exactly 32: skip the division.
+                var ww = 32.0
+                if !affine {
+                    ww = m6 * xd + m7 * yd + m8
+                    ww = ww != 0 ? 32 / ww : 0
+                }
                 let fx = toInt((m0 * xd + m1 * yd + m2) * ww)
                 let fy = toInt((m3 * xd + m4 * yd + m5) * ww)
                 let sx = fx >> 5, sy = fy >> 5
