@@ -52,10 +52,7 @@ public final class FloatEngine {
         weights.deallocate()
     }
 
-    static func pad4(_ s: [Int]) -> (Int, Int, Int, Int) {
-        let p = [Int](repeating: 1, count: 4 - s.count) + s
-        return (p[0], p[1], p[2], p[3])
-    }
+    static func pad4(_ s: [Int]) -> (Int, Int, Int, Int) { DataMovement.pad4(s) }
 
     private func prepare(_ op: GraphOp) throws(CoreError) -> Step {
         let ts = graph.tensors
@@ -83,33 +80,12 @@ public final class FloatEngine {
             kind = .unary(u, ts[op.output].elementCount)
         case .reshape:
             kind = .copy(ts[op.output].elementCount)
-        case .transpose:
-            let x = ts[op.inputs[0]].shape
-            let r = x.count
-            var inStride = [Int](repeating: 0, count: r)
-            var acc = 1
-            for d in stride(from: r - 1, through: 0, by: -1) { inStride[d] = acc; acc *= x[d] }
-            var s = [Int](repeating: 0, count: 4 - r), d = [Int](repeating: 1, count: 4 - r)
-            for i in 0 ..< r { s.append(inStride[p[i]]); d.append(x[p[i]]) }
-            kind = .gather(base: 0, strides: (s[0], s[1], s[2], s[3]), dims: (d[0], d[1], d[2], d[3]))
-        case .stridedSlice:
-            let x = ts[op.inputs[0]].shape
-            let r = x.count
-            var inStride = [Int](repeating: 0, count: r)
-            var acc = 1
-            for d in stride(from: r - 1, through: 0, by: -1) { inStride[d] = acc; acc *= x[d] }
-            var base = 0
-            var s = [Int](repeating: 0, count: 4 - r), d = [Int](repeating: 1, count: 4 - r)
-            for a in 0 ..< r {
-                base += p[3 * a] * inStride[a]
-                s.append(p[3 * a + 1] * inStride[a]); d.append(p[3 * a + 2])
-            }
-            kind = .gather(base: base, strides: (s[0], s[1], s[2], s[3]), dims: (d[0], d[1], d[2], d[3]))
+        case .transpose, .stridedSlice:
+            let g = DataMovement.gatherPlan(op.code, input: ts[op.inputs[0]].shape, params: p)
+            kind = .gather(base: g.base, strides: g.strides, dims: g.dims)
         case .pad:
             let x = ts[op.inputs[0]].shape
-            var before = [Int](repeating: 0, count: 4 - x.count)
-            for a in 0 ..< x.count { before.append(p[2 * a]) }
-            kind = .pad(inDims: Self.pad4(x), before: (before[0], before[1], before[2], before[3]), outDims: Self.pad4(out))
+            kind = .pad(inDims: Self.pad4(x), before: DataMovement.padBefore(input: x, params: p), outDims: Self.pad4(out))
         case .concatenation:
             let axis = p[0]
             var outer = 1
@@ -165,9 +141,9 @@ public final class FloatEngine {
         case let .copy(n):
             if s.output != s.inputs[0] { s.output.update(from: s.inputs[0], count: n) }
         case let .gather(base, strides, dims):
-            FloatKernels.gather4(s.inputs[0], base: base, strides: strides, dims: dims, s.output)
+            DataMovement.gather4(s.inputs[0], base: base, strides: strides, dims: dims, s.output)
         case let .pad(inDims, before, outDims):
-            FloatKernels.pad(s.inputs[0], inDims: inDims, before: before, outDims: outDims, s.output)
+            DataMovement.pad(s.inputs[0], inDims: inDims, before: before, outDims: outDims, s.output)
         case let .concat(outer, chunks, total):
             for o in 0 ..< outer {
                 var dst = s.output + o * total

@@ -222,31 +222,6 @@ public enum FloatKernels {
         }
     }
 
-    // MARK: Data movement (rank ≤ 4, shapes padded on the left)
-
-    /// General strided gather: out[i0,i1,i2,i3] = in[base + Σ ik·stride_k].
-    public static func gather4(_ input: UnsafePointer<Float>, base: Int, strides s: (Int, Int, Int, Int),
-                               dims d: (Int, Int, Int, Int), _ out: UnsafeMutablePointer<Float>) {
-        var o = out
-        for i0 in 0 ..< d.0 { for i1 in 0 ..< d.1 { for i2 in 0 ..< d.2 {
-            let p = input + base + i0 * s.0 + i1 * s.1 + i2 * s.2
-            if s.3 == 1 { o.update(from: p, count: d.3) } else { for i3 in 0 ..< d.3 { o[i3] = p[i3 * s.3] } }
-            o += d.3
-        } } }
-    }
-
-    /// PAD with zeros: `before` per padded-rank-4 axis.
-    public static func pad(_ input: UnsafePointer<Float>, inDims d: (Int, Int, Int, Int), before b: (Int, Int, Int, Int),
-                           outDims od: (Int, Int, Int, Int), _ out: UnsafeMutablePointer<Float>) {
-        out.update(repeating: 0, count: od.0 * od.1 * od.2 * od.3)
-        var src = input
-        for i0 in 0 ..< d.0 { for i1 in 0 ..< d.1 { for i2 in 0 ..< d.2 {
-            let dst = out + (((i0 + b.0) * od.1 + (i1 + b.1)) * od.2 + (i2 + b.2)) * od.3 + b.3
-            dst.update(from: src, count: d.3)
-            src += d.3
-        } } }
-    }
-
     /// MEAN or SUM over the axes flagged in `reduce` (padded rank 4).
     public static func reduce(_ input: UnsafePointer<Float>, dims d: (Int, Int, Int, Int), reduce r: (Bool, Bool, Bool, Bool),
                               mean: Bool, _ out: UnsafeMutablePointer<Float>) {

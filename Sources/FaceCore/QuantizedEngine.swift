@@ -124,22 +124,11 @@ public final class QuantizedEngine: InferenceEngine {
         case .rsqrt: kind = .rsqrt(Int64(p[0]), p[1], ts[op.output].elementCount)
         case .sqrt: kind = .sqrt(Int64(p[0]), p[1], ts[op.output].elementCount)
         case .transpose, .stridedSlice:
-            let x = ts[op.inputs[0]].shape, r = x.count
-            var inStride = [Int](repeating: 0, count: r)
-            var acc = 1
-            for d in stride(from: r - 1, through: 0, by: -1) { inStride[d] = acc; acc *= x[d] }
-            var base = 0
-            var s = [Int](repeating: 0, count: 4 - r), d = [Int](repeating: 1, count: 4 - r)
-            for a in 0 ..< r {
-                if op.code == .transpose { s.append(inStride[p[a]]); d.append(x[p[a]]) }
-                else { base += p[3 * a] * inStride[a]; s.append(p[3 * a + 1] * inStride[a]); d.append(p[3 * a + 2]) }
-            }
-            kind = .gather(base: base, strides: (s[0], s[1], s[2], s[3]), dims: (d[0], d[1], d[2], d[3]))
+            let g = DataMovement.gatherPlan(op.code, input: ts[op.inputs[0]].shape, params: p)
+            kind = .gather(base: g.base, strides: g.strides, dims: g.dims)
         case .pad:
             let x = ts[op.inputs[0]].shape
-            var before = [Int](repeating: 0, count: 4 - x.count)
-            for a in 0 ..< x.count { before.append(p[2 * a]) }
-            kind = .pad(inDims: FloatEngine.pad4(x), before: (before[0], before[1], before[2], before[3]), outDims: FloatEngine.pad4(out))
+            kind = .pad(inDims: DataMovement.pad4(x), before: DataMovement.padBefore(input: x, params: p), outDims: DataMovement.pad4(out))
         case .concatenation:
             let axis = p[0]
             var outer = 1
@@ -263,9 +252,9 @@ public final class QuantizedEngine: InferenceEngine {
         case let .sqrt(m, sh, n):
             QuantizedKernels.sqrt(i16(s.inputs[0]), m: m, s: sh, out, count: n)
         case let .gather(base, strides, dims):
-            QuantizedKernels.gather4(i16(s.inputs[0]), base: base, strides: strides, dims: dims, out)
+            DataMovement.gather4(i16(s.inputs[0]), base: base, strides: strides, dims: dims, out)
         case let .pad(inDims, before, outDims):
-            QuantizedKernels.pad(i16(s.inputs[0]), inDims: inDims, before: before, outDims: outDims, out)
+            DataMovement.pad(i16(s.inputs[0]), inDims: inDims, before: before, outDims: outDims, out)
         case let .concat(outer, chunks, total, m, sh):
             for o in 0 ..< outer {
                 var dst = out + o * total

@@ -384,25 +384,4 @@ public enum QuantizedKernels {
         } } }
         for i in 0 ..< n { out[i] = FixedPoint.clamp16(FixedPoint.apply(scratch[i], m, s)) }
     }
-
-    /// Strided gather of int16 (transpose, strided slice).
-    public static func gather4(_ input: UnsafePointer<Int16>, base: Int, strides s: (Int, Int, Int, Int),
-                               dims d: (Int, Int, Int, Int), _ out: UnsafeMutablePointer<Int16>) {
-        var o = out
-        for i0 in 0 ..< d.0 { for i1 in 0 ..< d.1 { for i2 in 0 ..< d.2 {
-            let p = input + base + i0 * s.0 + i1 * s.1 + i2 * s.2
-            if s.3 == 1 { o.update(from: p, count: d.3) } else { for i3 in 0 ..< d.3 { o[i3] = p[i3 * s.3] } }
-            o += d.3
-        } } }
-    }
-
-    public static func pad(_ input: UnsafePointer<Int16>, inDims d: (Int, Int, Int, Int), before b: (Int, Int, Int, Int),
-                           outDims od: (Int, Int, Int, Int), _ out: UnsafeMutablePointer<Int16>) {
-        out.update(repeating: 0, count: od.0 * od.1 * od.2 * od.3)
-        var src = input
-        for i0 in 0 ..< d.0 { for i1 in 0 ..< d.1 { for i2 in 0 ..< d.2 {
-            (out + (((i0 + b.0) * od.1 + (i1 + b.1)) * od.2 + (i2 + b.2)) * od.3 + b.3).update(from: src, count: d.3)
-            src += d.3
-        } } }
-    }
 }

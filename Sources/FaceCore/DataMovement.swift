@@ -1,0 +1,54 @@
+/// Operators that only move data (TRANSPOSE, STRIDED_SLICE, PAD), shared by the float and the
+/// integer engine: the plan is resolved once from the operator, the kernels are generic over
+/// the element type and specialize for Float and Int16.
+public enum DataMovement {
+    public typealias Dims4 = (Int, Int, Int, Int)
+
+    /// Shape padded on the left to rank 4.
+    static func pad4(_ s: [Int]) -> Dims4 {
+        let p = [Int](repeating: 1, count: 4 - s.count) + s
+        return (p[0], p[1], p[2], p[3])
+    }
+
+    /// TRANSPOSE or STRIDED_SLICE as a strided gather from the input (`input` shape, op params).
+    static func gatherPlan(_ code: OpCode, input x: [Int], params p: [Int]) -> (base: Int, strides: Dims4, dims: Dims4) {
+        let r = x.count
+        var inStride = [Int](repeating: 0, count: r)
+        var acc = 1
+        for d in stride(from: r - 1, through: 0, by: -1) { inStride[d] = acc; acc *= x[d] }
+        var base = 0
+        var s = [Int](repeating: 0, count: 4 - r), d = [Int](repeating: 1, count: 4 - r)
+        for a in 0 ..< r {
+            if code == .transpose { s.append(inStride[p[a]]); d.append(x[p[a]]) }
+            else { base += p[3 * a] * inStride[a]; s.append(p[3 * a + 1] * inStride[a]); d.append(p[3 * a + 2]) }
+        }
+        return (base, (s[0], s[1], s[2], s[3]), (d[0], d[1], d[2], d[3]))
+    }
+
+    /// PAD: the zeros before each axis (padded rank 4).
+    static func padBefore(input x: [Int], params p: [Int]) -> Dims4 {
+        var before = [Int](repeating: 0, count: 4 - x.count)
+        for a in 0 ..< x.count { before.append(p[2 * a]) }
+        return (before[0], before[1], before[2], before[3])
+    }
+
+    /// General strided gather: out[i0,i1,i2,i3] = in[base + Σ ik·stride_k].
+    public static func gather4<T>(_ input: UnsafePointer<T>, base: Int, strides s: Dims4, dims d: Dims4, _ out: UnsafeMutablePointer<T>) {
+        var o = out
+        for i0 in 0 ..< d.0 { for i1 in 0 ..< d.1 { for i2 in 0 ..< d.2 {
+            let p = input + base + i0 * s.0 + i1 * s.1 + i2 * s.2
+            if s.3 == 1 { o.update(from: p, count: d.3) } else { for i3 in 0 ..< d.3 { o[i3] = p[i3 * s.3] } }
+            o += d.3
+        } } }
+    }
+
+    /// PAD with zeros (0.0, or the integer 0 that is real zero in symmetric quantization).
+    public static func pad<T: Numeric>(_ input: UnsafePointer<T>, inDims d: Dims4, before b: Dims4, outDims od: Dims4, _ out: UnsafeMutablePointer<T>) {
+        out.update(repeating: 0, count: od.0 * od.1 * od.2 * od.3)
+        var src = input
+        for i0 in 0 ..< d.0 { for i1 in 0 ..< d.1 { for i2 in 0 ..< d.2 {
+            (out + (((i0 + b.0) * od.1 + (i1 + b.1)) * od.2 + (i2 + b.2)) * od.3 + b.3).update(from: src, count: d.3)
+            src += d.3
+        } } }
+    }
+}
