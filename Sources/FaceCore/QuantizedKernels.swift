@@ -71,12 +71,44 @@ public enum QuantizedKernels {
             for ox in 0 ..< g.outW {
                 acc.update(from: bias, count: cout)
                 acc2.update(repeating: 0, count: cout)
-                accumulate(g, oy, ox, input, weights, acc)
-                accumulate(g, oy, ox, input, residual, acc2)
+                accumulate2(g, oy, ox, input, weights, residual, acc, acc2)
                 let out = output + (oy * g.outW + ox) * cout
                 for i in 0 ..< cout {
                     let v = (Int64(acc[i]) &* Int64(multipliers[i]) &+ Int64(acc2[i]) &* Int64(residualMultipliers[i]) &+ round) &>> s
                     out[i] = Int16(truncatingIfNeeded: min(max(v, lo), hi))
+                }
+            }
+        }
+    }
+
+    /// `accumulate` for both weight planes in one pass: each input value is loaded once.
+    @inline(__always)
+    static func accumulate2(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox: Int, _ input: UnsafePointer<Int16>,
+                            _ weights: UnsafePointer<Int16>, _ residual: UnsafePointer<Int16>,
+                            _ acc: UnsafeMutablePointer<Int32>, _ acc2: UnsafeMutablePointer<Int32>) {
+        let cout = g.outC, cin = g.inC
+        for ky in 0 ..< g.kh {
+            let iy = oy * g.strideH + ky * g.dilationH - g.padTop
+            if iy < 0 || iy >= g.inH { continue }
+            for kx in 0 ..< g.kw {
+                let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
+                if ix < 0 || ix >= g.inW { continue }
+                let src = input + (iy * g.inW + ix) * cin
+                let offset = (ky * g.kw + kx) * cin * cout
+                var w = weights + offset, r = residual + offset
+                var ci = 0
+                while ci + 4 <= cin {
+                    let v0 = Int32(src[ci]), v1 = Int32(src[ci + 1]), v2 = Int32(src[ci + 2]), v3 = Int32(src[ci + 3])
+                    for co in 0 ..< cout {
+                        acc[co] &+= v0 &* Int32(w[co]) &+ v1 &* Int32(w[cout + co]) &+ v2 &* Int32(w[2 * cout + co]) &+ v3 &* Int32(w[3 * cout + co])
+                        acc2[co] &+= v0 &* Int32(r[co]) &+ v1 &* Int32(r[cout + co]) &+ v2 &* Int32(r[2 * cout + co]) &+ v3 &* Int32(r[3 * cout + co])
+                    }
+                    w += 4 * cout; r += 4 * cout; ci += 4
+                }
+                while ci < cin {
+                    let v = Int32(src[ci])
+                    for co in 0 ..< cout { acc[co] &+= v &* Int32(w[co]); acc2[co] &+= v &* Int32(r[co]) }
+                    w += cout; r += cout; ci += 1
                 }
             }
         }
