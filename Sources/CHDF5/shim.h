@@ -1,6 +1,6 @@
 // Thin shim over libhdf5 1.10 (serial): the macros Swift cannot import become constants of the
 // right type or static inline functions (type/property-list macros call H5open(), so they must be
-// functions). See /work/shared/reference/c-libraries-from-swift.md §2.
+// functions). See the team reference notes (shared/reference/c-libraries-from-swift.md) §2.
 #pragma once
 #include <hdf5.h>
 

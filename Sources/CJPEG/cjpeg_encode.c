@@ -1,4 +1,4 @@
-// See cjpeg_encode.h. Follows /work/shared/reference/c-libraries-from-swift.md §3: custom error
+// See cjpeg_encode.h. Follows the team reference notes (shared/reference/c-libraries-from-swift.md) §3: custom error
 // manager that longjmps back into the guarded function, nothing printed to stderr.
 #include <stdio.h>
 #include <stdlib.h>
