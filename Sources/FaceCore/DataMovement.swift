@@ -32,6 +32,18 @@ public enum DataMovement {
         return (before[0], before[1], before[2], before[3])
     }
 
+    /// CONCATENATION as rows: `outer` repetitions of each input's chunk (elements from the axis on).
+    static func concatPlan(axis: Int, output out: [Int], inputs: [[Int]]) -> (outer: Int, chunks: [Int]) {
+        var outer = 1
+        for d in 0 ..< axis { outer *= out[d] }
+        let chunks = inputs.map { s -> Int in
+            var c = 1
+            for d in axis ..< s.count { c *= s[d] }
+            return c
+        }
+        return (outer, chunks)
+    }
+
     /// General strided gather: out[i0,i1,i2,i3] = in[base + Σ ik·stride_k].
     public static func gather4<T>(_ input: UnsafePointer<T>, base: Int, strides s: Dims4, dims d: Dims4, _ out: UnsafeMutablePointer<T>) {
         var o = out

@@ -61,13 +61,7 @@ public final class FloatEngine {
         let kind: Kind
         switch op.code {
         case .conv2d, .depthwiseConv2d, .maxPool2d:
-            let x = ts[op.inputs[0]].shape
-            let pool = op.code == .maxPool2d
-            let f = pool ? [] : ts[op.inputs[1]].shape
-            let g = FloatKernels.ConvGeometry(
-                inH: x[1], inW: x[2], inC: x[3], outH: out[1], outW: out[2], outC: out[3],
-                kh: pool ? p[2] : f[0], kw: pool ? p[3] : f[1], strideH: p[0], strideW: p[1],
-                dilationH: pool ? 1 : p[2], dilationW: pool ? 1 : p[3], padTop: p[4], padLeft: p[5])
+            let g = FloatKernels.geometry(op, ts)
             kind = op.code == .conv2d ? .conv(g, p[6]) : op.code == .depthwiseConv2d ? .depthwise(g, p[6]) : .maxPool(g, p[6])
         case .add, .sub, .mul, .div, .squaredDifference, .prelu:
             let bc = FloatKernels.Broadcast4(out: out, a: ts[op.inputs[0]].shape, b: ts[op.inputs[1]].shape)
@@ -87,17 +81,8 @@ public final class FloatEngine {
             let x = ts[op.inputs[0]].shape
             kind = .pad(inDims: Self.pad4(x), before: DataMovement.padBefore(input: x, params: p), outDims: Self.pad4(out))
         case .concatenation:
-            let axis = p[0]
-            var outer = 1
-            for d in 0 ..< axis { outer *= out[d] }
-            var chunks: [Int] = []
-            for i in op.inputs {
-                let s = ts[i].shape
-                var c = 1
-                for d in axis ..< s.count { c *= s[d] }
-                chunks.append(c)
-            }
-            kind = .concat(outer: outer, chunks: chunks, total: chunks.reduce(0, +))
+            let c = DataMovement.concatPlan(axis: p[0], output: out, inputs: op.inputs.map { ts[$0].shape })
+            kind = .concat(outer: c.outer, chunks: c.chunks, total: c.chunks.reduce(0, +))
         case .mean, .sum:
             let x = ts[op.inputs[0]].shape
             var flags = [Bool](repeating: false, count: 4 - x.count)

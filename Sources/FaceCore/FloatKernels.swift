@@ -17,6 +17,17 @@ public enum FloatKernels {
         }
     }
 
+    /// The geometry of a CONV_2D, DEPTHWISE_CONV_2D or MAX_POOL_2D op of a validated graph
+    /// (params as `GraphOp` documents; the filter's first two axes are KH, KW).
+    static func geometry(_ op: GraphOp, _ ts: [GraphTensor]) -> ConvGeometry {
+        let x = ts[op.inputs[0]].shape, out = ts[op.output].shape, p = op.params
+        let pool = op.code == .maxPool2d
+        let f = pool ? [] : ts[op.inputs[1]].shape
+        return ConvGeometry(inH: x[1], inW: x[2], inC: x[3], outH: out[1], outW: out[2], outC: out[3],
+                            kh: pool ? p[2] : f[0], kw: pool ? p[3] : f[1], strideH: p[0], strideW: p[1],
+                            dilationH: pool ? 1 : p[2], dilationW: pool ? 1 : p[3], padTop: p[4], padLeft: p[5])
+    }
+
     @inline(__always)
     static func activate(_ v: Float, _ act: Int) -> Float {
         switch act {

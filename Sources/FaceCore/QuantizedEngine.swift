@@ -85,23 +85,15 @@ public final class QuantizedEngine: InferenceEngine {
         let out = ts[op.output].shape
         let p = op.params
         let kind: Kind
-        func geometry(pool: Bool) -> FloatKernels.ConvGeometry {
-            let x = ts[op.inputs[0]].shape
-            let f = pool ? [] : ts[op.inputs[1]].shape
-            return FloatKernels.ConvGeometry(
-                inH: x[1], inW: x[2], inC: x[3], outH: out[1], outW: out[2], outC: out[3],
-                kh: pool ? p[2] : f[0], kw: pool ? p[3] : f[1], strideH: p[0], strideW: p[1],
-                dilationH: pool ? 1 : p[2], dilationW: pool ? 1 : p[3], padTop: p[4], padLeft: p[5])
-        }
         switch op.code {
         case .conv2d, .depthwiseConv2d:
-            let g = geometry(pool: false)
+            let g = FloatKernels.geometry(op, ts)
             guard g.outC * 8 <= QuantizedEngine.scratchBytes else { throw .unsupported(reason: "too many output channels for the accumulator row", code: g.outC) }
             let r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]))
             let split = op.inputs.count == 6
             kind = op.code == .depthwiseConv2d ? (split ? .depthwiseSplit(g, r) : .depthwise(g, r)) : (split ? .convSplit(g, r) : .conv(g, r))
         case .maxPool2d:
-            kind = .maxPool(geometry(pool: true), Int16(p[7]), Int16(p[8]))
+            kind = .maxPool(FloatKernels.geometry(op, ts), Int16(p[7]), Int16(p[8]))
         case .prelu:
             kind = .prelu(positive: Int32(p[0]), channels: ts[op.inputs[1]].elementCount, shift: p[1], count: ts[op.output].elementCount)
         case .add, .sub, .mul, .div, .squaredDifference:
@@ -130,17 +122,8 @@ public final class QuantizedEngine: InferenceEngine {
             let x = ts[op.inputs[0]].shape
             kind = .pad(inDims: DataMovement.pad4(x), before: DataMovement.padBefore(input: x, params: p), outDims: DataMovement.pad4(out))
         case .concatenation:
-            let axis = p[0]
-            var outer = 1
-            for d in 0 ..< axis { outer *= out[d] }
-            var chunks: [Int] = []
-            for i in op.inputs {
-                let s = ts[i].shape
-                var c = 1
-                for d in axis ..< s.count { c *= s[d] }
-                chunks.append(c)
-            }
-            kind = .concat(outer: outer, chunks: chunks, total: chunks.reduce(0, +), m: p[2...].map { Int64($0) }, s: p[1])
+            let c = DataMovement.concatPlan(axis: p[0], output: out, inputs: op.inputs.map { ts[$0].shape })
+            kind = .concat(outer: c.outer, chunks: c.chunks, total: c.chunks.reduce(0, +), m: p[2...].map { Int64($0) }, s: p[1])
         case .mean, .sum:
             let x = ts[op.inputs[0]].shape
             var flags = [Bool](repeating: false, count: 4 - x.count)
