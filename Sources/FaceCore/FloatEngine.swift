@@ -149,20 +149,5 @@ public final class FloatEngine {
         UnsafeBufferPointer(start: pointers[t], count: graph.tensors[t].elementCount)
     }
 
-    /// Largest |value| each tensor takes over the given inputs: calibration for quantization.
-    public func calibrate(inputs: [[Float]]) -> [Float] {
-        var ranges = [Float](repeating: 0, count: graph.tensors.count)
-        func note(_ t: Int) {
-            var m = ranges[t]
-            for v in tensor(t) { m = max(m, abs(v)) }
-            ranges[t] = m
-        }
-        for x in inputs {
-            _ = input(0).update(from: x)
-            for i in graph.inputs { note(i) }
-            for i in 0 ..< steps.count { execute(i); note(graph.ops[i].output) }
-        }
-        return ranges
-    }
 }
 
