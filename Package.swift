@@ -28,7 +28,10 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-Ounchecked"] + cpuFlags, .when(configuration: .release)),
                                 .unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Optimized in debug too, like FaceCore: the accuracy tests run every test frame through it.
-        .target(name: "FaceTracking", dependencies: ["FaceCore"],
+        // The seed's names (blend shapes, AUs, emotions, metadata columns) and its AU table: one
+        // copy shared by the tracker and the session store.
+        .target(name: "FaceNames"),
+        .target(name: "FaceTracking", dependencies: ["FaceCore", "FaceNames"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
 
         // C shims: one per system library.
@@ -37,7 +40,7 @@ let package = Package(
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
 
         .target(name: "Capture", dependencies: ["CV4L2", "CJPEG"]),
-        .target(name: "Recording", dependencies: ["CJPEG"]),
+        .target(name: "Recording", dependencies: ["CJPEG", "FaceNames"]),
         .target(name: "Export", dependencies: ["Recording", "CHDF5"]),
         .target(name: "Appliance", dependencies: ["Recording", "Export", "Capture"]),
 

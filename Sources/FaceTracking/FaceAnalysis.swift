@@ -1,29 +1,10 @@
+import FaceNames
 /// What is derived from landmarks, blend shapes and the transformation matrix: action units,
 /// emotions, head pose, gaze and distance. Every AU-derived value is an estimate from a
 /// documented mapping, not a FACS coding.
 public enum FaceAnalysis {
-    /// The seed's AU table (EMFACS Table 1, Aldenhoven et al.): each AU is one blend shape or the
-    /// mean of a left/right pair, in `actionUnitNames` order.
-    public static let actionUnitSources: [[String]] = [
-        ["browInnerUp"],                               // AU1  inner brow raise
-        ["browOuterUpLeft", "browOuterUpRight"],       // AU2  outer brow raise
-        ["browDownLeft", "browDownRight"],             // AU4  brow lowerer
-        ["eyeWideLeft", "eyeWideRight"],               // AU5  upper lid raise
-        ["cheekSquintLeft", "cheekSquintRight"],       // AU6  cheek raise
-        ["eyeSquintLeft", "eyeSquintRight"],           // AU7  lid tightener
-        ["noseSneerLeft", "noseSneerRight"],           // AU9  nose wrinkler
-        ["mouthSmileLeft", "mouthSmileRight"],         // AU12 lip corner puller
-        ["mouthDimpleLeft", "mouthDimpleRight"],       // AU14 dimpler
-        ["mouthFrownLeft", "mouthFrownRight"],         // AU15 lip corner depressor
-        ["mouthLowerDownLeft", "mouthLowerDownRight"], // AU16 lower lip depressor
-        ["mouthStretchLeft", "mouthStretchRight"],     // AU20 lip stretcher
-        ["mouthPucker"],                               // AU23 lip tightener
-        ["jawOpen"],                                   // AU26 jaw drop
-    ]
-    static let actionUnitIndices: [(Int, Int)] = actionUnitSources.map { names in
-        let a = FaceTracker.blendShapeNames.firstIndex(of: names[0])!
-        return (a, names.count == 2 ? FaceTracker.blendShapeNames.firstIndex(of: names[1])! : a)
-    }
+    /// The seed's AU table (`ActionUnits.sources`) as blend-shape index pairs (i == j: one shape).
+    static let actionUnitIndices: [(Int, Int)] = ActionUnits.sourceIndices.map { ($0[0], $0.count == 2 ? $0[1] : $0[0]) }
 
     /// The 14 AUs from 52 blend shapes in the seed's order. Allocates nothing.
     public static func actionUnits(blendShapes b: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>) {

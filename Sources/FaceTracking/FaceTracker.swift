@@ -1,4 +1,5 @@
 import FaceCore
+import FaceNames
 
 /// MediaPipe's face landmarker, frame by frame: detection when no face is tracked, ROIs from the
 /// previous frame's landmarks otherwise, 478 landmarks, one-euro smoothing (video, one face),
@@ -29,23 +30,11 @@ public final class FaceTracker {
         public init() {}
     }
 
-    public static let landmarkCount = 478
-    /// The seed's 52 blend shapes in order: MediaPipe's 1…51, then `tongueOut`.
-    public static let blendShapeNames: [String] = [
-        "browDownLeft", "browDownRight", "browInnerUp", "browOuterUpLeft", "browOuterUpRight",
-        "cheekPuff", "cheekSquintLeft", "cheekSquintRight", "eyeBlinkLeft", "eyeBlinkRight",
-        "eyeLookDownLeft", "eyeLookDownRight", "eyeLookInLeft", "eyeLookInRight", "eyeLookOutLeft",
-        "eyeLookOutRight", "eyeLookUpLeft", "eyeLookUpRight", "eyeSquintLeft", "eyeSquintRight",
-        "eyeWideLeft", "eyeWideRight", "jawForward", "jawLeft", "jawOpen", "jawRight", "mouthClose",
-        "mouthDimpleLeft", "mouthDimpleRight", "mouthFrownLeft", "mouthFrownRight", "mouthFunnel",
-        "mouthLeft", "mouthLowerDownLeft", "mouthLowerDownRight", "mouthPressLeft", "mouthPressRight",
-        "mouthPucker", "mouthRight", "mouthRollLower", "mouthRollUpper", "mouthShrugLower",
-        "mouthShrugUpper", "mouthSmileLeft", "mouthSmileRight", "mouthStretchLeft", "mouthStretchRight",
-        "mouthUpperUpLeft", "mouthUpperUpRight", "noseSneerLeft", "noseSneerRight", "tongueOut",
-    ]
-    public static let actionUnitNames = ["au1", "au2", "au4", "au5", "au6", "au7", "au9", "au12", "au14",
-                                         "au15", "au16", "au20", "au23", "au26"]
-    public static let emotionNames = ["happiness", "sadness", "surprise", "fear", "anger", "disgust", "contempt"]
+    public static var landmarkCount: Int { FaceSchema.landmarkCount }
+    /// The seed's 52 blend shapes in order: MediaPipe's 1…51, then `tongueOut` (`FaceSchema`).
+    public static var blendShapeNames: [String] { FaceSchema.blendShapeNames }
+    public static var actionUnitNames: [String] { FaceSchema.actionUnitNames }
+    public static var emotionNames: [String] { FaceSchema.emotionNames }
 
     /// The 146 landmarks the blend-shape model reads (face_blendshapes_graph.cc), in its order.
     static let blendShapeLandmarks: [Int] = [
@@ -63,7 +52,7 @@ public final class FaceTracker {
     /// (missing names count as 0). Keys are `au1` … `au26`.
     public static func actionUnits(from blendShapes: [String: Float]) -> [String: Float] {
         var out: [String: Float] = [:]
-        for (k, names) in FaceAnalysis.actionUnitSources.enumerated() {
+        for (k, names) in ActionUnits.sources.enumerated() {
             let s = names.reduce(Float(0)) { $0 + (blendShapes[$1] ?? 0) }
             out[actionUnitNames[k]] = s / Float(names.count)
         }
