@@ -4,7 +4,7 @@
 //   FaceCore ← FaceTracking ← (facekit)
 //   CV4L2, CJPEG ← Capture
 //   CJPEG ← Recording ← Export → CHDF5
-//   Appliance → Recording, Export, Capture
+//   CGPIO ← GPIO ← Appliance → Recording, Export, Capture, FaceTracking
 import PackageDescription
 
 // A deployment may build FaceCore for its exact CPU: FACEKIT_CPU=cortex-a76 (dot product),
@@ -42,7 +42,10 @@ let package = Package(
         .target(name: "Capture", dependencies: ["CV4L2", "CJPEG"]),
         .target(name: "Recording", dependencies: ["CJPEG", "FaceNames"]),
         .target(name: "Export", dependencies: ["Recording", "CHDF5"]),
-        .target(name: "Appliance", dependencies: ["Recording", "Export", "Capture"]),
+        // Kernel GPIO character device, uAPI v2 (ioctl numbers and structs through CGPIO).
+        .target(name: "CGPIO"),
+        .target(name: "GPIO", dependencies: ["CGPIO"]),
+        .target(name: "Appliance", dependencies: ["Recording", "Export", "Capture", "FaceTracking", "GPIO"]),
 
         .executableTarget(name: "facekit",
                           dependencies: ["FaceCore", "FaceTracking", "Capture", "Recording", "Export", "Appliance"]),
@@ -53,6 +56,8 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "CAllocationCounter"]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "Recording"]),
+        .testTarget(name: "GPIOTests", dependencies: ["GPIO"]),
+        .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceCore", "CAllocationCounter"]),
     ]
 )
