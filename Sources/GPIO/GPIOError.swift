@@ -1,0 +1,53 @@
+/// Everything that can go wrong with GPIO, each naming the chip, line or file and what to do.
+public struct GPIOError: Error, CustomStringConvertible, Sendable, Equatable {
+    public enum Code: Sendable, Equatable {
+        /// No such chip, line name or offset.
+        case notFound
+        /// The file exists but is not a GPIO character device.
+        case notAChip
+        /// The user may not open the chip (group `gpio`, or udev rules).
+        case permission
+        /// The line is already requested by another consumer (kernel or process).
+        case busy
+        /// The settings are contradictory or exceed what uAPI v2 can express.
+        case invalidConfig
+        /// The kernel refused the settings (e.g. a bias or drive the chip cannot do).
+        case unsupported
+        /// The request or chip was closed, or an offset is not part of the request.
+        case usage
+        /// Any other failed system call.
+        case io
+    }
+    public let code: Code
+    /// What failed, where, and what to do about it.
+    public let message: String
+    /// The system call's errno, when one caused this.
+    public let cause: Errno?
+
+    public init(_ code: Code, _ message: String, cause: Errno? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String { cause.map { "\(message): \($0)" } ?? message }
+
+    /// The one mapping from a failed GPIO ioctl's errno to a domain error (see gpio-v2 uAPI docs:
+    /// EBUSY = line in use, EINVAL = config rejected, ENOTSUP/EOPNOTSUPP = chip cannot do it).
+    static func ioctl(_ what: String, _ e: Errno) -> GPIOError {
+        switch e.rawValue {
+        case EBUSY: return GPIOError(.busy, "\(what): the line is in use by another consumer (`facekit gpio info` shows who)", cause: e)
+        case EINVAL: return GPIOError(.invalidConfig, "\(what): the kernel rejected the line configuration", cause: e)
+        case ENOTSUP, EOPNOTSUPP, 524 /* ENOTSUPP, kernel-internal */:
+            return GPIOError(.unsupported, "\(what): the GPIO chip does not support this setting", cause: e)
+        case ENOTTY: return GPIOError(.notAChip, "\(what): not a GPIO character device (uAPI v2 needs Linux 5.10+)", cause: e)
+        case EACCES, EPERM: return GPIOError(.permission, "\(what): permission denied (add the user to the group owning /dev/gpiochip*)", cause: e)
+        case ENODEV, ENXIO: return GPIOError(.notFound, "\(what): the GPIO chip is gone", cause: e)
+        default: return GPIOError(.io, what, cause: e)
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
