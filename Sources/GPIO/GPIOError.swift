@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Everything that can go wrong with GPIO, each naming the chip, line or file and what to do.
 public struct GPIOError: Error, CustomStringConvertible, Sendable, Equatable {
     public enum Code: Sendable, Equatable {
@@ -47,7 +51,3 @@ public struct GPIOError: Error, CustomStringConvertible, Sendable, Equatable {
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

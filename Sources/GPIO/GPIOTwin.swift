@@ -189,6 +189,17 @@ public final class GPIOTwin: GPIOLineSource, @unchecked Sendable {
         ready.signal()   // a blocked reader wakes and sees the request closed
     }
 
+    /// Whether `close()` was called.
+    public var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// The settings a line was requested with.
+    public func settings(of offset: UInt32) throws(GPIOError) -> GPIOLineSettings {
+        try state.withLock { s throws(GPIOError) -> GPIOLineSettings in
+            guard let i = offsets.firstIndex(of: offset) else { throw notRequested(offset) }
+            return s.lines[i].settings
+        }
+    }
+
     private func checkOpen() throws(GPIOError) {
         if state.withLock({ $0.closed }) { throw GPIOError(.usage, "the line request on \(chipDescription) is closed") }
     }
