@@ -82,12 +82,11 @@ public final class GPIOLEDDriver: @unchecked Sendable {
                         let l = s.leds[i]
                         let (on, change) = l.pattern.level(atElapsedNs: now >= l.sinceNs ? now - l.sinceNs : 0)
                         if l.shown != on {
-                            do throws(GPIOError) {
-                                try l.lines.setValue(on, of: l.offset)
-                                s.leds[i].shown = on
-                            } catch {
-                                s.failures += 1; s.lastError = error
-                            }
+                            // A failed write is counted once and retried at the pattern's next
+                            // change, not on every wake-up.
+                            s.leds[i].shown = on
+                            do throws(GPIOError) { try l.lines.setValue(on, of: l.offset) }
+                            catch { s.failures += 1; s.lastError = error }
                         }
                         if let change { next = Swift.min(next ?? .max, l.sinceNs + change) }
                     }

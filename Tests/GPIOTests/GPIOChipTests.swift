@@ -1,0 +1,31 @@
+import Testing
+@testable import GPIO
+
+/// The kernel path. On the host there is no GPIO chip (no gpio-sim): the error paths run here,
+/// the rest skips; the emulated board runs the real thing (board/emulated/tests/gpio.sh).
+@Suite struct GPIOChipTests {
+    static let chips = GPIOChip.devicePaths()
+
+    @Test func aFileThatIsNotAChipIsNamedInTheError() {
+        do { _ = try GPIOChip(path: "/dev/null"); Issue.record("/dev/null opened as a GPIO chip") }
+        catch { #expect(error.code == .notAChip && error.message.contains("/dev/null"), "\(error)") }
+    }
+
+    @Test func missingChipsAndLabels() {
+        do { _ = try GPIOChip.open("/nonexistent/gpiochip9"); Issue.record("opened") }
+        catch { #expect(error.code == .notFound && error.message.contains("/nonexistent/gpiochip9")) }
+        do { _ = try GPIOChip.open("no-such-label", dev: "/nonexistent"); Issue.record("opened") }
+        catch { #expect(error.code == .notFound && error.message.contains("'no-such-label'") && error.message.contains("none")) }
+    }
+
+    @Test(.enabled(if: !chips.isEmpty, "no /dev/gpiochip* on this machine"))
+    func everyChipListsItsLines() throws {
+        for path in Self.chips {
+            let chip = try GPIOChip(path: path)
+            let lines = try chip.lineInfos()
+            #expect(lines.count == chip.info.lineCount)
+            #expect(lines.map(\.offset) == (0..<UInt32(lines.count)).map { $0 })
+            #expect(try GPIOChip.open(chip.info.label).path == Self.chips.first { (try? GPIOChip(path: $0).info.label) == chip.info.label })
+        }
+    }
+}
