@@ -18,5 +18,10 @@ enum CommandTable {
         ProcessCommand.self,
         BenchPipelineCommand.self,
         FuzzCommand.self,
+        GPIOInfoCommand.self,
+        GPIOMonitorCommand.self,
+        GPIOSetCommand.self,
+        GPIOLEDCommand.self,
+        BenchGPIOCommand.self,
     ]
 }

@@ -95,3 +95,16 @@ import Testing
         #expect(throws: GPIOError.self) { try GPIOSyncPulse(lines: lines, offset: 2, widthMicroseconds: 0) }
     }
 }
+
+@Suite struct GPIODurationTests {
+    @Test func unitsAreRequired() throws {
+        #expect(try GPIODuration(parsing: "500us").nanoseconds == 500_000)
+        #expect(try GPIODuration(parsing: "10ms").microseconds == 10_000)
+        #expect(try GPIODuration(parsing: " 1.5s ").nanoseconds == 1_500_000_000)
+        #expect(try GPIODuration(parsing: "2min").nanoseconds == 120_000_000_000)
+        #expect(try GPIODuration(parsing: "7µs").description == "7us")
+        for bad in ["10", "ms", "-1ms", "10 parsecs", ""] {
+            #expect(throws: GPIOError.self, "\(bad)") { try GPIODuration(parsing: bad) }
+        }
+    }
+}

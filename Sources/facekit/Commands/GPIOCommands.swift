@@ -1,0 +1,232 @@
+import Foundation
+import GPIO
+
+/// `facekit gpio info`: every GPIO chip with its lines — names, who holds them, how they are set.
+struct GPIOInfoCommand: Command {
+    static let path = ["gpio", "info"]
+    static let synopsis = "facekit gpio info [CHIP] [--json]"
+    static let abstract = "GPIO chips (label, path) and their lines: names, consumers, direction, edges, bias, debounce."
+
+    let chip: String?
+    let json: Bool
+
+    init(arguments: [String]) throws {
+        let a = try ArgumentScanner(arguments, valueOptions: [], flagOptions: ["json"])
+        guard a.positionals.count <= 1 else { throw UsageError("one chip at most (a label, gpiochipN or a path)") }
+        chip = a.positionals.first
+        json = a.flag("json")
+    }
+
+    struct Line: Codable {
+        var offset: UInt32, name: String, consumer: String, used: Bool
+        var direction: String, edges: String, bias: String, drive: String, activeLow: Bool, debounceUs: UInt32
+    }
+    struct Chip: Codable { var path: String, name: String, label: String, lines: [Line] }
+
+    func run() throws -> Int32 {
+        let chips = try chip.map { [try GPIOChip.open($0)] } ?? GPIOChip.devicePaths().map { try GPIOChip(path: $0) }
+        let report = try chips.map { c in
+            Chip(path: c.path, name: c.info.name, label: c.info.label, lines: try c.lineInfos().map { l in
+                Line(offset: l.offset, name: l.name, consumer: l.consumer, used: l.used,
+                     direction: l.settings.direction.rawValue, edges: l.settings.edges.rawValue, bias: l.settings.bias.rawValue,
+                     drive: l.settings.drive.rawValue, activeLow: l.settings.activeLow, debounceUs: l.settings.debounceMicroseconds)
+            })
+        }
+        if json {
+            let enc = JSONEncoder()
+            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try enc.encode(report), as: UTF8.self))
+            return 0
+        }
+        if report.isEmpty { print("no GPIO chips (/dev/gpiochip*)") }
+        for c in report {
+            print("\(c.path)  \(c.label)  (\(c.name), \(c.lines.count) lines)")
+            for l in c.lines {
+                var attrs = [l.direction]
+                if l.edges != "none" { attrs.append("edges=\(l.edges)") }
+                if l.bias != "as-is" { attrs.append(l.bias) }
+                if l.drive != "push-pull" { attrs.append(l.drive) }
+                if l.activeLow { attrs.append("active-low") }
+                if l.debounceUs > 0 { attrs.append("debounce=\(l.debounceUs)us") }
+                let name = l.name.isEmpty ? "-" : l.name
+                let user = l.used ? "  [used by \(l.consumer.isEmpty ? "kernel" : l.consumer)]" : ""
+                print("  line \(String(l.offset).padding(toLength: 3, withPad: " ", startingAt: 0)) \(name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(attrs.joined(separator: " "))\(user)")
+            }
+        }
+        return 0
+    }
+}
+
+/// A `--name 10ms` option as a duration (nil when absent); a missing unit is a usage error.
+func gpioDuration(_ a: ArgumentScanner, _ name: String) throws -> GPIODuration? {
+    guard let text = a.value(name) else { return nil }
+    do { return try GPIODuration(parsing: text) } catch { throw UsageError("--\(name): \(error.message)") }
+}
+
+/// Options shared by the commands that request input lines.
+struct GPIOInputOptions {
+    static let valueOptions: Set<String> = ["edges", "bias", "debounce", "buffer"]
+    static let flagOptions: Set<String> = ["active-low"]
+    var settings: GPIOLineSettings
+    var bufferSize: Int
+
+    init(_ a: ArgumentScanner) throws {
+        guard let edges = GPIOLineSettings.Edges(rawValue: a.value("edges") ?? "both"), edges != .none else {
+            throw UsageError("--edges takes rising, falling or both")
+        }
+        guard let bias = GPIOLineSettings.Bias(rawValue: a.value("bias") ?? "as-is") else {
+            throw UsageError("--bias takes pull-up, pull-down, disabled or as-is")
+        }
+        let debounce = UInt32(clamping: try gpioDuration(a, "debounce")?.microseconds ?? 0)
+        settings = .input(edges: edges, bias: bias, activeLow: a.flag("active-low"), debounceMicroseconds: debounce)
+        bufferSize = try a.int("buffer", default: 0)
+        guard bufferSize >= 0 else { throw UsageError("--buffer must be 0 (kernel default) or positive") }
+    }
+}
+
+/// `facekit gpio monitor`: prints edge events as they arrive (like libgpiod's gpiomon), with the
+/// kernel timestamp and sequence numbers, and reports events the kernel dropped.
+struct GPIOMonitorCommand: Command {
+    static let path = ["gpio", "monitor"]
+    static let synopsis = "facekit gpio monitor CHIP LINE... [--edges both|rising|falling] [--bias pull-up|pull-down|disabled] [--active-low] [--debounce 10ms] [--count N] [--duration 5s] [--buffer N] [--json]"
+    static let abstract = "Print edge events of input lines (kernel CLOCK_MONOTONIC timestamps, sequence numbers, lost events)."
+
+    let chip: String
+    let lines: [String]
+    let input: GPIOInputOptions
+    let count: Int
+    let duration: GPIODuration?
+    let json: Bool
+
+    init(arguments: [String]) throws {
+        let a = try ArgumentScanner(arguments, valueOptions: GPIOInputOptions.valueOptions.union(["count", "duration"]),
+                                    flagOptions: GPIOInputOptions.flagOptions.union(["json"]))
+        guard a.positionals.count >= 2 else { throw UsageError("name a chip and at least one line (by name or offset)") }
+        chip = a.positionals[0]
+        lines = Array(a.positionals.dropFirst())
+        input = try GPIOInputOptions(a)
+        count = try a.int("count", default: 0)
+        duration = try gpioDuration(a, "duration")
+        json = a.flag("json")
+    }
+
+    func run() throws -> Int32 {
+        let c = try GPIOChip.open(chip)
+        var config = GPIOLineConfig()
+        var names: [UInt32: String] = [:]
+        for spec in lines {
+            let o = try c.lineOffset(spec)
+            config.add(o, input.settings)
+            names[o] = try c.lineInfo(o).name
+        }
+        let request = try c.requestLines(config, consumer: "facekit-monitor", eventBufferSize: input.bufferSize)
+        defer { request.close() }
+        printError("facekit: monitoring \(c.path) (\(c.info.label)) lines \(config.offsets.map(String.init).joined(separator: ",")) "
+                   + "edges=\(input.settings.edges.rawValue)\(input.settings.debounceMicroseconds > 0 ? " debounce=\(input.settings.debounceMicroseconds)us" : "")")
+        let buffer = GPIOEdgeEventBuffer(capacity: 64)
+        var tracker = GPIOSequenceTracker()
+        let deadline = duration.map { gpioMonotonicNow() + $0.nanoseconds }
+        var seen = 0
+        while count == 0 || seen < count {
+            guard try request.waitForEvents(deadlineNs: deadline, wakeup: nil) else { break }
+            try request.readEvents(into: buffer)
+            for e in buffer {
+                if let gap = tracker.observe(e) {
+                    if json { print(#"{"gap":{"expected":\#(gap.expectedGlobalSeqno),"received":\#(gap.receivedGlobalSeqno),"missed":\#(gap.missed),"offset":\#(gap.offset)}}"#) }
+                    printError("facekit: \(gap)")
+                }
+                let name = names[e.offset] ?? ""
+                if json {
+                    print(#"{"timestampNs":\#(e.timestampNs),"kind":"\#(e.kind.rawValue)","offset":\#(e.offset),"name":"\#(name)","seqno":\#(e.globalSeqno),"lineSeqno":\#(e.lineSeqno)}"#)
+                } else {
+                    let t = String(format: "%llu.%09llu", e.timestampNs / 1_000_000_000, e.timestampNs % 1_000_000_000)
+                    print("\(t)  \(e.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  line \(e.offset)\(name.isEmpty ? "" : " (\(name))")  seqno \(e.globalSeqno)  line seqno \(e.lineSeqno)")
+                }
+                fflush(nil)   // line by line into pipes: all streams (Swift 6 will not touch the C global `stdout`)
+                seen += 1
+                if count > 0 && seen >= count { break }
+            }
+        }
+        printError("facekit: \(tracker.received) events, \(tracker.missed) lost in \(tracker.gaps) gaps")
+        return 0
+    }
+}
+
+/// `facekit gpio set`: drives output lines and holds them (a released gpio-sim or real line may
+/// fall back to its default), until killed or for --hold.
+struct GPIOSetCommand: Command {
+    static let path = ["gpio", "set"]
+    static let synopsis = "facekit gpio set CHIP LINE=0|1... [--active-low] [--drive push-pull|open-drain|open-source] [--hold 2s]"
+    static let abstract = "Set output lines (logical values) and hold them until killed or for --hold."
+
+    let chip: String
+    let values: [(String, Bool)]
+    let activeLow: Bool
+    let drive: GPIOLineSettings.Drive
+    let hold: GPIODuration?
+
+    init(arguments: [String]) throws {
+        let a = try ArgumentScanner(arguments, valueOptions: ["drive", "hold"], flagOptions: ["active-low"])
+        guard a.positionals.count >= 2 else { throw UsageError("name a chip and at least one LINE=VALUE") }
+        chip = a.positionals[0]
+        values = try a.positionals.dropFirst().map { p in
+            let parts = p.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, parts[1] == "0" || parts[1] == "1" else { throw UsageError("'\(p)': write LINE=0 or LINE=1") }
+            return (String(parts[0]), parts[1] == "1")
+        }
+        activeLow = a.flag("active-low")
+        guard let d = GPIOLineSettings.Drive(rawValue: a.value("drive") ?? "push-pull") else {
+            throw UsageError("--drive takes push-pull, open-drain or open-source")
+        }
+        drive = d
+        hold = try gpioDuration(a, "hold")
+    }
+
+    func run() throws -> Int32 {
+        let c = try GPIOChip.open(chip)
+        var config = GPIOLineConfig()
+        for (spec, v) in values { config.add(try c.lineOffset(spec), .output(initial: v, activeLow: activeLow, drive: drive)) }
+        let request = try c.requestLines(config, consumer: "facekit-set")
+        defer { request.close() }
+        printError("facekit: set \(c.path) (\(c.info.label)) " + values.map { "\($0.0)=\($0.1 ? 1 : 0)" }.joined(separator: " "))
+        if let hold { usleep(UInt32(clamping: hold.microseconds)) } else { while true { pause() } }
+        return 0
+    }
+}
+
+/// `facekit gpio led`: shows an LED pattern on one output line, through the appliance's LED driver.
+struct GPIOLEDCommand: Command {
+    static let path = ["gpio", "led"]
+    static let synopsis = "facekit gpio led CHIP LINE off|on|heartbeat|blink:HZ [--active-low] [--duration 5s]"
+    static let abstract = "Drive an LED line with a pattern (the kiosk's LED driver), until killed or for --duration."
+
+    let chip: String, line: String
+    let pattern: GPIOLEDPattern
+    let activeLow: Bool
+    let duration: GPIODuration?
+
+    init(arguments: [String]) throws {
+        let a = try ArgumentScanner(arguments, valueOptions: ["duration"], flagOptions: ["active-low"])
+        guard a.positionals.count == 3 else { throw UsageError("name a chip, a line and a pattern") }
+        chip = a.positionals[0]; line = a.positionals[1]
+        do { pattern = try GPIOLEDPattern(parsing: a.positionals[2]) } catch { throw UsageError(error.message) }
+        activeLow = a.flag("active-low")
+        duration = try gpioDuration(a, "duration")
+    }
+
+    func run() throws -> Int32 {
+        let c = try GPIOChip.open(chip)
+        let offset = try c.lineOffset(line)
+        var config = GPIOLineConfig()
+        config.add(offset, .output(initial: false, activeLow: activeLow))
+        let request = try c.requestLines(config, consumer: "facekit-led")
+        defer { request.close() }
+        let leds = try GPIOLEDDriver()
+        leds.set(pattern, lines: request, offset: offset)
+        printError("facekit: LED \(c.path) (\(c.info.label)) line \(offset): \(pattern)")
+        if let duration { usleep(UInt32(clamping: duration.microseconds)) } else { while true { pause() } }
+        leds.stop()
+        if let f = leds.failures.last { throw CommandFailure("LED line \(offset): \(f)") }
+        return 0
+    }
+}
