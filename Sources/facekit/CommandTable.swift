@@ -23,5 +23,6 @@ enum CommandTable {
         GPIOSetCommand.self,
         GPIOLEDCommand.self,
         BenchGPIOCommand.self,
+        RunCommand.self,
     ]
 }

@@ -1,3 +1,4 @@
+import Appliance
 import Capture
 import Export
 import FaceCore
@@ -71,7 +72,7 @@ struct ProcessCommand: Command {
                 tracker.process(image, timestampNs: tsNs, frameIndex: index)
                 trackNs += DispatchTime.now().uptimeNanoseconds - start
                 let f = tracker.frame
-                Self.fill(&record, from: f, monotonicNs: t0 + tsNs)
+                record.fill(from: f, monotonicNs: t0 + tsNs)
                 frames += 1
                 if f.isFaceTracked { withFace += 1 }
                 if case .stopped = recorder.appendWaiting(record) {
@@ -92,33 +93,6 @@ struct ProcessCommand: Command {
         print("\(media): \(frames) frames, face in \(withFace), \(String(format: "%.1f", ms)) ms/frame tracking (\(models.isFixedPoint ? "fixed-point" : "float") models)")
         print("session \(summary.sessionID) -> \(result.directory) (\(result.files.count) files)")
         return 0
-    }
-
-    /// One record per frame in the seed's schema; face 0 only (the seed's Frame has one face).
-    static func fill(_ r: inout FrameRecord, from f: FaceFrame, monotonicNs: Int64) {
-        r.monotonicNs = monotonicNs
-        r.frameIndex = Int64(f.frameIndex)
-        r.isFaceTracked = f.isFaceTracked
-        r.ambientIntensity = f.light.ambientIntensity
-        r.ambientColorTemperature = f.light.ambientColorTemperature
-        if f.isFaceTracked {
-            let face = f.faces[0]
-            for i in 0 ..< 52 { r.blendShapes[i] = face.blendShapes[i] }
-            for i in 0 ..< 14 { r.actionUnits[i] = face.actionUnits[i] }
-            for i in 0 ..< 7 { r.emotions[i] = face.emotions[i] }
-            for i in 0 ..< r.landmarks.count { r.landmarks[i] = face.landmarks[i] }
-            r.headPitch = face.headPose.pitch; r.headYaw = face.headPose.yaw; r.headRoll = face.headPose.roll
-            r.lookAtX = face.gaze.lookAt.x; r.lookAtY = face.gaze.lookAt.y; r.lookAtZ = face.gaze.lookAt.z
-            r.distanceToScreen = face.distanceToScreen
-        } else {
-            for i in 0 ..< 52 { r.blendShapes[i] = .nan }
-            for i in 0 ..< 14 { r.actionUnits[i] = .nan }
-            for i in 0 ..< 7 { r.emotions[i] = .nan }
-            for i in 0 ..< r.landmarks.count { r.landmarks[i] = .nan }
-            r.headPitch = .nan; r.headYaw = .nan; r.headRoll = .nan
-            r.lookAtX = .nan; r.lookAtY = .nan; r.lookAtZ = .nan
-            r.distanceToScreen = .nan
-        }
     }
 }
 
@@ -164,20 +138,11 @@ final class MediaInput {
                 let first = firstNs ?? b.timestampNs
                 firstNs = first
                 defer { count += 1 }
-                return (Self.image(b), Int64(b.timestampNs &- first), count)
+                guard let image = PixelImage(frameBuffer: b) else { throw CommandFailure("\(s.name): \(b.layout.pixelFormat.rawValue) frames cannot be tracked") }
+                return (image, Int64(b.timestampNs &- first), count)
             case .timeout: continue
             case .endOfStream, .disconnected: return nil
             }
         }
-    }
-
-    /// A borrowed view of a capture buffer in its native layout, for the fused warp.
-    static func image(_ b: FrameBuffer) -> PixelImage {
-        let l = b.layout
-        let format = PixelImage.Format(rawValue: l.pixelFormat.rawValue)!
-        return PixelImage(format: format, width: l.width, height: l.height,
-                          plane0: UnsafeRawPointer(b.baseAddress(plane: 0)), stride0: b.stride(plane: 0),
-                          plane1: l.planes.count > 1 ? UnsafeRawPointer(b.baseAddress(plane: 1)) : nil,
-                          stride1: l.planes.count > 1 ? b.stride(plane: 1) : 0)
     }
 }

@@ -1,0 +1,33 @@
+import FaceTracking
+import Recording
+
+extension FrameRecord {
+    /// Fills the session's per-frame record from a tracker frame, in place (no allocation): face 0
+    /// only, as the seed's `Frame` has one face; NaN everywhere when no face is tracked.
+    /// - Parameter monotonicNs: the frame's CLOCK_MONOTONIC time (exports convert it to epoch seconds).
+    public mutating func fill(from f: FaceFrame, monotonicNs: Int64) {
+        self.monotonicNs = monotonicNs
+        frameIndex = Int64(f.frameIndex)
+        isFaceTracked = f.isFaceTracked
+        ambientIntensity = f.light.ambientIntensity
+        ambientColorTemperature = f.light.ambientColorTemperature
+        guard f.isFaceTracked else {
+            for i in 0 ..< 52 { blendShapes[i] = .nan }
+            for i in 0 ..< 14 { actionUnits[i] = .nan }
+            for i in 0 ..< 7 { emotions[i] = .nan }
+            for i in 0 ..< landmarks.count { landmarks[i] = .nan }
+            headPitch = .nan; headYaw = .nan; headRoll = .nan
+            lookAtX = .nan; lookAtY = .nan; lookAtZ = .nan
+            distanceToScreen = .nan
+            return
+        }
+        let face = f.faces[0]
+        for i in 0 ..< 52 { blendShapes[i] = face.blendShapes[i] }
+        for i in 0 ..< 14 { actionUnits[i] = face.actionUnits[i] }
+        for i in 0 ..< 7 { emotions[i] = face.emotions[i] }
+        for i in 0 ..< landmarks.count { landmarks[i] = face.landmarks[i] }
+        headPitch = face.headPose.pitch; headYaw = face.headPose.yaw; headRoll = face.headPose.roll
+        lookAtX = face.gaze.lookAt.x; lookAtY = face.gaze.lookAt.y; lookAtZ = face.gaze.lookAt.z
+        distanceToScreen = face.distanceToScreen
+    }
+}

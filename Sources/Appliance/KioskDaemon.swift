@@ -1,0 +1,293 @@
+import Foundation
+import Recording
+
+/// `facekit run`: the kiosk. One control thread (the caller of `run`) owns the state machine and
+/// executes its effects; everything else posts messages to it:
+///
+///     GPIO thread ──edges──┐
+///     uevent thread ─stick─┼─► queue ─► control thread ─► KioskStateMachine ─► effects
+///     export thread ─done──┤                │                 (LiveTracker, LEDs, export)
+///     signal thread ─term──┘                └─ ticks: watchdog, camera health, recorder failure
+///
+/// The camera → tracker → recorder threads belong to the recorder (LiveTracker); the export runs
+/// on one worker thread so a slow stick never delays a button.
+public final class KioskDaemon: @unchecked Sendable {
+    public enum Message: Sendable {
+        case edge(InputEdge)
+        case stick(StickEvent)
+        case exportDone(Result<StickExportReport, KioskError>)
+        case inputProblem(String)
+        case terminate(String)
+    }
+
+    /// The export job for a stick's disk name; `StickExporter.run` on the appliance.
+    public typealias ExportJob = @Sendable (_ disk: String, _ progress: (String) -> Void) throws(KioskError) -> StickExportReport
+
+    public let config: KioskConfig
+    let recorder: any KioskRecorder
+    let inputs: (any KioskInputs)?
+    let outputs: (any KioskOutputs)?
+    let notifier: SystemdNotifier
+    let log: KioskLog
+    let participants: ParticipantCounter
+    let exportJob: ExportJob
+    /// How often the control thread wakes without messages (camera and recorder checks).
+    let tickNs: Int64
+
+    private let lock = NSLock()
+    private let wake = NSCondition()
+    private var queue: [Message] = []
+    public private(set) var machine = KioskStateMachine()
+    private var stickDisk: String?
+    private var interpreter: InputInterpreter
+    private var sessionID: String?
+    private var lastCameraAttemptNs: Int64 = 0
+    private var cameraDown = false
+    private var exportThread: Thread?
+
+    public init(config: KioskConfig, recorder: any KioskRecorder, inputs: (any KioskInputs)?, outputs: (any KioskOutputs)?,
+                notifier: SystemdNotifier = SystemdNotifier(), log: KioskLog = KioskLog(),
+                exportJob: @escaping ExportJob, tickMs: Int = 250) {
+        self.config = config
+        self.recorder = recorder
+        self.inputs = inputs
+        self.outputs = outputs
+        self.notifier = notifier
+        self.log = log
+        self.exportJob = exportJob
+        self.tickNs = Int64(tickMs) * 1_000_000
+        participants = ParticipantCounter(path: config.counterPath, prefix: config.participants.prefix, digits: config.participants.digits)
+        interpreter = InputInterpreter(inputs: config.inputs)
+    }
+
+    /// Thread-safe: called from any thread.
+    public func post(_ m: Message) {
+        wake.lock()
+        queue.append(m)
+        wake.signal()
+        wake.unlock()
+    }
+
+    public var state: KioskState { lock.withLock { machine.state } }
+
+    /// Runs until `.terminate`; returns the exit code (0 after a clean shutdown).
+    public func run(presentSticks: [StickDevice] = []) -> Int32 {
+        log.log("starting", ["camera": config.camera.device, "store": config.sessionsDirectory, "inputs": config.inputs.count,
+                             "outputs": config.outputs.count, "watchdogMs": notifier.watchdogIntervalNs.map { $0 / 1_000_000 } ?? 0])
+        outputs?.show(machine.lit)
+        do {
+            try inputs?.start({ [weak self] e in self?.post(.edge(e)) }, problem: { [weak self] p in self?.post(.inputProblem(p)) })
+        } catch {
+            // Buttons missing is not fatal: TTL and sticks may still work, and the error LED says so.
+            log.log("gpio.failed", ["error": "\(error)"])
+        }
+        bootCamera()
+        for d in presentSticks where !d.isPartition { handle(.stick(.added(d))) }
+        notifier.ready(status: statusLine)
+        log.log("ready", ["state": machine.state])
+        var nextWatchdog = Syscalls.monotonicNanoseconds()
+        while true {
+            let now = Syscalls.monotonicNanoseconds()
+            if let w = notifier.watchdogIntervalNs, now >= nextWatchdog {
+                notifier.watchdog()
+                nextWatchdog = now + w
+            }
+            var wakeAt = now + tickNs
+            if notifier.watchdogIntervalNs != nil { wakeAt = min(wakeAt, nextWatchdog) }
+            let m = nextMessage(untilNs: wakeAt)
+            if case .terminate(let why)? = m {
+                shutdown(why)
+                return 0
+            }
+            if let m { handle(m) }
+            checkHealth()
+        }
+    }
+
+    private func nextMessage(untilNs deadline: Int64) -> Message? {
+        wake.lock()
+        defer { wake.unlock() }
+        while queue.isEmpty {
+            let left = deadline - Syscalls.monotonicNanoseconds()
+            if left <= 0 { return nil }
+            _ = wake.wait(until: Date(timeIntervalSinceNow: Double(left) / 1e9))
+        }
+        return queue.removeFirst()
+    }
+
+    // MARK: Messages
+
+    func handle(_ m: Message) {
+        switch m {
+        case .edge(let e):
+            switch interpreter.interpret(e) {
+            case .none: break
+            case .glitch(let w):
+                log.log("input.glitch", ["input": e.input, "widthUs": w, "minPulseUs": config.inputs[e.input].minPulseUs])
+            case .action(let a, let t):
+                log.log("input", ["input": e.input, "action": a, "timestampNs": t])
+                apply(.action(a), eventTimeNs: t)
+            }
+        case .stick(.added(let d)) where !d.isPartition:
+            stickDisk = d.name
+            log.log("stick.added", ["device": d.node])
+            apply(.stickInserted)
+        case .stick(.removed(let d)) where !d.isPartition && d.name == stickDisk:
+            stickDisk = nil
+            log.log("stick.removed", ["device": d.node])
+            apply(.stickRemoved)
+        case .stick:
+            break
+        case .exportDone(.success(let r)):
+            exportThread = nil
+            log.log("export.done", ["device": r.device, "filesystem": r.filesystem, "sessions": r.exported.count,
+                                    "frames": r.exported.map(\.frames).reduce(0, +), "seconds": String(format: "%.2f", r.seconds)])
+            apply(.exportSucceeded)
+            if machine.safeToRemove { log.log("stick.safe-to-remove", ["device": r.device]) }
+        case .exportDone(.failure(let e)):
+            exportThread = nil
+            log.log("export.failed", ["error": e.description])
+            apply(.exportFailed)
+        case .inputProblem(let p):
+            log.log("gpio.problem", ["problem": p])
+        case .terminate:
+            break
+        }
+    }
+
+    /// Feeds the state machine and executes what it says.
+    private func apply(_ event: KioskEvent, eventTimeNs: Int64? = nil) {
+        let before = machine.state
+        let effects = lock.withLock { machine.handle(event) }
+        for effect in effects { execute(effect, eventTimeNs: eventTimeNs) }
+        if machine.state != before {
+            log.log("state", ["from": before, "to": machine.state])
+            notifier.status(statusLine)
+        }
+        outputs?.show(machine.lit)
+    }
+
+    private func execute(_ effect: KioskEffect, eventTimeNs: Int64?) {
+        switch effect {
+        case .startSession:
+            do {
+                let participant = try participants.next()
+                let id = try recorder.start(participant: participant)
+                sessionID = id
+                let pulse = outputs?.syncPulse()
+                log.log("session.started", ["session": id, "participant": participant, "syncPulseNs": pulse ?? 0])
+            } catch {
+                log.log("session.failed", ["error": "\(error)"])
+                apply(.recordingFailed)
+            }
+        case .stopSession:
+            do {
+                let s = try recorder.stop()
+                log.log("session.stopped", ["session": s.sessionID, "frames": s.frameCount, "state": s.state.rawValue])
+            } catch {
+                log.log("session.stop-failed", ["session": sessionID ?? "", "error": "\(error)"])
+            }
+            sessionID = nil
+        case .pauseSession:
+            do { try recorder.pause(); log.log("session.paused", ["session": sessionID ?? ""]) }
+            catch { log.log("session.pause-failed", ["error": "\(error)"]) }
+        case .resumeSession:
+            do { try recorder.resume(); log.log("session.resumed", ["session": sessionID ?? ""]) }
+            catch { log.log("session.resume-failed", ["error": "\(error)"]) }
+        case .marker(let label):
+            recorder.addEvent(label, source: "gpio", monotonicNs: eventTimeNs)
+            log.log("marker", ["session": sessionID ?? "", "label": label, "timestampNs": eventTimeNs ?? 0])
+        case .startExport:
+            startExport()
+        case .ignored(let why):
+            log.log("input.ignored", ["reason": why])
+        }
+    }
+
+    private func startExport() {
+        guard let disk = stickDisk else {
+            post(.exportDone(.failure(KioskError("the stick was removed before the export began"))))
+            return
+        }
+        log.log("export.started", ["device": "/dev/" + disk])
+        let job = exportJob
+        let log = self.log
+        let t = Thread { [weak self] in
+            let r: Result<StickExportReport, KioskError>
+            do throws(KioskError) {
+                r = .success(try job(disk) { id in log.log("export.session", ["session": id]) })
+            } catch { r = .failure(error) }
+            self?.post(.exportDone(r))
+        }
+        t.name = "facekit-export"
+        exportThread = t
+        t.start()
+    }
+
+    // MARK: Ticks
+
+    private func bootCamera() {
+        lastCameraAttemptNs = Syscalls.monotonicNanoseconds()
+        do {
+            try recorder.startPreview()
+            log.log("camera.started", ["device": config.camera.device])
+            apply(.booted)
+        } catch {
+            cameraDown = true
+            log.log("camera.lost", ["problem": "\(error)"])
+            apply(.cameraLost)
+        }
+    }
+
+    /// Camera and recorder health, on every wake-up; events only on changes.
+    private func checkHealth() {
+        if let p = recorder.cameraFault {
+            if !cameraDown {
+                cameraDown = true
+                log.log("camera.lost", ["problem": p])
+                apply(.cameraLost)
+            }
+            // Absent at boot (never opened): try again every two seconds. A camera lost while
+            // streaming is reopened by the capture thread itself.
+            let now = Syscalls.monotonicNanoseconds()
+            if p == LiveTracker.cameraNotStarted && now - lastCameraAttemptNs > 2_000_000_000 {
+                lastCameraAttemptNs = now
+                try? recorder.startPreview()
+            }
+        } else if cameraDown {
+            cameraDown = false
+            log.log("camera.restored", ["device": config.camera.device])
+            apply(.cameraRestored)
+        }
+        if machine.state == .recording || machine.state == .paused, let f = recorder.recorderFault {
+            log.log("session.failed", ["session": sessionID ?? "", "error": f])
+            apply(.recordingFailed)
+        }
+    }
+
+    private var statusLine: String {
+        var s = "state=\(machine.state)"
+        if let id = sessionID { s += " session=\(id)" }
+        if machine.safeToRemove { s += " stick=safe-to-remove" }
+        return s
+    }
+
+    private func shutdown(_ why: String) {
+        log.log("terminating", ["signal": why, "state": machine.state])
+        notifier.stopping(status: "stopping (\(why))")
+        if let t = exportThread {
+            // An export is never cut off (the stick would keep a partial directory and an
+            // unflushed FAT); systemd's stop timeout bounds the wait.
+            log.log("terminating.waiting-for-export", ["thread": t.name ?? ""])
+            while exportThread != nil {
+                guard let m = nextMessage(untilNs: Syscalls.monotonicNanoseconds() + 1_000_000_000) else { continue }
+                if case .exportDone = m { handle(m) }
+            }
+        }
+        if machine.state == .recording || machine.state == .paused { execute(.stopSession, eventTimeNs: nil) }
+        recorder.shutdown()
+        inputs?.stop()
+        outputs?.stop()
+        log.log("stopped", ["signal": why])
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Recording
+
+/// An edge on a configured input line, as the daemon sees it: which `gpio.inputs[i]`, whether the
+/// line became active (active-low already applied by the kernel) and the kernel's CLOCK_MONOTONIC
+/// timestamp of the edge.
+public struct InputEdge: Sendable, Equatable {
+    public var input: Int
+    public var active: Bool
+    public var timestampNs: Int64
+    public init(input: Int, active: Bool, timestampNs: Int64) {
+        self.input = input; self.active = active; self.timestampNs = timestampNs
+    }
+}
+
+/// Where input edges come from: the GPIO character device on the appliance (`GPIOKioskIO`), a
+/// script in tests. `start` delivers edges on the source's own thread until `stop`.
+public protocol KioskInputs: AnyObject {
+    func start(_ deliver: @escaping @Sendable (InputEdge) -> Void, problem: @escaping @Sendable (String) -> Void) throws
+    func stop()
+}
+
+/// Where the LEDs and the sync pulse go.
+public protocol KioskOutputs: AnyObject {
+    /// Lights exactly these roles (each with its configured pattern), darkens the others.
+    func show(_ lit: Set<LEDRole>)
+    /// One sync pulse (session start, every N frames); returns the CLOCK_MONOTONIC time it began.
+    func syncPulse() -> Int64?
+    func stop()
+}
+
+/// Turns edges into actions. Buttons act on the edge that makes the line active (the kernel's
+/// debounce has removed bounces already). TTL marker lines with a minimum pulse width act when
+/// the pulse ends and is long enough, stamped with the time it *began* — the stimulus onset.
+public struct InputInterpreter: Sendable {
+    public enum Outcome: Equatable, Sendable {
+        case action(KioskAction, timestampNs: Int64)
+        /// A pulse shorter than minPulseUs: a glitch, logged and dropped.
+        case glitch(widthUs: Int64)
+        /// An edge that means nothing by itself (a button's release, a pulse's start).
+        case none
+    }
+
+    let inputs: [KioskConfig.Input]
+    private var activeSince: [Int: Int64] = [:]
+
+    public init(inputs: [KioskConfig.Input]) { self.inputs = inputs }
+
+    public mutating func interpret(_ e: InputEdge) -> Outcome {
+        guard inputs.indices.contains(e.input) else { return .none }
+        let cfg = inputs[e.input]
+        guard cfg.minPulseUs > 0 else {
+            return e.active ? .action(cfg.action, timestampNs: e.timestampNs) : .none
+        }
+        if e.active {
+            activeSince[e.input] = e.timestampNs
+            return .none
+        }
+        guard let start = activeSince.removeValue(forKey: e.input) else { return .none }
+        let widthUs = (e.timestampNs - start) / 1000
+        return widthUs >= Int64(cfg.minPulseUs) ? .action(cfg.action, timestampNs: start) : .glitch(widthUs: widthUs)
+    }
+}
+
+/// What the daemon needs from the live pipeline: LiveTracker on the appliance, a twin in tests.
+public protocol KioskRecorder: AnyObject {
+    /// Opens the camera and starts tracking (no session).
+    func startPreview() throws
+    func start(participant: String) throws -> String
+    func pause() throws
+    func resume() throws
+    func stop() throws -> SessionSummary
+    func addEvent(_ label: String, source: String, monotonicNs: Int64?)
+    /// nil while frames flow; why not otherwise (camera gone, read error).
+    var cameraFault: String? { get }
+    /// The recorder's own failure (card full, I/O error) if the session stopped by itself.
+    var recorderFault: String? { get }
+    func shutdown()
+}
+
+extension LiveTracker: KioskRecorder {
+    /// `cameraProblem` before `startPreview` succeeded.
+    public static let cameraNotStarted = "camera not started"
+
+    public var cameraFault: String? {
+        let s = status
+        guard s.state != .idle, let cam = s.camera else { return Self.cameraNotStarted }
+        switch cam.state {
+        case .running, .idle: return nil
+        default: return s.cameraProblem ?? "\(cam.state)"
+        }
+    }
+    public var recorderFault: String? { status.recordingFailure }
+}
+
+/// In-memory inputs for tests: `press` delivers edges as the GPIO thread would.
+public final class ScriptedInputs: KioskInputs, @unchecked Sendable {
+    private let lock = NSLock()
+    private var deliver: (@Sendable (InputEdge) -> Void)?
+    public init() {}
+    public func start(_ deliver: @escaping @Sendable (InputEdge) -> Void, problem: @escaping @Sendable (String) -> Void) throws {
+        lock.withLock { self.deliver = deliver }
+    }
+    public func stop() { lock.withLock { deliver = nil } }
+    public func edge(_ e: InputEdge) { lock.withLock { deliver }?(e) }
+    /// A press and release of input `i`, `widthNs` apart.
+    public func press(_ i: Int, at t: Int64, widthNs: Int64 = 50_000_000) {
+        edge(InputEdge(input: i, active: true, timestampNs: t))
+        edge(InputEdge(input: i, active: false, timestampNs: t + widthNs))
+    }
+}
+
+/// Records what the daemon lit, for tests.
+public final class RecordedOutputs: KioskOutputs, @unchecked Sendable {
+    private let lock = NSLock()
+    private var history: [Set<LEDRole>] = []
+    private var pulses = 0
+    public init() {}
+    public func show(_ lit: Set<LEDRole>) { lock.withLock { history.append(lit) } }
+    public func syncPulse() -> Int64? { lock.withLock { pulses += 1 }; return Syscalls.monotonicNanoseconds() }
+    public func stop() {}
+    public var shown: [Set<LEDRole>] { lock.withLock { history } }
+    public var lit: Set<LEDRole> { lock.withLock { history.last ?? [] } }
+    public var pulseCount: Int { lock.withLock { pulses } }
+}

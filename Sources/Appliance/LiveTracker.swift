@@ -1,0 +1,323 @@
+import Capture
+import Export
+import FaceTracking
+import Foundation
+import Recording
+
+/// The seed's `FaceTracker` session API on Linux: a camera feeds the tracker on fixed threads and,
+/// while a session runs, every tracked frame goes to the session store.
+///
+///     camera ─► CaptureThread ─(bounded queue)─► tracking thread ─► SessionRecorder ─► SD card
+///                 (drops oldest, counted)          FaceTracker        (bounded queue, counted)
+///                                                      └─► `frames` (AsyncStream, newest only)
+///
+/// The tracking thread allocates nothing per frame: the tracker, the record and the image snapshot
+/// buffer are made once. Subscribers of `frames` each cost one copy of the frame per frame (that is
+/// the API edge, not the hot path); with no subscriber nothing is copied.
+///
+///     let live = try LiveTracker(source: camera, models: models, store: store, configuration: .init())
+///     let id = try live.start(participant: "P001")
+///     live.addEvent("stimulus_onset")
+///     for await frame in live.frames { … }
+///     let summary = try live.stop()
+public final class LiveTracker: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        public var tracker: FaceTracker.Configuration
+        /// Vertex mode, images every Nth frame, fsync cadence, recorder queue.
+        public var session: SessionConfig
+        /// Stored in each session's session.json (camera, model, board…).
+        public var device: [String: String]
+        /// Frames the camera may queue for the tracker before the oldest is dropped.
+        public var captureQueueDepth: Int
+        public init(tracker: FaceTracker.Configuration = .init(), session: SessionConfig = .init(),
+                    device: [String: String] = [:], captureQueueDepth: Int = 2) {
+            self.tracker = tracker; self.session = session; self.device = device
+            self.captureQueueDepth = captureQueueDepth
+        }
+    }
+
+    public enum State: String, Sendable {
+        /// Not started, or shut down.
+        case idle
+        /// Camera and tracker run; no session.
+        case previewing
+        case recording, paused
+    }
+
+    /// A consistent snapshot for status displays, logs and the kiosk's state machine.
+    public struct Status: Sendable {
+        public var state: State
+        public var sessionID: String?
+        public var camera: CaptureThread.Status?
+        /// Frames the tracker processed since `startPreview`.
+        public var framesTracked: UInt64
+        public var framesWithFace: UInt64
+        /// Frames of the current session handed to the recorder, and those it dropped (queue full).
+        public var sessionFrames: UInt64
+        public var recorderDropped: UInt64
+        /// Session images skipped because every snapshot slot was still being encoded.
+        public var imagesDropped: UInt64
+        /// Mean tracking time per frame in ms (warp + inference + post-processing).
+        public var meanTrackMs: Double
+        /// Why frames stopped coming (camera unplugged, replay ended, read error), if they did.
+        public var cameraProblem: String?
+        /// The recorder's failure (disk full, I/O error), if the session stopped by itself.
+        public var recordingFailure: String?
+    }
+
+    /// Called on the tracking thread for every frame, after the record is filled and before it is
+    /// handed to the recorder: for attachments such as depth that refine the record, and for sync
+    /// pulses. `recorder` is nil unless a session is recording. Must not block.
+    public typealias FrameHook = (_ frame: FaceFrame, _ record: inout FrameRecord, _ recorder: SessionRecorder?) -> Void
+
+    public let configuration: Configuration
+    public let store: SessionStore
+    private let source: any FrameSource
+    private let tracker: FaceTracker
+    private let lock = NSLock()
+    private var capture: CaptureThread?
+    private var thread: Thread?
+    private var stopThread = false
+    private var threadDone = DispatchSemaphore(value: 0)
+    private var recorder: SessionRecorder?
+    private var sessionFrameIndex = 0
+    private var sessionFrames: UInt64 = 0
+    private var framesTracked: UInt64 = 0
+    private var framesWithFace: UInt64 = 0
+    private var trackNs: UInt64 = 0
+    private var cameraProblem: String?
+    private var subscribers: [UInt64: AsyncStream<FaceFrame>.Continuation] = [:]
+    private var nextSubscriber: UInt64 = 0
+    private var hook: FrameHook?
+    // Owned by the tracking thread.
+    private var record: FrameRecord
+    private var snapshot: UnsafeMutableRawBufferPointer?
+
+    /// Loads nothing lazily: the tracker's engines are built and warmed here, so the first frame
+    /// of a session costs what every other frame costs.
+    public init(source: any FrameSource, models: FaceModels, store: SessionStore,
+                configuration: Configuration = .init()) throws {
+        self.source = source
+        self.store = store
+        self.configuration = configuration
+        try configuration.session.vertices.validate()
+        tracker = try FaceTracker(models: models, configuration: configuration.tracker)
+        record = FrameRecord()
+    }
+
+    deinit {
+        shutdown()
+        snapshot?.deallocate()
+    }
+
+    /// Installs the per-frame hook (see `FrameHook`); set it before `startPreview`.
+    public func setFrameHook(_ h: FrameHook?) { lock.withLock { hook = h } }
+
+    // MARK: Lifecycle
+
+    /// Opens the camera and starts capture and tracking; frames flow to `frames`, nothing is
+    /// recorded. Idempotent. Throws the camera's error (no such device, format refused…).
+    public func startPreview() throws {
+        if lock.withLock({ thread != nil }) { return }
+        let c = CaptureThread(source: source, queueDepth: configuration.captureQueueDepth)
+        try c.start()
+        if configuration.session.imageEveryNth > 0, snapshot == nil {
+            let l = source.layout
+            snapshot = .allocate(byteCount: max(l.width * l.height * 3, 1), alignment: 16)
+        }
+        lock.withLock {
+            capture = c
+            stopThread = false
+            cameraProblem = nil
+            threadDone = DispatchSemaphore(value: 0)
+        }
+        let t = Thread { [self] in trackingLoop(c) }
+        t.name = "facekit-track"
+        t.qualityOfService = .userInteractive
+        lock.withLock { thread = t }
+        t.start()
+    }
+
+    /// Starts a session (and the camera, if it is not running yet). Returns the session ID.
+    @discardableResult
+    public func start(participant: String) throws -> String {
+        try startPreview()
+        if let r = lock.withLock({ recorder }) {
+            throw RecordingError(.invalidState, "session \(r.sessionID) is already running; stop it first")
+        }
+        var device = configuration.device
+        device["camera"] = device["camera"] ?? source.name
+        device["pixelFormat"] = source.layout.pixelFormat.rawValue
+        device["size"] = "\(source.layout.width)x\(source.layout.height)"
+        var session = configuration.session
+        session.extra["engine"] = session.extra["engine"] ?? "facekit"
+        let r = try store.create(participant: participant, device: device, config: session)
+        lock.withLock {
+            recorder = r
+            sessionFrameIndex = 0
+            sessionFrames = 0
+        }
+        return r.sessionID
+    }
+
+    /// Pauses the session: frames keep being tracked (the stream goes on), none are stored.
+    public func pause() throws {
+        guard let r = lock.withLock({ recorder }) else { throw RecordingError(.invalidState, "no session to pause") }
+        try r.pause()
+    }
+
+    /// Resumes a paused session; frames append to the same session.
+    public func resume() throws {
+        guard let r = lock.withLock({ recorder }) else { throw RecordingError(.invalidState, "no session to resume") }
+        try r.resume()
+    }
+
+    /// Stops the session: queued frames are written and fsynced, the session is marked stopped.
+    /// The camera and tracker keep running (preview) until `shutdown`.
+    @discardableResult
+    public func stop() throws -> SessionSummary {
+        guard let r = lock.withLock({ () -> SessionRecorder? in defer { recorder = nil }; return recorder }) else {
+            throw RecordingError(.invalidState, "no session is running")
+        }
+        return try r.stop()
+    }
+
+    /// An event marker with the session's clock (CLOCK_MONOTONIC; a GPIO edge passes the kernel's
+    /// timestamp). A no-op when no session is running, like the seed.
+    public func addEvent(_ label: String, source: String = "api", monotonicNs: Int64? = nil) {
+        lock.withLock { recorder }?.addEvent(label, source: source, monotonicNs: monotonicNs)
+    }
+
+    /// Stops a running session, then the tracking thread and the camera. Safe to call twice.
+    public func shutdown() {
+        if let r = lock.withLock({ () -> SessionRecorder? in defer { recorder = nil }; return recorder }) {
+            _ = try? r.stop()
+        }
+        let (t, done) = lock.withLock { () -> (Thread?, DispatchSemaphore) in stopThread = true; return (thread, threadDone) }
+        if t != nil { done.wait() }
+        let c = lock.withLock { () -> CaptureThread? in
+            defer { capture = nil; thread = nil }
+            return capture
+        }
+        c?.stop()
+        let subs = lock.withLock { () -> [AsyncStream<FaceFrame>.Continuation] in
+            defer { subscribers.removeAll() }
+            return Array(subscribers.values)
+        }
+        for s in subs { s.finish() }
+    }
+
+    // MARK: Observation
+
+    /// Live frames, newest only (a slow reader skips frames, never delays the tracker). Each access
+    /// makes a new stream; it ends at `shutdown`.
+    public var frames: AsyncStream<FaceFrame> {
+        let (stream, continuation) = AsyncStream<FaceFrame>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = lock.withLock { () -> UInt64 in
+            nextSubscriber += 1
+            subscribers[nextSubscriber] = continuation
+            return nextSubscriber
+        }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            _ = self.lock.withLock { self.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    public var status: Status {
+        let (r, cam) = lock.withLock { (recorder, capture) }
+        let camStatus = cam?.status
+        return lock.withLock {
+            let state: State = r.map { $0.currentState == .paused ? .paused : .recording } ?? (thread != nil ? .previewing : .idle)
+            return Status(state: state, sessionID: r?.sessionID, camera: camStatus, framesTracked: framesTracked,
+                          framesWithFace: framesWithFace, sessionFrames: sessionFrames,
+                          recorderDropped: r?.droppedFrames ?? 0, imagesDropped: r?.imagesDroppedCount ?? 0,
+                          meanTrackMs: framesTracked == 0 ? 0 : Double(trackNs) / 1e6 / Double(framesTracked),
+                          cameraProblem: cameraProblem, recordingFailure: r?.failure?.description)
+        }
+    }
+
+    // MARK: Sessions (the seed's listSessions / deleteSession / export)
+
+    public func listSessions() throws -> [SessionListing] { try store.list() }
+
+    public func deleteSession(_ id: String) throws {
+        if lock.withLock({ recorder?.sessionID == id }) {
+            throw RecordingError(.busy, "session \(id) is recording; stop it before deleting it")
+        }
+        try store.delete(id)
+    }
+
+    public func export(session id: String, to directory: String, options: ExportOptions) throws -> ExportResult {
+        try Exporter(store: store).export(sessionID: id, to: directory, options: options)
+    }
+
+    // MARK: The tracking thread
+
+    private func trackingLoop(_ c: CaptureThread) {
+        defer { lock.withLock { threadDone }.signal() }
+        while !lock.withLock({ stopThread }) {
+            guard let buffer = c.next(timeoutMs: 200) else {
+                noteCameraProblem(c.status.state)
+                if case .ended = c.status.state { waitForStop(); return }
+                if case .failed = c.status.state { waitForStop(); return }
+                continue
+            }
+            process(buffer)
+            c.release(buffer)
+        }
+    }
+
+    /// After the source ended or failed there is nothing to track; the thread waits for `shutdown`.
+    private func waitForStop() {
+        while !lock.withLock({ stopThread }) { usleep(20_000) }
+    }
+
+    private func noteCameraProblem(_ s: CaptureThread.State) {
+        let problem: String? = switch s {
+        case .disconnected(let reason): "\(source.name): disconnected (\(reason)); waiting for it to come back"
+        case .ended: "\(source.name): end of the recording"
+        case .failed(let e): "\(source.name): \(e)"
+        default: nil
+        }
+        if let problem { lock.withLock { cameraProblem = problem } }
+    }
+
+    private func process(_ buffer: FrameBuffer) {
+        guard let image = PixelImage(frameBuffer: buffer) else {
+            lock.withLock { cameraProblem = "\(source.name): frames in \(buffer.layout.pixelFormat.rawValue) cannot be tracked" }
+            return
+        }
+        let (r, h, index) = lock.withLock { () -> (SessionRecorder?, FrameHook?, Int) in
+            cameraProblem = nil
+            return (recorder, hook, sessionFrameIndex)
+        }
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        tracker.process(image, timestampNs: Int64(bitPattern: buffer.timestampNs), frameIndex: index)
+        let spent = DispatchTime.now().uptimeNanoseconds &- t0
+        let frame = tracker.frame
+        record.fill(from: frame, monotonicNs: Int64(bitPattern: buffer.timestampNs))
+        let recording = r.map { $0.currentState == .recording } ?? false
+        h?(frame, &record, recording ? r : nil)
+        if let r, recording {
+            var still: ImageRef? = nil
+            let nth = configuration.session.imageEveryNth
+            // A camera may renegotiate a larger size after a reconnect: no snapshot then (counted by
+            // the recorder as a dropped image) rather than a reallocation on this thread.
+            if nth > 0, index % nth == 0, let snap = snapshot, snap.count >= image.rgbByteCount {
+                image.copyRGB(into: snap.baseAddress!)
+                still = ImageRef(pixels: UnsafeRawBufferPointer(snap), width: image.width, height: image.height, components: 3)
+            }
+            _ = r.append(record, image: still)
+        }
+        let subs: [AsyncStream<FaceFrame>.Continuation]? = lock.withLock {
+            framesTracked += 1
+            if frame.isFaceTracked { framesWithFace += 1 }
+            trackNs &+= spent
+            if recording, r === recorder { sessionFrameIndex += 1; sessionFrames += 1 }
+            return subscribers.isEmpty ? nil : Array(subscribers.values)
+        }
+        if let subs { for s in subs { s.yield(frame) } }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import Recording
+
+/// Participant IDs `<prefix><n>` (P001, P002, …) from a counter on the card. The next number is
+/// written atomically (temp file, fsync, rename) before the ID is used, so after a power cut a
+/// number may be skipped but is never given twice.
+public struct ParticipantCounter: Sendable {
+    public let path: String
+    public let prefix: String
+    public let digits: Int
+
+    public init(path: String, prefix: String, digits: Int) {
+        self.path = path; self.prefix = prefix; self.digits = digits
+    }
+
+    /// The last number handed out (0 when none yet). A damaged counter file is an error rather
+    /// than a restart at 1, which would reuse IDs.
+    public func current() throws(RecordingError) -> Int {
+        guard FileManager.default.fileExists(atPath: path) else { return 0 }
+        let text = String(decoding: try AtomicFile.read(path, limit: 64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let n = Int(text), n >= 0 else {
+            throw RecordingError(.corrupt, "\(path) should hold the last participant number, found \"\(text.prefix(20))\"; fix or delete it (deleting restarts at 1)", path: path)
+        }
+        return n
+    }
+
+    /// Persists and returns the next ID.
+    public func next() throws(RecordingError) -> String {
+        let n = try current() + 1
+        try AtomicFile.write(Array("\(n)\n".utf8), to: path)
+        return format(n)
+    }
+
+    public func format(_ n: Int) -> String {
+        let s = String(n)
+        return prefix + String(repeating: "0", count: max(0, digits - s.count)) + s
+    }
+}

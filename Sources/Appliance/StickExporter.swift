@@ -1,0 +1,170 @@
+import Capture
+import Export
+import Foundation
+import Recording
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one stick export did.
+public struct StickExportReport: Sendable {
+    public var device: String
+    public var filesystem: FilesystemKind
+    public var exported: [(sessionID: String, directory: String, frames: Int, events: Int)]
+    public var seconds: Double
+}
+
+/// Exports every session not exported yet to a USB stick, then unmounts it.
+///
+///     pick the partition (FAT or exFAT only, never formatted) → mount nosuid,nodev,noexec →
+///     Exporter per session (temp name, verify against the manifest, rename) → syncfs →
+///     unmount → mark the sessions exported (exported.json in each, atomically)
+///
+/// The sessions on the SD card are only read until everything is on the stick and the stick is
+/// unmounted: a stick pulled at any earlier point changes nothing on the card, and the next stick
+/// gets every session again.
+public final class StickExporter: Sendable {
+    public let store: SessionStore
+    public let mountPoint: String
+    public let options: ExportOptions
+    /// Exports go into this folder on the stick.
+    public static let folder = "facekit"
+    /// The marker in a session's directory that says it reached a stick.
+    public static let markerName = "exported.json"
+    let sysBlock: String
+    let devDirectory: String
+
+    public init(store: SessionStore, mountPoint: String, options: ExportOptions,
+                sysBlock: String = "/sys/block", devDirectory: String = "/dev") {
+        self.store = store; self.mountPoint = mountPoint; self.options = options
+        self.sysBlock = sysBlock; self.devDirectory = devDirectory
+    }
+
+    /// Sessions that are finished (stopped or recovered as interrupted) and not marked exported.
+    public func pendingSessions() throws -> [String] {
+        try store.list().compactMap { l in
+            guard case .success(let s) = l.result, s.state == .stopped || s.state == .interrupted else { return nil }
+            return Self.isExported(store.root + "/" + l.sessionID) ? nil : l.sessionID
+        }
+    }
+
+    public static func isExported(_ sessionDirectory: String) -> Bool {
+        FileManager.default.fileExists(atPath: sessionDirectory + "/" + markerName)
+    }
+
+    /// The partition to use on disk `disk` (e.g. "sda"): the first FAT/exFAT partition, or the
+    /// disk itself when it has no partition table. Throws with what was found otherwise.
+    public func choosePartition(disk: String) throws(KioskError) -> (node: String, kind: FilesystemKind) {
+        if let ro = try? String(contentsOfFile: "\(sysBlock)/\(disk)/ro", encoding: .utf8),
+           ro.trimmingCharacters(in: .whitespacesAndNewlines) == "1" {
+            throw KioskError("the stick \(devDirectory)/\(disk) is read-only (write-protect switch?); nothing was written")
+        }
+        let parts = ((try? FileManager.default.contentsOfDirectory(atPath: "\(sysBlock)/\(disk)")) ?? []).filter {
+            $0.hasPrefix(disk) && FileManager.default.fileExists(atPath: "\(sysBlock)/\(disk)/\($0)/partition")
+        }.sorted()
+        var found: [String] = []
+        for name in parts.isEmpty ? [disk] : parts {
+            let node = devDirectory + "/" + name
+            let kind = try Self.probe(node)
+            if kind.mountType != nil { return (node, kind) }
+            found.append("\(node): \(kind)")
+        }
+        throw KioskError("no FAT or exFAT filesystem on the stick (\(found.joined(separator: "; "))); facekit never formats a stick: format it as FAT32 or exFAT on a computer")
+    }
+
+    /// Reads the first sectors of a block device and identifies its filesystem. The node may
+    /// appear a moment after the uevent; waits up to a second for it.
+    static func probe(_ node: String) throws(KioskError) -> FilesystemKind {
+        var fd: Int32 = -1
+        for attempt in 0..<20 {
+            switch Syscalls.open(node, O_RDONLY) {
+            case .success(let f): fd = f
+            case .failure(let e) where e.code == ENOENT && attempt < 19: usleep(50_000); continue
+            case .failure(let e): throw KioskError("cannot open \(node) to read its filesystem", cause: Capture.Errno(rawValue: e.code))
+            }
+            break
+        }
+        defer { Syscalls.close(fd) }
+        var b = [UInt8](repeating: 0, count: FilesystemProbe.probeSize)
+        let n: Int
+        switch b.withUnsafeMutableBytes({ Syscalls.preadFully(fd, $0, at: 0) }) {
+        case .success(let got): n = got
+        case .failure(let e): throw KioskError("cannot read \(node) (pulled out?)", cause: Capture.Errno(rawValue: e.code))
+        }
+        return FilesystemProbe.identify(Array(b.prefix(n)))
+    }
+
+    /// The whole job for the stick on `disk`. `progress` is called before each session.
+    public func run(disk: String, progress: (String) -> Void = { _ in }) throws(KioskError) -> StickExportReport {
+        let t0 = Syscalls.monotonicNanoseconds()
+        let (node, kind) = try choosePartition(disk: disk)
+        let pending: [String]
+        do { pending = try pendingSessions() }
+        catch { throw KioskError("cannot list the sessions on the card: \(error)") }
+        try mount(node, kind)
+        var done: [(String, String, Int, Int)] = []
+        do throws(KioskError) {
+            let target = mountPoint + "/" + Self.folder
+            if case .failure(let e) = Syscalls.mkdir(target), e.code != EEXIST {
+                throw KioskError(e.code == EROFS ? "the stick \(node) is read-only; nothing was written" :
+                                 e.code == ENOSPC ? "the stick \(node) is full; use a stick with free space" :
+                                 "cannot create \(target) on the stick", cause: Capture.Errno(rawValue: e.code))
+            }
+            let exporter = Exporter(store: store)
+            for id in pending {
+                progress(id)
+                do {
+                    let r = try exporter.export(sessionID: id, to: target, options: options)
+                    done.append((id, (r.directory as NSString).lastPathComponent, r.frameCount, r.eventCount))
+                } catch let e as RecordingError where e.kind == .diskFull {
+                    throw KioskError("the stick \(node) is full while exporting session \(id); nothing is marked exported: use a larger stick (\(e.message))")
+                } catch {
+                    throw KioskError("exporting session \(id) to \(node) failed (stick pulled out, read-only or damaged?); nothing is marked exported: \(error)")
+                }
+            }
+            if case .failure(let e) = ApplianceSyscalls.syncFilesystem(mountPoint) {
+                throw KioskError("flushing the stick \(node) failed (pulled out?); the export is not complete", cause: e)
+            }
+            if case .failure(let e) = ApplianceSyscalls.unmount(mountPoint) {
+                throw KioskError("unmounting the stick \(node) failed; do not pull it", cause: e)
+            }
+        } catch {
+            // Gone or failing: detach, so the mount point is free for the next stick.
+            _ = ApplianceSyscalls.unmount(mountPoint, flags: Int32(MNT_DETACH))
+            throw error
+        }
+        // Only now, with everything on the stick and the stick unmounted, does the card change.
+        let stamp = ISO8601DateFormatter().string(from: Date())
+        for (id, dir, frames, events) in done {
+            let marker: [String: Any] = ["exportedAt": stamp, "directory": Self.folder + "/" + dir, "format": options.format.rawValue,
+                                         "frames": frames, "events": events]
+            do {
+                let data = try JSONSerialization.data(withJSONObject: marker, options: [.sortedKeys])
+                try AtomicFile.write([UInt8](data), to: store.root + "/" + id + "/" + Self.markerName)
+            } catch {
+                throw KioskError("the stick holds the export, but marking session \(id) as exported on the card failed: \(error)")
+            }
+        }
+        return StickExportReport(device: node, filesystem: kind, exported: done,
+                                 seconds: Double(Syscalls.monotonicNanoseconds() - t0) / 1e9)
+    }
+
+    private func mount(_ node: String, _ kind: FilesystemKind) throws(KioskError) {
+        do { try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true) }
+        catch { throw KioskError("cannot create the mount point \(mountPoint): \(error.localizedDescription)") }
+        // A stick pulled earlier without an unmount may still be attached here.
+        _ = ApplianceSyscalls.unmount(mountPoint, flags: Int32(MNT_DETACH))
+        let flags = UInt(MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME)
+        // vfat: `flush` writes back early, so little is in flight when a stick is pulled.
+        let data = kind == .vfat ? "flush" : nil
+        switch ApplianceSyscalls.mount(source: node, target: mountPoint, type: kind.mountType!, flags: flags, data: data) {
+        case .success: return
+        case .failure(let e) where e.rawValue == EROFS || e.rawValue == EACCES:
+            throw KioskError("the stick \(node) is read-only (write-protect switch?); nothing was written", cause: e)
+        case .failure(let e) where e.rawValue == ENODEV:
+            throw KioskError("the kernel has no \(kind.mountType!) driver (modprobe \(kind.mountType!))", cause: e)
+        case .failure(let e):
+            throw KioskError("cannot mount \(node) (\(kind)) on \(mountPoint); the filesystem may be damaged: check it on a computer", cause: e)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Capture
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// sd_notify(3) without libsystemd: datagrams like `READY=1` to `$NOTIFY_SOCKET` (a path, or an
+/// abstract name written `@name`), and the watchdog period from `$WATCHDOG_USEC`.
+/// Without `$NOTIFY_SOCKET` (run by hand) every call is a no-op.
+public final class SystemdNotifier: @unchecked Sendable {
+    public let socketAddress: String?
+    /// How often to send WATCHDOG=1: half of WatchdogSec, as sd_watchdog_enabled(3) advises.
+    public let watchdogIntervalNs: Int64?
+    private var fd: Int32 = -1
+    private let lock = NSLock()
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let addr = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+        socketAddress = addr
+        var interval: Int64? = nil
+        if let u = environment["WATCHDOG_USEC"].flatMap(Int64.init), u > 0 {
+            // WATCHDOG_PID, when set, names the process the watchdog is for.
+            if environment["WATCHDOG_PID"].flatMap(Int32.init).map({ $0 == getpid() }) ?? true {
+                interval = u * 1000 / 2
+            }
+        }
+        watchdogIntervalNs = interval
+        if addr != nil, case .success(let s) = ApplianceSyscalls.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0) { fd = s }
+    }
+
+    deinit { if fd >= 0 { ApplianceSyscalls.close(fd) } }
+
+    /// Sends `lines` (e.g. ["READY=1", "STATUS=ready"]) as one datagram. Failures are returned,
+    /// not thrown: the service runs on when systemd is not listening.
+    @discardableResult
+    public func notify(_ lines: [String]) -> Capture.Errno? {
+        guard let addr = socketAddress else { return nil }
+        return lock.withLock {
+            guard fd >= 0 else { return Capture.Errno(rawValue: EBADF) }
+            let msg = Array(lines.joined(separator: "\n").utf8)
+            if case .failure(let e) = ApplianceSyscalls.send(fd, msg, toUnix: addr) { return e }
+            return nil
+        }
+    }
+
+    public func ready(status: String) { notify(["READY=1", "STATUS=" + status]) }
+    public func status(_ s: String) { notify(["STATUS=" + s]) }
+    public func watchdog() { notify(["WATCHDOG=1"]) }
+    public func stopping(status: String) { notify(["STOPPING=1", "STATUS=" + status]) }
+}

@@ -1,0 +1,82 @@
+import Appliance
+import Capture
+import Export
+import FaceTracking
+import Foundation
+import Recording
+
+/// `facekit run [--config FILE]`: the kiosk daemon (see Appliance/KioskDaemon.swift), normally
+/// started by systemd (rootfs-overlay/etc/systemd/system/facekit.service).
+struct RunCommand: Command {
+    static let path = ["run"]
+    static let synopsis = "facekit run [--config FILE] [--check-config]"
+    static let abstract = "The kiosk daemon: GPIO buttons and TTL markers, live recording, USB-stick export, sd_notify."
+
+    var configPath: String
+    var checkOnly: Bool
+
+    init(arguments: [String]) throws {
+        let a = try ArgumentScanner(arguments, valueOptions: ["config"], flagOptions: ["check-config"])
+        guard a.positionals.isEmpty else { throw UsageError("unexpected argument \(a.positionals[0])") }
+        configPath = a.value("config") ?? ProcessInfo.processInfo.environment["FACEKIT_CONFIG"] ?? KioskConfig.defaultPath
+        checkOnly = a.flag("check-config")
+    }
+
+    func run() throws -> Int32 {
+        // Before any thread exists, so every thread inherits the mask and sigwait sees the signals.
+        TerminationSignals.block()
+        let log = KioskLog()
+        let config: KioskConfig
+        do { config = try KioskConfig.load(path: configPath) } catch { throw CommandFailure(error.description) }
+        if checkOnly {
+            print("\(configPath): valid (\(config.inputs.count) inputs, \(config.outputs.count) outputs)")
+            return 0
+        }
+        let store: SessionStore
+        do { store = try SessionStore(root: config.sessionsDirectory) }
+        catch { throw CommandFailure("\(error)") }
+        let models: FaceModels
+        do { models = try FaceModels.load(path: config.tracker.model) }
+        catch { throw CommandFailure("\(config.tracker.model): \(error)") }
+
+        let camera = V4L2Camera(CameraConfiguration(path: config.camera.device, format: config.camera.format.flatMap(FourCC.init),
+                                                    width: config.camera.width, height: config.camera.height, fps: config.camera.fps))
+        var tracker = FaceTracker.Configuration()
+        tracker.minDetectionConfidence = config.tracker.minDetectionConfidence
+        tracker.minPresenceConfidence = config.tracker.minPresenceConfidence
+        tracker.smoothing = config.tracker.smoothing
+        tracker.computeBlendShapes = config.tracker.blendShapes
+        let session = SessionConfig(vertices: try VertexMode(parsing: config.recording.vertices),
+                                    imageEveryNth: config.recording.imageEveryNth, jpegQuality: config.recording.jpegQuality,
+                                    flushIntervalMs: config.recording.flushIntervalMs,
+                                    extra: ["model": config.tracker.model])
+        let live = try LiveTracker(source: camera, models: models, store: store,
+                                   configuration: .init(tracker: tracker, session: session, device: ["camera": config.camera.device]))
+
+        let io = try GPIOKioskIO.open(config, log: log, onSyncPulse: { p in
+            log.log("sync.pulse", ["number": p.number, "startNs": p.startNs, "endNs": p.endNs, "frame": p.frame])
+        })
+        if let io, (config.syncPulse?.everyNFrames ?? 0) > 0 {
+            // On the tracking thread, for each frame handed to the recorder.
+            live.setFrameHook { _, _, recorder in if recorder != nil { io.frameRecorded() } }
+        }
+        let exporter = StickExporter(store: store, mountPoint: config.export.mountPoint,
+                                     options: ExportOptions(format: ExportFormat(rawValue: config.export.format) ?? .hdf5,
+                                                            includeImages: config.export.images))
+        let daemon = KioskDaemon(config: config, recorder: live, inputs: io, outputs: io, log: log,
+                                 exportJob: { disk, progress throws(KioskError) in try exporter.run(disk: disk, progress: progress) })
+        let uevents: UeventMonitor?
+        do {
+            let u = try UeventMonitor()
+            u.start { [weak daemon] e in daemon?.post(.stick(e)) }
+            uevents = u
+        } catch {
+            log.log("uevents.failed", ["error": error.description])
+            uevents = nil
+        }
+        TerminationSignals.start { [weak daemon] sig in daemon?.post(.terminate(sig)) }
+        let code = daemon.run(presentSticks: UeventMonitor.present())
+        uevents?.stop()
+        return code
+    }
+}

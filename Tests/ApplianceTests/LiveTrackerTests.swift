@@ -1,0 +1,124 @@
+import Capture
+import FaceTracking
+import Foundation
+import Recording
+import Testing
+@testable import Appliance
+
+/// The seed's session API end to end on the deterministic twin of a camera (a still face replayed
+/// as a 30 fps camera): capture thread → tracker → session store, then read back from the store.
+@Suite(.serialized) struct LiveTrackerTests {
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+    nonisolated(unsafe) static let models: FaceModels = {
+        let fkm = repo + "/models/facekit.fkm"
+        let path = FileManager.default.fileExists(atPath: fkm) ? fkm : repo + "/models/face_landmarker_v2.task"
+        do { return try FaceModels.load(path: path) } catch { fatalError("\(error); run scripts/setup") }
+    }()
+
+    func tempStore() throws -> SessionStore {
+        let dir = NSTemporaryDirectory() + "facekit-live-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return try SessionStore(root: dir)
+    }
+
+    func camera(frames: UInt64, pacing: ReplayPacing = .realTime, format: PixelFormat = .rgb24) -> StillImageSource {
+        StillImageSource(path: Self.repo + "/testdata/single_face.jpg", count: frames, fps: 30, pacing: pacing,
+                         format: format, scale: .half)
+    }
+
+    /// Waits until `cond` holds or `seconds` pass.
+    func wait(_ seconds: Double, _ cond: () -> Bool) -> Bool {
+        let end = Date(timeIntervalSinceNow: seconds)
+        while !cond() { if Date() > end { return false }; usleep(10_000) }
+        return true
+    }
+
+    @Test func sessionWithPauseEventsAndImages() throws {
+        let store = try tempStore()
+        var cfg = LiveTracker.Configuration()
+        cfg.session = SessionConfig(vertices: .all(precision: .float16), imageEveryNth: 10)
+        let live = try LiveTracker(source: camera(frames: 400), models: Self.models, store: store, configuration: cfg)
+        try live.startPreview()
+        #expect(wait(20) { live.status.framesTracked >= 3 })
+        #expect(live.status.state == .previewing)
+        let id = try live.start(participant: "P-live")
+        #expect(throws: RecordingError.self) { try live.start(participant: "again") }
+        #expect(wait(20) { live.status.sessionFrames >= 10 })
+        live.addEvent("stimulus_onset")
+        try live.pause()
+        #expect(live.status.state == .paused)
+        let pausedAt = live.status.sessionFrames
+        usleep(200_000)
+        #expect(live.status.sessionFrames == pausedAt, "paused sessions store nothing")
+        try live.resume()
+        #expect(wait(20) { live.status.sessionFrames >= pausedAt + 10 })
+        live.addEvent("stimulus_offset", source: "gpio", monotonicNs: 123)
+        let summary = try live.stop()
+        let status = live.status
+        #expect(status.state == .previewing && status.sessionID == nil)
+        live.shutdown()
+        #expect(live.status.state == .idle)
+
+        let s = try store.open(id)
+        #expect(summary.sessionID == id)
+        #expect(s.metadata.state == .stopped)
+        #expect(s.metadata.segments.count == 2)
+        #expect(s.frameCount + Int(s.metadata.droppedFrames) == Int(status.sessionFrames))
+        #expect(s.frameCount >= 20)
+        let events = try s.events()
+        #expect(events.map(\.label) == ["stimulus_onset", "stimulus_offset"])
+        #expect(events[1].source == "gpio" && events[1].monotonicNs == 123)
+        let records = try s.framesReader().readAll()
+        let tracked = records.filter(\.isFaceTracked).count
+        let indices = records.map(\.frameIndex)
+        #expect(tracked == s.frameCount, "the replayed face is tracked in every frame")
+        #expect(indices == indices.sorted() && Set(indices).count == indices.count)
+        let images = (try? FileManager.default.contentsOfDirectory(atPath: s.imagesDirectory)) ?? []
+        #expect(!images.isEmpty, "every 10th frame keeps a JPEG")
+        #expect(live.status.camera == nil)
+    }
+
+    @Test func framesStreamDeliversTrackedFramesAndEnds() async throws {
+        let store = try tempStore()
+        let live = try LiveTracker(source: camera(frames: 90, format: .grey), models: Self.models, store: store)
+        let stream = live.frames
+        try live.startPreview()
+        var seen = 0, withFace = 0
+        for await f in stream {
+            seen += 1
+            if f.isFaceTracked { withFace += 1 }
+            #expect(f.faces[0].landmarks.count == 478 * 3)
+            if seen == 5 { break }
+        }
+        #expect(seen == 5 && withFace == 5)
+        live.shutdown()
+        // A stream taken after shutdown ends at once; the first one has ended too.
+        for await _ in live.frames { Issue.record("no frames after shutdown") }
+    }
+
+    @Test func aCameraThatEndsIsReportedAndEveryFrameIsAccountedFor() throws {
+        let store = try tempStore()
+        // As fast as possible: the camera outruns the tracker, so frames are dropped — and counted.
+        let live = try LiveTracker(source: camera(frames: 60, pacing: .asFastAsPossible), models: Self.models, store: store)
+        try live.startPreview()
+        #expect(wait(60) { live.status.cameraProblem != nil })
+        let st = live.status
+        #expect(st.cameraProblem?.contains("end of the recording") == true)
+        let cam = try #require(st.camera)
+        #expect(cam.counters.delivered == 60)
+        #expect(st.framesTracked + cam.queueDropped == 60, "tracked \(st.framesTracked) + dropped \(cam.queueDropped)")
+        live.shutdown()
+    }
+
+    @Test func badConfigurationIsRejectedBeforeTheCameraOpens() throws {
+        let store = try tempStore()
+        var cfg = LiveTracker.Configuration()
+        cfg.tracker.maxTrackedFaces = 0
+        #expect(throws: (any Error).self) { try LiveTracker(source: camera(frames: 1), models: Self.models, store: store, configuration: cfg) }
+        let missing = StillImageSource(path: "/nonexistent/face.jpg", count: 1)
+        let live = try LiveTracker(source: missing, models: Self.models, store: store)
+        #expect(throws: CaptureError.self) { try live.startPreview() }
+        #expect(throws: RecordingError.self) { try live.stop() }
+    }
+}
