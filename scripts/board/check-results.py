@@ -129,5 +129,54 @@ for size in ("640x480", "1280x720"):
         print(f"    bench {src}{part['size']}: {rows}")
         check(all(m["frames"] > 0 and m["corrupt"] == 0 for m in part["results"]),
               f"bench {src}{part['size']}: every variant decoded frames, none corrupt")
+# GPIO (board/emulated/tests/gpio.sh): uAPI v2 on gpio-sim through facekit's GPIO module.
+gi = load("gpio-info")
+if gi:
+    g = [c for c in gi if c["label"] == "facekit-gpiotest"]
+    check(len(g) == 1 and len(g[0]["lines"]) == 8, "gpio: `gpio info` lists chip 'facekit-gpiotest' with 8 lines")
+    if g:
+        names = {l["offset"]: l["name"] for l in g[0]["lines"] if l["name"]}
+        check(names == {0: "TTL_IN", 1: "BTN", 2: "BOUNCY", 3: "LED", 4: "SYNC"}, f"gpio: line names {names}")
+ge = load("gpio-edges")
+if ge is not None:
+    ev = [e for e in ge if "kind" in e]
+    check([e["kind"] for e in ev] == ["rising", "falling"] * 3 and all(e["offset"] == 0 and e["name"] == "TTL_IN" for e in ev),
+          f"gpio: three pulses on TTL_IN give 6 alternating edges ({[e['kind'] for e in ev]})")
+    check([e["seqno"] for e in ev] == list(range(1, 7)) and [e["lineSeqno"] for e in ev] == list(range(1, 7))
+          and not any("gap" in e for e in ge), "gpio: sequence numbers 1..6 (request and line), no gaps")
+    ts = [e["timestampNs"] for e in ev]
+    check(len(ts) == 6 and all(b - a >= 20_000_000 for a, b in zip(ts, ts[1:])),
+          f"gpio: kernel timestamps increase by the shell's ~50 ms steps ({[round((b - a) / 1e6, 1) for a, b in zip(ts, ts[1:])]} ms)")
+ga = load("gpio-activelow")
+if ga is not None:
+    check([(e["kind"], e["offset"]) for e in ga if "kind" in e] == [("rising", 1), ("falling", 1)],
+          "gpio: active-low button: press (line low) is rising, release falling")
+gd, gn = load("gpio-debounce"), load("gpio-nodebounce")
+if gd is not None and gn is not None:
+    d = [e["kind"] for e in gd if "kind" in e]
+    n = [e["kind"] for e in gn if "kind" in e]
+    check(d == ["rising"], f"gpio: bouncing input with 50 ms debounce gives one rising event ({d})")
+    check(len(n) >= 2, f"gpio: the same bounce without debounce gives {len(n)} events (the glitches are real edges)")
+go = load("gpio-outputs")
+if go:
+    s_ = go["blinkSamples"]
+    changes = sum(1 for a, b in zip(s_, s_[1:]) if a != b)
+    check(go["setHigh"] == 1 and go["setActiveLowHigh"] == 0, "gpio: output LED=1 reads 1 in gpio-sim's value; active-low LED=1 reads 0")
+    check(changes >= 4 and set(s_) == {"0", "1"}, f"gpio: LED blink:5 seen through sysfs, {changes} changes in 40 samples ({s_})")
+bg = load("bench-gpio")
+if bg:
+    check(bg["missedBySeqno"] == 0 and bg["missedByCount"] == 0 and bg["eventsReceived"] == bg["edgesDriven"] == 2000,
+          f"bench gpio: {bg['eventsReceived']} of {bg['edgesDriven']} edges received, missed {bg['missedBySeqno']} by seqno, {bg['missedByCount']} by count")
+    check(bg["markersStored"] == bg["markersInEventLog"] == 1000 and bg["markerTimestampsMatch"],
+          f"bench gpio: {bg['markersInEventLog']} markers in events.log with the kernel timestamps")
+    m, r = bg["markerLatency"], bg["readLatency"]
+    print(f"    bench gpio: {bg['rateHz']} Hz x {bg['seconds']} s ({bg['achievedRateHz']:.2f} Hz achieved): edge -> marker stored "
+          f"min {m['minUs']:.0f} / median {m['medianUs']:.0f} / p99 {m['p99Us']:.0f} / max {m['maxUs']:.0f} us; "
+          f"edge -> read median {r['medianUs']:.0f} / p99 {r['p99Us']:.0f} us")
+    ol = load("bench-gpio-openloop")
+    if ol:
+        print(f"    bench gpio open loop (not checked): {ol['eventsReceived']} of {ol['edgesDriven']} edges, missed "
+              f"{ol['missedBySeqno']} by seqno / {ol['missedByCount']} by count (edge pairs merged while the emulated CPU stalled; "
+              f"driver lateness p99 {ol['driverLateness']['p99Us']:.0f} us)")
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
