@@ -20,6 +20,12 @@ let package = Package(
         .library(name: "Capture", targets: ["Capture"]),
         .library(name: "Recording", targets: ["Recording"]),
         .library(name: "Export", targets: ["Export"]),
+        .library(name: "Depth", targets: ["Depth"]),
+        // Depth drivers run in this helper process, never inside facekit (see DepthHost/main.c).
+        .executable(name: "facekit-depth-host", targets: ["DepthHost"]),
+        // The depth drivers built here: shared objects loaded by facekit-depth-host with dlopen.
+        .library(name: "facekit-depth-replay", type: .dynamic, targets: ["DepthDriverReplay"]),
+        .library(name: "facekit-depth-v4l2", type: .dynamic, targets: ["DepthDriverV4L2"]),
     ],
     targets: [
         // Pure Swift, no Foundation, Embedded-Swift clean (see DESIGN.md).
@@ -38,17 +44,24 @@ let package = Package(
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CHDF5", pkgConfig: "hdf5", providers: [.apt(["libhdf5-dev"])]),
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // The depth driver ABI (include/facekit_depth.h) and the host's pipe protocol.
+        .target(name: "CDepthDriver"),
+        .executableTarget(name: "DepthHost", dependencies: ["CDepthDriver"], publicHeadersPath: "."),
+        .target(name: "DepthDriverReplay", dependencies: ["CDepthDriver"], publicHeadersPath: ".", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "DepthDriverV4L2", dependencies: ["CDepthDriver"], publicHeadersPath: ".", linkerSettings: [.linkedLibrary("m")]),
 
         .target(name: "Capture", dependencies: ["CV4L2", "CJPEG"]),
-        .target(name: "Recording", dependencies: ["CJPEG", "FaceNames"]),
-        .target(name: "Export", dependencies: ["Recording", "CHDF5"]),
+        .target(name: "Recording", dependencies: ["CJPEG", "FaceNames", "CZlib"]),
+        .target(name: "Export", dependencies: ["Recording", "CHDF5", "CZlib"]),
+        .target(name: "Depth", dependencies: ["CDepthDriver", "FaceTracking", "Recording"]),
         // Kernel GPIO character device, uAPI v2 (ioctl numbers and structs through CGPIO).
         .target(name: "CGPIO"),
         .target(name: "GPIO", dependencies: ["CGPIO"]),
         .target(name: "Appliance", dependencies: ["Recording", "Export", "Capture", "FaceTracking", "GPIO"]),
 
         .executableTarget(name: "facekit",
-                          dependencies: ["FaceCore", "FaceTracking", "Capture", "Recording", "Export", "Appliance"]),
+                          dependencies: ["FaceCore", "FaceTracking", "Capture", "Recording", "Export", "Appliance", "Depth"]),
 
         // Test-only: interposes malloc to prove hot paths allocate nothing.
         .target(name: "CAllocationCounter"),
@@ -57,6 +70,8 @@ let package = Package(
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "CAllocationCounter"]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "Recording"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO"]),
+        // Drivers/: C test drivers (good and misbehaving), compiled by the tests with cc.
+        .testTarget(name: "DepthTests", dependencies: ["Depth", "Recording", "Export", "FaceTracking", "CDepthDriver", "CZlib"], exclude: ["Drivers"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceCore", "CAllocationCounter"]),
     ]

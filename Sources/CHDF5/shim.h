@@ -18,6 +18,8 @@ static inline hid_t    ch5_native_double(void)  { return H5T_NATIVE_DOUBLE; }
 static inline hid_t    ch5_native_int32(void)   { return H5T_NATIVE_INT32; }
 static inline hid_t    ch5_native_int64(void)   { return H5T_NATIVE_INT64; }
 static inline hid_t    ch5_native_uint8(void)   { return H5T_NATIVE_UINT8; }
+static inline hid_t    ch5_native_uint16(void)  { return H5T_NATIVE_UINT16; }
+static inline hid_t    ch5_std_u16le(void)      { return H5T_STD_U16LE; }
 static inline hid_t    ch5_ieee_f32le(void)     { return H5T_IEEE_F32LE; }
 static inline hid_t    ch5_ieee_f64le(void)     { return H5T_IEEE_F64LE; }
 static inline hid_t    ch5_std_i32le(void)      { return H5T_STD_I32LE; }

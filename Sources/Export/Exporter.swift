@@ -62,6 +62,9 @@ struct ExportedSessionInfo: Codable {
     var metadataColumns: [String]
     var error: String?
     var recovery: String?
+    /// Depth camera intrinsics and which maps were stored, for sessions with a depth driver.
+    var depth: DepthIntrinsics?
+    var captureDepthMaps: String?
 }
 
 struct ExportedEvent: Codable {
@@ -127,7 +130,10 @@ public final class Exporter: Sendable {
 
     private func writeAll(session: StoredSession, events: [SessionEvent], into dir: String, options: ExportOptions) throws -> [ManifestEntry] {
         var files: [ManifestEntry] = []
-        files.append(try writeJSON(sessionInfo(session), to: dir, name: "session.json"))
+        var info = sessionInfo(session)
+        info.depth = try DepthExport.intrinsics(session)
+        info.captureDepthMaps = session.metadata.config.captureDepthMaps?.description
+        files.append(try writeJSON(info, to: dir, name: "session.json"))
         switch options.format {
         case .csv, .jsonl:
             files += try TabularWriter(style: options.format == .csv ? .csv : .jsonl, session: session).write(into: dir)
@@ -137,6 +143,7 @@ public final class Exporter: Sendable {
                 files.append(try writeJSON(list, to: dir, name: "events.json"))
             }
             if options.includeImages { files += try copyImages(session, into: dir) }
+            if DepthExport.applies(to: session) { files += try DepthExport.writeTables(session, csv: options.format == .csv, into: dir) }
         case .hdf5:
             // libhdf5 must never meet a full or vanishing target: after a failed flush its file
             // cannot be closed and its exit handler crashes the process. So the file is built in

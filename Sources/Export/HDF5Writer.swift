@@ -115,6 +115,7 @@ struct HDF5Writer {
             let images = try ImageFiles.list(session)
             if !images.isEmpty { try writeImages(f, images) }
         }
+        if DepthExport.applies(to: session) { try writeDepth(f) }
     }
 
     private func writeImages(_ f: HDF5File, _ images: [(frameIndex: Int64, path: String)]) throws {

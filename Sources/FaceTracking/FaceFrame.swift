@@ -1,3 +1,5 @@
+import FaceNames
+
 /// Head orientation and position from the facial transformation matrix.
 /// Angles in radians, decomposed as R = Rz(roll)·Ry(yaw)·Rx(pitch) in MediaPipe's camera frame
 /// (x right, y up, z towards the viewer): pitch > 0 is the head lowered (chin down), yaw > 0 the
@@ -34,7 +36,7 @@ public struct LightEstimate: Equatable, Sendable {
 
 /// Everything the tracker reports about one face. Arrays are allocated once and overwritten in
 /// place every frame.
-public struct FaceResult {
+public struct FaceResult: Sendable {
     /// The landmark model's face presence (sigmoid of its logit).
     public var presence: Float = 0
     /// The ROI the landmarks were read from.
@@ -55,8 +57,14 @@ public struct FaceResult {
     public var transform = [Float](repeating: .nan, count: 16)
     public var headPose = HeadPose()
     public var gaze = Gaze()
-    /// Estimated distance from the camera to the eyes in metres (iris size and focal length).
+    /// Estimated distance from the camera to the eyes in metres (iris size and focal length, or
+    /// measured by a depth sensor when one is attached: see `distanceSource`).
     public var distanceToScreen: Float = .nan
+    /// How `distanceToScreen` was obtained.
+    public var distanceSource: DistanceSource = .none
+    /// With a depth sensor: each landmark in metres in the depth camera's frame (x right, y down,
+    /// z forward), NaN where the depth map has a hole; all NaN without depth. See `DepthSampling`.
+    public var metricLandmarks = [Float](repeating: .nan, count: FaceTracker.landmarkCount * 3)
 
     public init() {}
 
@@ -68,7 +76,7 @@ public struct FaceResult {
 
 /// One processed frame: the Linux counterpart of the seed's `Frame`. The tracker owns it and
 /// overwrites it on every `process` call; copy what you keep.
-public struct FaceFrame {
+public struct FaceFrame: Sendable {
     /// CLOCK_MONOTONIC (or media) time of the frame in nanoseconds.
     public var timestampNs: Int64 = 0
     public var frameIndex: Int = 0

@@ -325,5 +325,6 @@ public final class FaceTracker {
         frame.faces[f].headPose = pose
         frame.faces[f].gaze = gaze
         frame.faces[f].distanceToScreen = distance
+        frame.faces[f].distanceSource = distance.isFinite ? .iris : .none
     }
 }

@@ -6,11 +6,11 @@ import Glibc
 ///
 /// The recorder's producer and writer share a ring through this; `lock`/`unlock` never allocate,
 /// which `NSCondition` does not promise, and timed waits must not jump with the wall clock.
-final class ConditionLock: @unchecked Sendable {
+public final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    init() {
+    public init() {
         pthread_mutex_init(mutex, nil)
         var attr = pthread_condattr_t()
         pthread_condattr_init(&attr)
@@ -24,19 +24,19 @@ final class ConditionLock: @unchecked Sendable {
         cond.deallocate(); mutex.deallocate()
     }
 
-    @inline(__always) func lock() { pthread_mutex_lock(mutex) }
-    @inline(__always) func unlock() { pthread_mutex_unlock(mutex) }
-    @inline(__always) func signal() { pthread_cond_signal(cond) }
-    @inline(__always) func broadcast() { pthread_cond_broadcast(cond) }
-    func wait() { pthread_cond_wait(cond, mutex) }
+    @inline(__always) public func lock() { pthread_mutex_lock(mutex) }
+    @inline(__always) public func unlock() { pthread_mutex_unlock(mutex) }
+    @inline(__always) public func signal() { pthread_cond_signal(cond) }
+    @inline(__always) public func broadcast() { pthread_cond_broadcast(cond) }
+    public func wait() { pthread_cond_wait(cond, mutex) }
 
     /// Waits (lock held) until signalled or CLOCK_MONOTONIC reaches `deadlineNs`.
-    func wait(untilMonotonic deadlineNs: Int64) {
+    public func wait(untilMonotonic deadlineNs: Int64) {
         var ts = timespec(tv_sec: Int(deadlineNs / 1_000_000_000), tv_nsec: Int(deadlineNs % 1_000_000_000))
         pthread_cond_timedwait(cond, mutex, &ts)
     }
 
-    @inline(__always) func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    @inline(__always) public func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         lock(); defer { unlock() }
         return try body()
     }

@@ -15,6 +15,8 @@ public struct FrameLayout: Sendable, Equatable {
     static let oAU = 280, oEmotion = 336, oLandmarks = 364
 
     public static let flagTracked: UInt32 = 1, flagImage: UInt32 = 2
+    /// Bits 2-3: `DistanceSource` (0 in logs written before depth existed: read as none).
+    static let distanceSourceShift: UInt32 = 2, distanceSourceMask: UInt32 = 3 << 2
 
     public let vertexMode: VertexMode
     /// Mesh index of each stored vertex.
@@ -37,6 +39,7 @@ public struct FrameLayout: Sendable, Equatable {
         dst.storeBytes(of: r.frameIndex.littleEndian, toByteOffset: 16, as: Int64.self)
         dst.storeBytes(of: droppedBefore.littleEndian, toByteOffset: 24, as: UInt64.self)
         let flags = (r.isFaceTracked ? Self.flagTracked : 0) | (hasImage ? Self.flagImage : 0)
+            | UInt32(r.distanceSource.rawValue) << Self.distanceSourceShift
         dst.storeBytes(of: flags.littleEndian, toByteOffset: 32, as: UInt32.self)
         @inline(__always) func put(_ v: Float, _ off: Int) {
             dst.storeBytes(of: v.bitPattern.littleEndian, toByteOffset: off, as: UInt32.self)
@@ -91,6 +94,9 @@ public struct FrameView {
     var flags: UInt32 { UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: 32, as: UInt32.self)) }
     public var isFaceTracked: Bool { flags & FrameLayout.flagTracked != 0 }
     public var hasImage: Bool { flags & FrameLayout.flagImage != 0 }
+    public var distanceSource: DistanceSource {
+        DistanceSource(rawValue: UInt8((flags & FrameLayout.distanceSourceMask) >> FrameLayout.distanceSourceShift)) ?? .none
+    }
 
     @inline(__always) public func blendShape(_ i: Int) -> Float { f32(FrameLayout.oBlend + 4 * i) }
 
@@ -131,6 +137,7 @@ public struct FrameView {
         r.lookAtX = f32(FrameLayout.oLookAt); r.lookAtY = f32(FrameLayout.oLookAt + 4); r.lookAtZ = f32(FrameLayout.oLookAt + 8)
         r.ambientIntensity = f32(FrameLayout.oLight); r.ambientColorTemperature = f32(FrameLayout.oLight + 4)
         r.distanceToScreen = f32(FrameLayout.oDistance)
+        r.distanceSource = distanceSource
         for i in 0..<FaceSchema.actionUnitCount { r.actionUnits[i] = f32(FrameLayout.oAU + 4 * i) }
         for i in 0..<FaceSchema.emotionCount { r.emotions[i] = f32(FrameLayout.oEmotion + 4 * i) }
         for (k, m) in layout.vertexIndices.enumerated() {

@@ -19,6 +19,8 @@ public struct FrameRecord: Sendable {
     public var ambientIntensity: Float = .nan, ambientColorTemperature: Float = .nan
     /// Metres from the camera.
     public var distanceToScreen: Float = .nan
+    /// How `distanceToScreen` was measured (stored in the record's flags).
+    public var distanceSource: DistanceSource = .none
     /// 14 values in `FaceSchema.actionUnitNames` order.
     public var actionUnits: [Float]
     /// 7 values in `FaceSchema.emotionNames` order.

@@ -19,11 +19,16 @@ public struct SessionConfig: Codable, Sendable, Equatable {
     public var queueCapacity: Int
     /// Free-form configuration of the producer (provider, model, camera settings...).
     public var extra: [String: String]
+    /// Depth maps stored in depth.log (the seed's `captureDepthMaps`); nil (sessions from before
+    /// depth existed, or without a depth sensor) means none.
+    public var captureDepthMaps: DepthCaptureMode?
 
     public init(vertices: VertexMode = .none, imageEveryNth: Int = 0, jpegQuality: Int = 85,
-                flushIntervalMs: Int = 1000, queueCapacity: Int = 256, extra: [String: String] = [:]) {
+                flushIntervalMs: Int = 1000, queueCapacity: Int = 256, extra: [String: String] = [:],
+                captureDepthMaps: DepthCaptureMode? = nil) {
         self.vertices = vertices; self.imageEveryNth = imageEveryNth; self.jpegQuality = jpegQuality
         self.flushIntervalMs = flushIntervalMs; self.queueCapacity = queueCapacity; self.extra = extra
+        self.captureDepthMaps = captureDepthMaps
     }
 }
 

@@ -31,6 +31,7 @@ public struct SessionListing: Sendable {
 ///                         frames.log     FrameLog
 ///                         events.log     EventLog
 ///                         images/        frame_<index>.jpg, when enabled
+///                         depth.log      DepthLog, when a depth driver was attached
 public final class SessionStore: Sendable {
     public let root: String
 
@@ -233,6 +234,7 @@ public final class SessionStore: Sendable {
             try Syscalls.fsync(efd).orThrow("flushing", eventsPath)
             notes.append("truncated \(events.fileSize - events.validEnd) bytes of torn tail from events.log")
         }
+        if let note = try DepthLog.recover(directory: dir) { notes.append(note) }
         // Half-written images never got their final name.
         let imagesDir = dir + "/images"
         if let names = try? FileManager.default.contentsOfDirectory(atPath: imagesDir) {
@@ -314,6 +316,11 @@ public struct StoredSession: Sendable {
     public var framesPath: String { directory + "/" + FrameLog.fileName }
     public var eventsPath: String { directory + "/" + EventLog.fileName }
     public var imagesDirectory: String { directory + "/images" }
+    /// The depth maps, when the session recorded any.
+    public var depthLogPath: String? {
+        let p = directory + "/" + DepthLog.fileName
+        return access(p, F_OK) == 0 ? p : nil
+    }
 
     public func framesReader() throws(RecordingError) -> FrameLogReader {
         try FrameLogReader(path: framesPath, layout: layout)

@@ -24,7 +24,7 @@ public struct Errno: Error, Equatable, CustomStringConvertible, Sendable {
 public enum Syscalls {
     /// The operations a fault hook can intercept.
     public enum Operation: String, Sendable {
-        case open, write, pwrite, read, pread, fsync, ftruncate, rename, unlink, mkdir, rmdir, close, flock
+        case open, write, pwrite, read, pread, fsync, ftruncate, rename, unlink, mkdir, rmdir, close, flock, poll
     }
 
     /// Returns an errno to fail the call with (before it reaches the kernel), or nil to let it run.
@@ -141,6 +141,17 @@ public enum Syscalls {
             }
         }
         return .success(got)
+    }
+
+    /// One read(2) (pipes: may return fewer bytes than asked; 0 at end of file).
+    public static func read(_ fd: Int32, _ buf: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
+        valueOrErrno(.read, fd: fd) { Glibc.read(fd, buf.baseAddress, buf.count) }
+    }
+
+    /// poll(2) on one descriptor: the returned events, or 0 after `timeoutMs`.
+    public static func poll(_ fd: Int32, events: Int16, timeoutMs: Int32) -> Result<Int16, Errno> {
+        var p = pollfd(fd: fd, events: events, revents: 0)
+        return valueOrErrno(.poll, fd: fd) { Glibc.poll(&p, 1, timeoutMs) }.map { $0 == 0 ? 0 : p.revents }
     }
 
     public static func fsync(_ fd: Int32) -> Result<Void, Errno> {

@@ -1,0 +1,240 @@
+// facekit's replay depth driver: plays a directory of 16-bit binary PGM files (P5, maxval >
+// 255, big-endian samples as netpbm defines them) in name order, as if a depth camera sent them.
+// The deterministic twin of the V4L2 driver: tests record with it and compare the export with the
+// files bit for bit.
+//
+// URI: a directory, optionally written "dir:/path". Options ("key=value,..."):
+//   fps=30        frame rate; frame i is stamped start + i / fps (CLOCK_MONOTONIC, start = start())
+//   pace=1        1: deliver each frame at its timestamp (a live camera); 0: as fast as asked
+//   loop=0        1: start over after the last file instead of reporting the end
+//   units=0.001   metres per count
+//   fx, fy, cx, cy  intrinsics in pixels (default: the 63° vertical field of view facekit assumes
+//                 for colour cameras, centred), aligned=1 (registered to the colour image)
+#include "facekit_depth.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct replay {
+    char dir[1024];
+    char **names;
+    size_t count, next;
+    fkd_intrinsics k;
+    uint16_t *pixels;
+    int64_t start_ns, period_ns;
+    int pace, loop, started;
+    uint64_t delivered;
+    char error[1200];
+} replay;
+
+static char open_error[1200];
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int has_suffix(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/// Reads one PGM header token (skipping whitespace and # comments).
+static int token(FILE *f, char *out, size_t size) {
+    int c;
+    size_t n = 0;
+    for (;;) {
+        c = fgetc(f);
+        if (c == '#') { while (c != '\n' && c != EOF) c = fgetc(f); continue; }
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+        break;
+    }
+    while (c != EOF && c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '#') {
+        if (n + 1 < size) out[n++] = (char)c;
+        c = fgetc(f);
+    }
+    out[n] = 0;
+    return n > 0 ? 0 : -1;
+}
+
+/// Reads `path` into `pixels` (NULL: header only). Returns 0, or -1 with `err` set.
+static int read_pgm(const char *path, uint32_t *w, uint32_t *h, uint16_t *pixels, char *err, size_t errsize) {
+    FILE *f = fopen(path, "rb");
+    if (!f) { snprintf(err, errsize, "cannot open %s: %s", path, strerror(errno)); return -1; }
+    char magic[8], ws[16], hs[16], ms[16];
+    if (token(f, magic, sizeof magic) || strcmp(magic, "P5") || token(f, ws, sizeof ws) ||
+        token(f, hs, sizeof hs) || token(f, ms, sizeof ms)) {
+        snprintf(err, errsize, "%s is not a binary PGM (P5) file", path);
+        fclose(f);
+        return -1;
+    }
+    long width = atol(ws), height = atol(hs), maxval = atol(ms);
+    if (width <= 0 || height <= 0 || width > 8192 || height > 8192) {
+        snprintf(err, errsize, "%s: unusable size %sx%s", path, ws, hs); fclose(f); return -1;
+    }
+    if (maxval < 256 || maxval > 65535) {
+        snprintf(err, errsize, "%s has maxval %ld: depth needs 16-bit samples (maxval 256...65535)", path, maxval);
+        fclose(f); return -1;
+    }
+    if (pixels && (*w != (uint32_t)width || *h != (uint32_t)height)) {
+        snprintf(err, errsize, "%s is %ldx%ld, but the recording started at %ux%u; every file must have one size",
+                 path, width, height, *w, *h);
+        fclose(f); return -1;
+    }
+    *w = (uint32_t)width; *h = (uint32_t)height;
+    if (pixels) {
+        size_t n = (size_t)width * (size_t)height;
+        if (fread(pixels, 2, n, f) != n) {
+            snprintf(err, errsize, "%s is truncated (%ldx%ld 16-bit samples expected)", path, width, height);
+            fclose(f); return -1;
+        }
+        for (size_t i = 0; i < n; i++) { uint8_t *b = (uint8_t *)&pixels[i]; pixels[i] = (uint16_t)(b[0] << 8 | b[1]); }
+    }
+    fclose(f);
+    return 0;
+}
+
+static float option_float(const char *options, const char *key, float fallback) {
+    char v[64];
+    if (!fkd_option(options, key, v, sizeof v)) return fallback;
+    char *end;
+    float x = strtof(v, &end);
+    return end != v && *end == 0 ? x : NAN;
+}
+
+static void destroy(replay *r) {
+    if (!r) return;
+    for (size_t i = 0; i < r->count; i++) free(r->names[i]);
+    free(r->names);
+    free(r->pixels);
+    free(r);
+}
+
+static int replay_open(const char *uri, const char *options, void **handle) {
+    *handle = NULL;
+    const char *dir = strncmp(uri, "dir:", 4) == 0 ? uri + 4 : uri;
+    replay *r = calloc(1, sizeof *r);
+    if (!r) { snprintf(open_error, sizeof open_error, "out of memory"); return FKD_ERROR; }
+    snprintf(r->dir, sizeof r->dir, "%s", dir);
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(open_error, sizeof open_error, "cannot read the depth recording directory %s: %s", dir, strerror(errno));
+        destroy(r); return FKD_ERROR;
+    }
+    size_t cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!has_suffix(e->d_name, ".pgm")) continue;
+        if (r->count == cap) {
+            cap = cap ? cap * 2 : 64;
+            char **n = realloc(r->names, cap * sizeof *n);
+            if (!n) { closedir(d); destroy(r); snprintf(open_error, sizeof open_error, "out of memory"); return FKD_ERROR; }
+            r->names = n;
+        }
+        r->names[r->count++] = strdup(e->d_name);
+    }
+    closedir(d);
+    if (r->count == 0) {
+        snprintf(open_error, sizeof open_error, "%s holds no .pgm files (16-bit binary PGM depth maps)", dir);
+        destroy(r); return FKD_ERROR;
+    }
+    qsort(r->names, r->count, sizeof *r->names, cmp_names);
+    char path[2400];
+    snprintf(path, sizeof path, "%s/%s", dir, r->names[0]);
+    uint32_t w = 0, h = 0;
+    if (read_pgm(path, &w, &h, NULL, open_error, sizeof open_error)) { destroy(r); return FKD_ERROR; }
+    float fps = option_float(options, "fps", 30);
+    float units = option_float(options, "units", 0.001f);
+    float focal = (float)h / (2 * tanf(0.5f * 63 * (float)M_PI / 180));
+    r->k.width = w; r->k.height = h;
+    r->k.fx = option_float(options, "fx", focal);
+    r->k.fy = option_float(options, "fy", r->k.fx);
+    r->k.cx = option_float(options, "cx", 0.5f * (float)w);
+    r->k.cy = option_float(options, "cy", 0.5f * (float)h);
+    r->k.depth_units_m = units;
+    r->k.flags = option_float(options, "aligned", 1) != 0 ? FKD_ALIGNED_TO_COLOR : 0;
+    r->pace = option_float(options, "pace", 1) != 0;
+    r->loop = option_float(options, "loop", 0) != 0;
+    if (!(fps > 0 && fps <= 1000) || !(units > 0) || isnan(r->k.fx) || isnan(r->k.fy) || isnan(r->k.cx) || isnan(r->k.cy)) {
+        snprintf(open_error, sizeof open_error, "bad options '%s' for %s: fps must be in (0, 1000], units and fx/fy/cx/cy numbers", options, dir);
+        destroy(r); return FKD_ERROR;
+    }
+    r->period_ns = (int64_t)llround(1e9 / fps);
+    r->pixels = malloc((size_t)w * h * 2);
+    if (!r->pixels) { destroy(r); snprintf(open_error, sizeof open_error, "out of memory"); return FKD_ERROR; }
+    *handle = r;
+    return FKD_OK;
+}
+
+static int replay_intrinsics(void *handle, fkd_intrinsics *out) { *out = ((replay *)handle)->k; return FKD_OK; }
+
+static int replay_start(void *handle) {
+    replay *r = handle;
+    r->start_ns = now_ns();
+    r->started = 1;
+    return FKD_OK;
+}
+
+static int replay_read(void *handle, int timeout_ms, fkd_frame *out) {
+    replay *r = handle;
+    if (!r->started) { snprintf(r->error, sizeof r->error, "read before start"); return FKD_ERROR; }
+    if (r->next >= r->count) {
+        if (!r->loop) return FKD_END;
+        r->next = 0;
+    }
+    int64_t ts = r->start_ns + (int64_t)r->delivered * r->period_ns;
+    if (r->pace) {
+        int64_t wait = ts - now_ns(), limit = (int64_t)timeout_ms * 1000000;
+        if (wait > limit) {
+            struct timespec s = { (time_t)(limit / 1000000000), (long)(limit % 1000000000) };
+            while (nanosleep(&s, &s) && errno == EINTR) {}
+            return FKD_TIMEOUT;
+        }
+        if (wait > 0) {
+            struct timespec s = { (time_t)(wait / 1000000000), (long)(wait % 1000000000) };
+            while (nanosleep(&s, &s) && errno == EINTR) {}
+        }
+    }
+    char path[2400];
+    snprintf(path, sizeof path, "%s/%s", r->dir, r->names[r->next]);
+    uint32_t w = r->k.width, h = r->k.height;
+    if (read_pgm(path, &w, &h, r->pixels, r->error, sizeof r->error)) return FKD_ERROR;
+    out->data = r->pixels;
+    out->width = w; out->height = h;
+    out->stride_bytes = w * 2;
+    out->timestamp_ns = ts;
+    out->sequence = r->delivered;
+    r->next++;
+    r->delivered++;
+    return FKD_OK;
+}
+
+static int replay_stop(void *handle) { ((replay *)handle)->started = 0; return FKD_OK; }
+static void replay_close(void *handle) { destroy(handle); }
+static const char *replay_last_error(void *handle) { return handle ? ((replay *)handle)->error : open_error; }
+
+static const fkd_driver driver = {
+    .abi_version = FKD_ABI_VERSION,
+    .struct_size = sizeof(fkd_driver),
+    .name = "replay",
+    .open = replay_open,
+    .get_intrinsics = replay_intrinsics,
+    .start = replay_start,
+    .read_frame = replay_read,
+    .stop = replay_stop,
+    .close = replay_close,
+    .last_error = replay_last_error,
+};
+
+__attribute__((visibility("default")))
+const fkd_driver *facekit_depth_driver(uint32_t host_abi_version) {
+    return host_abi_version == FKD_ABI_VERSION ? &driver : NULL;
+}
