@@ -17,22 +17,31 @@ public enum Quantizer {
     /// calibration maxima by up to 1.2×; clipping costs far more than one bit).
     public static let headroom: Float = 2
 
-    /// A convolution whose int8 weights alone change its output by more than this (relative
-    /// RMS on calibration data) gets a residual int8 plane. Measured on the landmark model: the
-    /// early 1×1 layers with 8–16 inputs are at 1–3 % and flip the face-presence decision on
-    /// ambiguous crops; most layers are below 0.5 %.
     /// Mantissa bits of element-wise multipliers (ADD, SUB, PRELU): int16 × 14-bit products
     /// summed in pairs stay inside int32, so those kernels run in 32-bit lanes.
     public static let elementwiseBits = 14
 
+    /// A convolution whose int8 weights alone change its output by more than this (relative
+    /// RMS on calibration data) gets a residual int8 plane. Measured on the landmark model: the
+    /// early 1×1 layers with 8–16 inputs are at 1–3 % and flip the face-presence decision on
+    /// ambiguous crops; most layers are below 0.5 %.
     public static let splitThreshold = 0.002
+
+    /// The threshold per model. The landmark model splits every convolution: its error compounds
+    /// through 100+ layers, and the Hessian estimate of each layer's share under-predicts it. With
+    /// 0.002 (97 % of its MACs split) the still 45-m7-di-ph.jpg was 0.87 % IOD median from MediaPipe;
+    /// with every layer split, 0.23 % (0-f1-su-ph: 0.38 → 0.06 %), for ≤ 3 % more MACs.
+    public static func splitThreshold(for kind: ModelFile.Kind?) -> Double {
+        kind == .landmarks ? 0 : splitThreshold
+    }
 
     /// The whole conversion of one model: equalize, calibrate on `inputs` (real crops the
     /// pipeline feeds the model), quantize. Deterministic for the same graph and inputs.
     public static func convert(_ g: Graph, kind: ModelFile.Kind, calibrationInputs inputs: [[Float]]) throws(CoreError) -> Graph {
         let prepared = prepare(g)
         let engine = try FloatEngine(graph: prepared)
-        return try quantize(prepared, calibration: Calibration(engine: engine, inputs: calibrationSet(kind, inputs)))
+        return try quantize(prepared, calibration: Calibration(engine: engine, inputs: calibrationSet(kind, inputs)),
+                            splitThreshold: splitThreshold(for: kind))
     }
 
     /// The float graph conversion quantizes: `g` after cross-layer equalization. Calibrate
@@ -49,10 +58,11 @@ public enum Quantizer {
 
     /// Quantizes `g` with what calibration on real inputs measured (ranges and, for weight
     /// rounding, each convolution's input second moments).
-    public static func quantize(_ g: Graph, calibration: Calibration) throws(CoreError) -> Graph {
+    public static func quantize(_ g: Graph, calibration: Calibration,
+                                splitThreshold: Double = Quantizer.splitThreshold) throws(CoreError) -> Graph {
         guard !g.isQuantized else { throw .invalidArgument(reason: "graph is already quantized") }
         guard calibration.ranges.count == g.tensors.count else { throw .invalidArgument(reason: "calibration ranges do not match the graph") }
-        var b = Builder(source: g, ranges: calibration.ranges, hessians: calibration.hessians)
+        var b = Builder(source: g, ranges: calibration.ranges, hessians: calibration.hessians, splitThreshold: splitThreshold)
         for i in g.inputs { b.out.inputs.append(b.activation(i, scale: b.scaleFromRange(i))) }
         for (k, op) in g.ops.enumerated() { try b.add(op, index: k) }
         for o in g.outputs { b.out.outputs.append(b.map[o]) }
@@ -64,12 +74,13 @@ public enum Quantizer {
         let source: Graph
         let ranges: [Float]
         let hessians: [Int: [Double]]
+        let splitThreshold: Double
         var out: Graph
         var map: [Int]
         var scales: [Float]
 
-        init(source: Graph, ranges: [Float], hessians: [Int: [Double]]) {
-            self.source = source; self.ranges = ranges; self.hessians = hessians
+        init(source: Graph, ranges: [Float], hessians: [Int: [Double]], splitThreshold: Double) {
+            self.source = source; self.ranges = ranges; self.hessians = hessians; self.splitThreshold = splitThreshold
             out = Graph(name: source.name, tensors: [], ops: [], inputs: [], outputs: [], weights: [])
             map = [Int](repeating: -1, count: source.tensors.count)
             scales = [Float](repeating: 0, count: source.tensors.count)
@@ -203,7 +214,7 @@ public enum Quantizer {
                     let r = (0 ..< filter.count).map { filter[$0] - Float(qw[$0]) * sw[$0 % cout] }
                     let err = op.code == .conv2d ? Self.relativeOutputError(filter, residual: r, cout: cout, hessian: h)
                                                  : Self.depthwiseRelativeOutputError(filter, residual: r, channels: cout, hessian: h)
-                    if err > Quantizer.splitThreshold {
+                    if err > splitThreshold {
                         var m = [Float](repeating: 0, count: cout)
                         for (i, v) in r.enumerated() { m[i % cout] = max(m[i % cout], abs(v)) }
                         rs = m.map { max($0, 1e-20) / 127 }
