@@ -22,6 +22,7 @@ enum CommandTable {
         GPIOMonitorCommand.self,
         GPIOSetCommand.self,
         GPIOLEDCommand.self,
+        GPIOPulseCommand.self,
         BenchGPIOCommand.self,
         RunCommand.self,
     ]

@@ -147,6 +147,11 @@ if ge is not None:
     ts = [e["timestampNs"] for e in ev]
     check(len(ts) == 6 and all(b - a >= 20_000_000 for a, b in zip(ts, ts[1:])),
           f"gpio: kernel timestamps increase by the shell's ~50 ms steps ({[round((b - a) / 1e6, 1) for a, b in zip(ts, ts[1:])]} ms)")
+    clk = load("gpio-clock")
+    if clk and ts:
+        lo, hi = clk["uptimeBefore"] * 1e9 - 10e6, clk["uptimeAfter"] * 1e9 + 10e6
+        check(lo <= ts[0] and ts[-1] <= hi, f"gpio: timestamps {ts[0] / 1e9:.3f}..{ts[-1] / 1e9:.3f} s are CLOCK_MONOTONIC "
+              f"(within the guest uptime {clk['uptimeBefore']}..{clk['uptimeAfter']} s around the pulses)")
 ga = load("gpio-activelow")
 if ga is not None:
     check([(e["kind"], e["offset"]) for e in ga if "kind" in e] == [("rising", 1), ("falling", 1)],
@@ -163,6 +168,12 @@ if go:
     changes = sum(1 for a, b in zip(s_, s_[1:]) if a != b)
     check(go["setHigh"] == 1 and go["setActiveLowHigh"] == 0, "gpio: output LED=1 reads 1 in gpio-sim's value; active-low LED=1 reads 0")
     check(changes >= 4 and set(s_) == {"0", "1"}, f"gpio: LED blink:5 seen through sysfs, {changes} changes in 40 samples ({s_})")
+    ps = go.get("pulseSamples", "")
+    runs = len([r for r in ps.split("0") if r])
+    gp = load("gpio-pulses") or []
+    widths = [round((p["endNs"] - p["startNs"]) / 1e6, 1) for p in gp]
+    check(runs == 3 and len(gp) == 3 and all(400 <= w < 500 for w in widths),
+          f"gpio: 3 sync pulses of 400 ms seen through sysfs ({ps}), reported widths {widths} ms")
 bg = load("bench-gpio")
 if bg:
     check(bg["missedBySeqno"] == 0 and bg["missedByCount"] == 0 and bg["eventsReceived"] == bg["edgesDriven"] == 2000,
@@ -172,7 +183,7 @@ if bg:
     m, r = bg["markerLatency"], bg["readLatency"]
     print(f"    bench gpio: {bg['rateHz']} Hz x {bg['seconds']} s ({bg['achievedRateHz']:.2f} Hz achieved): edge -> marker stored "
           f"min {m['minUs']:.0f} / median {m['medianUs']:.0f} / p99 {m['p99Us']:.0f} / max {m['maxUs']:.0f} us; "
-          f"edge -> read median {r['medianUs']:.0f} / p99 {r['p99Us']:.0f} us")
+          f"edge -> read median {r['medianUs']:.0f} / p99 {r['p99Us']:.0f} us; driver handshake timeouts {bg.get('driverTimeouts')}")
     ol = load("bench-gpio-openloop")
     if ol:
         print(f"    bench gpio open loop (not checked): {ol['eventsReceived']} of {ol['edgesDriven']} edges, missed "

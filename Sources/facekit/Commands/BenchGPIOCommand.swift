@@ -2,6 +2,7 @@ import Capture
 import Foundation
 import GPIO
 import Recording
+import Synchronization
 
 /// `facekit bench gpio`: TTL-style pulses into a GPIO input, each rising edge stored as a session
 /// marker, as the kiosk does. On a gpio-sim chip (the emulated board) the bench drives the line
@@ -10,12 +11,14 @@ import Recording
 /// numbers and from the pulses driven) and the latency from the kernel's edge timestamp to the
 /// marker stored through `SessionRecorder.addEvent`, all on CLOCK_MONOTONIC.
 ///
-/// The driver holds each edge until the previous one has been read (at most 1 s), then keeps to
-/// its schedule. Without that, a stalled emulated CPU (QEMU/TCG on a busy host) writes an edge
-/// pair back to back, and the kernel merges them: gpiolib-cdev's threaded IRQ handler runs once
-/// for two hard interrupts, and for a single-line request the sequence number is counted in the
-/// thread, so no gap shows. That is the emulator losing a pulse shorter than its own stall, not
-/// facekit; `--open-loop` drives blindly to show it. A real TTL source is always open loop.
+/// The driver holds each edge until the previous one has been read (at most 1 s) and 1 ms more,
+/// then keeps to its schedule. Without that, a stalled emulated CPU (QEMU/TCG on a busy host)
+/// writes an edge pair back to back, and the kernel merges or drops them: gpiolib-cdev's threaded
+/// IRQ handler runs once for two hard interrupts (for a single-line request the sequence number is
+/// counted in the thread, so no gap shows), and gpio-sim's irq_sim drops an edge outright while the
+/// one-shot IRQ is still masked by the previous edge's handler. That is the emulator losing a pulse
+/// shorter than its own stall, not facekit; `--open-loop` drives blindly to show it. A real TTL
+/// source is always open loop.
 struct BenchGPIOCommand: Command {
     static let path = ["bench", "gpio"]
     static let synopsis = "facekit bench gpio [--chip LABEL|PATH] [--line N|NAME] [--rate 100] [--seconds 10] [--width 5ms] [--external] [--store DIR] [--json]"
@@ -76,6 +79,8 @@ struct BenchGPIOCommand: Command {
         var readLatency: Distribution
         /// How late the driver thread's sysfs writes were against the schedule (emulated board only).
         var driverLateness: Distribution?
+        /// Handshakes that gave up after 1 s: the edge before never arrived.
+        var driverTimeouts: Int?
         var achievedRateHz: Double
     }
 
@@ -104,23 +109,32 @@ struct BenchGPIOCommand: Command {
 
         let periodNs = 1_000_000_000 / UInt64(rate)
         let t0 = MonotonicClock.now() + 200_000_000
-        let lateness = LockedArray()
+        let lateness = LockedArray(), timeouts = LockedArray()
         let delivered = DeliveryCount()
         let driverDone = DispatchSemaphore(value: 0)
+        let driverFinishedNs = Atomic<UInt64>(0)
         if driven {
             let (handshake, width) = (!openLoop, width)
             let thread = Thread {
-                var edge = 0
+                var seenBefore = 0, first = true
                 for k in 0..<UInt64(pulses) {
                     for (at, level) in [(t0 + k * periodNs, "pull-up"), (t0 + k * periodNs + width.nanoseconds, "pull-down")] {
-                        if handshake && edge > 0 { delivered.wait(atLeast: edge, timeoutSeconds: 1) }
-                        MonotonicClock.sleep(until: at)
+                        if handshake && !first {
+                            // Anything read since the last write is that write's edge; on a timeout
+                            // the edge is lost (counted by the reader) and the next one goes anyway.
+                            if !delivered.wait(moreThan: seenBefore, timeoutSeconds: 1) { timeouts.append(1) }
+                            MonotonicClock.sleep(until: max(at, MonotonicClock.now() + 1_000_000))
+                        } else {
+                            MonotonicClock.sleep(until: at)
+                        }
                         let late = MonotonicClock.now() - at
+                        seenBefore = delivered.value
                         try? Self.write(pullFD, level, pull)
                         lateness.append(late)
-                        edge += 1
+                        first = false
                     }
                 }
+                driverFinishedNs.store(MonotonicClock.now(), ordering: .releasing)
                 driverDone.signal()
             }
             thread.start()
@@ -132,10 +146,16 @@ struct BenchGPIOCommand: Command {
         markerNs.reserveCapacity(pulses); markerTimes.reserveCapacity(pulses); readNs.reserveCapacity(2 * pulses)
         var rising = 0, falling = 0
         var firstRise: UInt64?, lastRise: UInt64 = 0
-        // Listen until every driven edge arrived, or 2 s past the end of the schedule.
-        let end = t0 + UInt64(pulses) * periodNs + 2_000_000_000
+        // Listen until every driven edge arrived, or 2 s past the end of the schedule, or (when
+        // the driver ran late) 2 s after it finished.
+        var end = t0 + UInt64(pulses) * periodNs + 2_000_000_000
         while !driven || rising + falling < 2 * pulses {
-            guard try request.waitForEvents(deadlineNs: end, wakeup: nil) else { break }
+            guard try request.waitForEvents(deadlineNs: end, wakeup: nil) else {
+                let finished = driverFinishedNs.load(ordering: .acquiring)
+                guard driven, finished == 0 || finished + 2_000_000_000 > end else { break }
+                end = (finished == 0 ? MonotonicClock.now() : finished) + 2_000_000_000
+                continue
+            }
             try request.readEvents(into: buffer)
             let readAt = MonotonicClock.now()
             for e in buffer {
@@ -168,7 +188,7 @@ struct BenchGPIOCommand: Command {
             missedBySeqno: tracker.missed, gaps: tracker.gaps, missedByCount: driven ? 2 * pulses - received : nil,
             markersStored: markerTimes.count, markersInEventLog: loggedTimes.count, markerTimestampsMatch: loggedTimes == markerTimes,
             markerLatency: Distribution(markerNs), readLatency: Distribution(readNs),
-            driverLateness: driven ? Distribution(lateness.values) : nil,
+            driverLateness: driven ? Distribution(lateness.values) : nil, driverTimeouts: driven ? timeouts.values.count : nil,
             achievedRateHz: rising > 1 ? Double(rising - 1) * 1e9 / Double(lastRise - firstRise!) : 0)
         if json {
             let enc = JSONEncoder()
@@ -216,10 +236,13 @@ private final class DeliveryCount: @unchecked Sendable {
     private let cond = NSCondition()
     private var count = 0
     func add(_ n: Int) { cond.lock(); count += n; cond.broadcast(); cond.unlock() }
-    func wait(atLeast n: Int, timeoutSeconds: Double) {
+    var value: Int { cond.lock(); defer { cond.unlock() }; return count }
+    /// Waits until more than `n` edges were read; false on timeout.
+    func wait(moreThan n: Int, timeoutSeconds: Double) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
         cond.lock(); defer { cond.unlock() }
-        while count < n && cond.wait(until: deadline) {}
+        while count <= n { if !cond.wait(until: deadline) { return count > n } }
+        return true
     }
 }
 

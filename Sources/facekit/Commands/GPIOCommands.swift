@@ -63,6 +63,20 @@ func gpioDuration(_ a: ArgumentScanner, _ name: String) throws -> GPIODuration? 
     do { return try GPIODuration(parsing: text) } catch { throw UsageError("--\(name): \(error.message)") }
 }
 
+/// One output line, initially inactive, for the LED and pulse commands.
+func requestOutput(_ chip: String, _ line: String, activeLow: Bool, consumer: String) throws -> (GPIOChip, UInt32, GPIOLineRequest) {
+    let c = try GPIOChip.open(chip)
+    let offset = try c.lineOffset(line)
+    var config = GPIOLineConfig()
+    config.add(offset, .output(initial: false, activeLow: activeLow))
+    return (c, offset, try c.requestLines(config, consumer: consumer))
+}
+
+/// Keeps requested outputs driven for `duration`, or until the process is killed.
+func holdOutputs(for duration: GPIODuration?) {
+    if let duration { usleep(UInt32(clamping: duration.microseconds)) } else { while true { pause() } }
+}
+
 /// Options shared by the commands that request input lines.
 struct GPIOInputOptions {
     static let valueOptions: Set<String> = ["edges", "bias", "debounce", "buffer"]
@@ -189,7 +203,7 @@ struct GPIOSetCommand: Command {
         let request = try c.requestLines(config, consumer: "facekit-set")
         defer { request.close() }
         printError("facekit: set \(c.path) (\(c.info.label)) " + values.map { "\($0.0)=\($0.1 ? 1 : 0)" }.joined(separator: " "))
-        if let hold { usleep(UInt32(clamping: hold.microseconds)) } else { while true { pause() } }
+        holdOutputs(for: hold)
         return 0
     }
 }
@@ -215,18 +229,70 @@ struct GPIOLEDCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let c = try GPIOChip.open(chip)
-        let offset = try c.lineOffset(line)
-        var config = GPIOLineConfig()
-        config.add(offset, .output(initial: false, activeLow: activeLow))
-        let request = try c.requestLines(config, consumer: "facekit-led")
+        let (c, offset, request) = try requestOutput(chip, line, activeLow: activeLow, consumer: "facekit-led")
         defer { request.close() }
         let leds = try GPIOLEDDriver()
         leds.set(pattern, lines: request, offset: offset)
         printError("facekit: LED \(c.path) (\(c.info.label)) line \(offset): \(pattern)")
-        if let duration { usleep(UInt32(clamping: duration.microseconds)) } else { while true { pause() } }
+        holdOutputs(for: duration)
         leds.stop()
         if let f = leds.failures.last { throw CommandFailure("LED line \(offset): \(f)") }
         return 0
+    }
+}
+
+/// `facekit gpio pulse`: sync pulses on one output line through the kiosk's sync-pulse helper,
+/// printing each pulse's CLOCK_MONOTONIC start and end (what a session logs as markers).
+struct GPIOPulseCommand: Command {
+    static let path = ["gpio", "pulse"]
+    static let synopsis = "facekit gpio pulse CHIP LINE [--width 10ms] [--count 1] [--interval 1s] [--active-low] [--json]"
+    static let abstract = "Send sync pulses (width, count, interval) on an output line; print their monotonic times."
+
+    let chip: String, line: String
+    let width: GPIODuration, interval: GPIODuration
+    let count: Int
+    let activeLow: Bool
+    let json: Bool
+
+    init(arguments: [String]) throws {
+        let a = try ArgumentScanner(arguments, valueOptions: ["width", "count", "interval"], flagOptions: ["active-low", "json"])
+        guard a.positionals.count == 2 else { throw UsageError("name a chip and a line") }
+        chip = a.positionals[0]; line = a.positionals[1]
+        width = try gpioDuration(a, "width") ?? GPIODuration(nanoseconds: 10_000_000)
+        interval = try gpioDuration(a, "interval") ?? GPIODuration(nanoseconds: 1_000_000_000)
+        count = try a.int("count", default: 1)
+        guard count >= 1 else { throw UsageError("--count must be at least 1") }
+        guard width < interval || count == 1 else { throw UsageError("--width must be shorter than --interval") }
+        activeLow = a.flag("active-low")
+        json = a.flag("json")
+    }
+
+    func run() throws -> Int32 {
+        let (c, offset, request) = try requestOutput(chip, line, activeLow: activeLow, consumer: "facekit-pulse")
+        defer { request.close() }
+        let done = DispatchSemaphore(value: 0)
+        let json = self.json
+        let pulse = try GPIOSyncPulse(lines: request, offset: offset, widthMicroseconds: UInt32(clamping: width.microseconds)) { p in
+            if json {
+                print(#"{"number":\#(p.number),"startNs":\#(p.startNs),"endNs":\#(p.endNs)}"#)
+            } else {
+                print(String(format: "pulse %llu: %.6f .. %.6f s (%.0f us)", p.number, Double(p.startNs) / 1e9, Double(p.endNs) / 1e9,
+                             Double(p.endNs - p.startNs) / 1e3))
+            }
+            fflush(nil)
+            done.signal()
+        }
+        printError("facekit: pulsing \(c.path) (\(c.info.label)) line \(offset): \(count) x \(width) every \(interval)")
+        let t0 = gpioMonotonicNow()
+        for k in 0..<UInt64(count) {
+            let at = t0 + k * interval.nanoseconds
+            while gpioMonotonicNow() < at { usleep(UInt32(clamping: min(100_000, (at - gpioMonotonicNow()) / 1_000 + 1))) }
+            pulse.trigger()
+            guard done.wait(timeout: .now() + .seconds(5)) == .success else { break }
+        }
+        pulse.stop()
+        let counters = pulse.counters
+        if let e = counters.lastError { throw CommandFailure("sync pulse on line \(offset): \(e)") }
+        return counters.pulses == UInt64(count) ? 0 : 1
     }
 }

@@ -37,10 +37,16 @@ json gpio-info $RUN/gpio-info.json
 fk gpio info
 
 # Three pulses on TTL_IN: six edges, alternating, timestamps rising, seqnos 1..6.
+# The timestamps are CLOCK_MONOTONIC: inside the guest's uptime window around the pulses
+# (/proc/uptime is CLOCK_BOOTTIME, the same clock on a board that never suspends).
 pull 0 down
 monitor gpio-edges TTL_IN --edges both --count 6 --duration 20s
+t_before=$(up)
 for i in 1 2 3; do pull 0 up; sleep 0.05; pull 0 down; sleep 0.05; done
+t_after=$(up)
 finish gpio-edges
+echo "{\"uptimeBefore\": $t_before, \"uptimeAfter\": $t_after}" > $RUN/gpio-clock.json
+json gpio-clock $RUN/gpio-clock.json
 
 # Active-low button pulled up: a press (line low) is a rising edge, the release a falling edge.
 pull 1 up
@@ -76,7 +82,14 @@ fkbg gpio led facekit-gpiotest LED blink:5 --duration 4s 2> $RUN/led.log; S=$!
 waitline "facekit: LED" $RUN/led.log 100 || fail "gpio led did not start: $(cat $RUN/led.log)"
 samples=""; i=0; while [ $i -lt 40 ]; do samples="$samples$(value 3)"; sleep 0.05; i=$((i + 1)); done
 stopbg $S
-echo "{\"setHigh\": $set_high, \"setActiveLowHigh\": $set_activelow, \"blinkSamples\": \"$samples\"}" > $RUN/gpio-outputs.json
+# Three 400 ms sync pulses, 1 s apart, through the kiosk's sync-pulse helper.
+pull 4 down
+fkbg gpio pulse facekit-gpiotest SYNC --width 400ms --count 3 --interval 1s --json > $RUN/gpio-pulses.jsonl 2> $RUN/pulse.log; S=$!
+waitline "facekit: pulsing" $RUN/pulse.log 100 || fail "gpio pulse did not start: $(cat $RUN/pulse.log)"
+pulses=""; i=0; while [ $i -lt 40 ] && [ -e /proc/$S ]; do pulses="$pulses$(value 4)"; sleep 0.05; i=$((i + 1)); done
+stopbg $S
+jsonl gpio-pulses $RUN/gpio-pulses.jsonl
+echo "{\"setHigh\": $set_high, \"setActiveLowHigh\": $set_activelow, \"blinkSamples\": \"$samples\", \"pulseSamples\": \"$pulses\"}" > $RUN/gpio-outputs.json
 json gpio-outputs $RUN/gpio-outputs.json
 cat $RUN/gpio-outputs.json
 
