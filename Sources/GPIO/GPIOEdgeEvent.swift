@@ -116,27 +116,42 @@ public struct GPIOSequenceGap: Sendable, Equatable, CustomStringConvertible {
 /// Detects missed or overflowed events from the kernel's sequence numbers. Both counters start
 /// at 1 per request, so a first event with seqno 5 means four were lost before the first read.
 /// Fixed memory: per-line state for up to `GPIO_V2_LINES_MAX` lines, no allocation per event.
+///
+/// Sequence numbers cover what the kernel buffered, not what the hardware saw: gpiolib-cdev counts
+/// a single-line request's seqno in its threaded IRQ handler, so two edges closer together than
+/// that thread's latency become one event with no gap. On lines that report both edges such a
+/// merge shows as two events of the same kind in a row: `repeatedKinds` counts them.
 public struct GPIOSequenceTracker: Sendable {
     public private(set) var received: UInt64 = 0
     public private(set) var missed: UInt64 = 0
     public private(set) var gaps: UInt64 = 0
     /// Events whose global seqno went backwards or repeated (never from a correct kernel).
     public private(set) var outOfOrder: UInt64 = 0
+    /// Events of the same kind as the line's previous event (meaningful for both-edge lines only:
+    /// at least one edge in between was lost below the sequence numbers).
+    public private(set) var repeatedKinds: UInt64 = 0
     private var nextGlobal: UInt32 = 1
     private var lineOffsets: [UInt32] = []
     private var nextLine: [UInt32] = []
+    private var lastKind: [GPIOEdgeEvent.Kind] = []
 
     public init() {
         lineOffsets.reserveCapacity(Int(GPIO_V2_LINES_MAX))
         nextLine.reserveCapacity(Int(GPIO_V2_LINES_MAX))
+        lastKind.reserveCapacity(Int(GPIO_V2_LINES_MAX))
     }
 
     /// Counts `event`; returns the gap it closes, if any.
     public mutating func observe(_ event: GPIOEdgeEvent) -> GPIOSequenceGap? {
         received += 1
         let li: Int
-        if let i = lineOffsets.firstIndex(of: event.offset) { li = i }
-        else { lineOffsets.append(event.offset); nextLine.append(1); li = lineOffsets.count - 1 }
+        if let i = lineOffsets.firstIndex(of: event.offset) {
+            li = i
+            if lastKind[li] == event.kind { repeatedKinds += 1 }
+        } else {
+            lineOffsets.append(event.offset); nextLine.append(1); lastKind.append(event.kind); li = lineOffsets.count - 1
+        }
+        lastKind[li] = event.kind
         let lineMissed = event.lineSeqno > nextLine[li] ? event.lineSeqno - nextLine[li] : 0
         nextLine[li] = event.lineSeqno &+ 1
         if event.globalSeqno < nextGlobal { outOfOrder += 1; return nil }

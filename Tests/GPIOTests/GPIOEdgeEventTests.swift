@@ -47,6 +47,15 @@ import Testing
         #expect(t.outOfOrder == 1)
     }
 
+    @Test func twoEventsOfTheSameKindOnALineMeanAMergedEdge() {
+        var t = GPIOSequenceTracker()
+        let kinds: [(UInt32, GPIOEdgeEvent.Kind)] = [(0, .rising), (1, .rising), (0, .falling), (0, .falling), (1, .falling), (0, .rising)]
+        for (i, (line, kind)) in kinds.enumerated() {
+            _ = t.observe(GPIOEdgeEvent(timestampNs: UInt64(i), kind: kind, offset: line, globalSeqno: UInt32(i + 1), lineSeqno: 1))
+        }
+        #expect(t.repeatedKinds == 1 && t.missed == 0)
+    }
+
     @Test func eventsLostBeforeTheFirstReadCount() {
         var t = GPIOSequenceTracker()
         let gap = t.observe(GPIOEdgeEvent(timestampNs: 1, kind: .falling, offset: 3, globalSeqno: 17, lineSeqno: 17))

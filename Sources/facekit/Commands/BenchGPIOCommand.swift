@@ -71,6 +71,8 @@ struct BenchGPIOCommand: Command {
         var pulsesDriven: Int?, edgesDriven: Int?
         var eventsReceived: Int, risingReceived: Int, fallingReceived: Int
         var missedBySeqno: UInt64, gaps: UInt64
+        /// Two rising or two falling edges in a row: an edge pair merged below the sequence numbers.
+        var repeatedKinds: UInt64
         var missedByCount: Int?
         var markersStored: Int, markersInEventLog: Int, markerTimestampsMatch: Bool
         /// Kernel edge timestamp → marker appended through SessionRecorder.addEvent.
@@ -185,7 +187,7 @@ struct BenchGPIOCommand: Command {
             rateHz: rate, seconds: seconds, widthUs: width.microseconds,
             pulsesDriven: driven ? pulses : nil, edgesDriven: driven ? 2 * pulses : nil,
             eventsReceived: received, risingReceived: rising, fallingReceived: falling,
-            missedBySeqno: tracker.missed, gaps: tracker.gaps, missedByCount: driven ? 2 * pulses - received : nil,
+            missedBySeqno: tracker.missed, gaps: tracker.gaps, repeatedKinds: tracker.repeatedKinds, missedByCount: driven ? 2 * pulses - received : nil,
             markersStored: markerTimes.count, markersInEventLog: loggedTimes.count, markerTimestampsMatch: loggedTimes == markerTimes,
             markerLatency: Distribution(markerNs), readLatency: Distribution(readNs),
             driverLateness: driven ? Distribution(lateness.values) : nil, driverTimeouts: driven ? timeouts.values.count : nil,
@@ -200,13 +202,14 @@ struct BenchGPIOCommand: Command {
                   + (report.handshake ? " (each edge after the previous was read)" : ""))
             print("  events: \(received) received (\(rising) rising, \(falling) falling)"
                   + (driven ? " of \(2 * pulses) driven" : "") + String(format: ", %.2f Hz achieved", report.achievedRateHz))
-            print("  missed: \(tracker.missed) by sequence number" + (driven ? ", \(2 * pulses - received) by count" : ""))
+            print("  missed: \(tracker.missed) by sequence number" + (driven ? ", \(2 * pulses - received) by count" : "")
+                  + ", \(tracker.repeatedKinds) edge kinds repeated (merged edges)")
             print("  markers: \(markerTimes.count) stored, \(loggedTimes.count) in events.log, timestamps \(report.markerTimestampsMatch ? "match" : "DIFFER")")
             print("  edge → marker stored: \(d(report.markerLatency))")
             print("  edge → event read:    \(d(report.readLatency))")
             if let l = report.driverLateness { print("  driver lateness:      \(d(l))") }
         }
-        let ok = tracker.missed == 0 && (!driven || received == 2 * pulses) && report.markerTimestampsMatch
+        let ok = tracker.missed == 0 && tracker.repeatedKinds == 0 && (!driven || received == 2 * pulses) && report.markerTimestampsMatch
         return ok ? 0 : 1
     }
 

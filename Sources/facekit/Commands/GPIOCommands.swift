@@ -161,7 +161,8 @@ struct GPIOMonitorCommand: Command {
                 if count > 0 && seen >= count { break }
             }
         }
-        printError("facekit: \(tracker.received) events, \(tracker.missed) lost in \(tracker.gaps) gaps")
+        printError("facekit: \(tracker.received) events, \(tracker.missed) lost in \(tracker.gaps) gaps"
+                   + (input.settings.edges == .both ? ", \(tracker.repeatedKinds) repeated edge kinds (merged edges)" : ""))
         return 0
     }
 }
