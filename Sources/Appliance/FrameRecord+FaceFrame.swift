@@ -19,6 +19,7 @@ extension FrameRecord {
             headPitch = .nan; headYaw = .nan; headRoll = .nan
             lookAtX = .nan; lookAtY = .nan; lookAtZ = .nan
             distanceToScreen = .nan
+            distanceSource = .none
             return
         }
         let face = f.faces[0]
@@ -29,5 +30,6 @@ extension FrameRecord {
         headPitch = face.headPose.pitch; headYaw = face.headPose.yaw; headRoll = face.headPose.roll
         lookAtX = face.gaze.lookAt.x; lookAtY = face.gaze.lookAt.y; lookAtZ = face.gaze.lookAt.z
         distanceToScreen = face.distanceToScreen
+        distanceSource = face.distanceSource
     }
 }

@@ -1,4 +1,5 @@
 import Capture
+import Depth
 import Export
 import FaceTracking
 import Foundation
@@ -29,6 +30,9 @@ public final class LiveTracker: @unchecked Sendable {
         public var device: [String: String]
         /// Frames the camera may queue for the tracker before the oldest is dropped.
         public var captureQueueDepth: Int
+        /// Depth (issue 8): a started depth driver. Each frame is matched to a depth map, distance
+        /// comes from depth when present, and sessions store maps per `session.captureDepthMaps`.
+        public var depth: DepthAttachment? = nil
         public init(tracker: FaceTracker.Configuration = .init(), session: SessionConfig = .init(),
                     device: [String: String] = [:], captureQueueDepth: Int = 2) {
             self.tracker = tracker; self.session = session; self.device = device
@@ -152,6 +156,12 @@ public final class LiveTracker: @unchecked Sendable {
         var session = configuration.session
         session.extra["engine"] = session.extra["engine"] ?? "facekit"
         let r = try store.create(participant: participant, device: device, config: session)
+        // Depth (issue 8): maps go to the session's depth.log; if that fails the session records
+        // without depth maps, and says so in its own events.
+        if let d = configuration.depth, let mode = session.captureDepthMaps {
+            do { try d.startRecording(directory: r.directory, capture: mode, flushIntervalMs: session.flushIntervalMs) }
+            catch { r.addEvent("depth maps off: \(error)", source: "system") }
+        }
         lock.withLock {
             recorder = r
             sessionFrameIndex = 0
@@ -179,6 +189,7 @@ public final class LiveTracker: @unchecked Sendable {
         guard let r = lock.withLock({ () -> SessionRecorder? in defer { recorder = nil }; return recorder }) else {
             throw RecordingError(.invalidState, "no session is running")
         }
+        stopDepthRecording(r)  // depth (issue 8)
         return try r.stop()
     }
 
@@ -191,6 +202,7 @@ public final class LiveTracker: @unchecked Sendable {
     /// Stops a running session, then the tracking thread and the camera. Safe to call twice.
     public func shutdown() {
         if let r = lock.withLock({ () -> SessionRecorder? in defer { recorder = nil }; return recorder }) {
+            stopDepthRecording(r)  // depth (issue 8)
             _ = try? r.stop()
         }
         let (t, done) = lock.withLock { () -> (Thread?, DispatchSemaphore) in stopThread = true; return (thread, threadDone) }
@@ -253,6 +265,14 @@ public final class LiveTracker: @unchecked Sendable {
         try Exporter(store: store).export(sessionID: id, to: directory, options: options)
     }
 
+    /// Depth (issue 8): closes the session's depth.log; why depth stopped, if it did, becomes an
+    /// event of the session.
+    private func stopDepthRecording(_ r: SessionRecorder) {
+        guard let d = configuration.depth else { return }
+        if let f = d.stream.failure, f.kind != .ended { r.addEvent("depth off: \(f)", source: "system") }
+        do { try d.stopRecording() } catch { r.addEvent("depth maps off: \(error)", source: "system") }
+    }
+
     // MARK: The tracking thread
 
     private func trackingLoop(_ c: CaptureThread) {
@@ -296,6 +316,10 @@ public final class LiveTracker: @unchecked Sendable {
         let t0 = DispatchTime.now().uptimeNanoseconds
         tracker.process(image, timestampNs: Int64(bitPattern: buffer.timestampNs), frameIndex: index)
         let spent = DispatchTime.now().uptimeNanoseconds &- t0
+        // Depth (issue 8): the depth map nearest this frame; distance from depth when present.
+        if let depth = configuration.depth {
+            _ = tracker.amendFrame { depth.process(&$0, timestampNs: Int64(bitPattern: buffer.timestampNs)) }
+        }
         let frame = tracker.frame
         record.fill(from: frame, monotonicNs: Int64(bitPattern: buffer.timestampNs))
         let recording = r.map { $0.currentState == .recording } ?? false
@@ -309,7 +333,9 @@ public final class LiveTracker: @unchecked Sendable {
                 image.copyRGB(into: snap.baseAddress!)
                 still = ImageRef(pixels: UnsafeRawBufferPointer(snap), width: image.width, height: image.height, components: 3)
             }
-            _ = r.append(record, image: still)
+            if r.append(record, image: still) == .queued {
+                configuration.depth?.recordMatched(frameIndex: record.frameIndex, colourTimestampNs: record.monotonicNs)  // depth (issue 8)
+            }
         }
         let subs: [AsyncStream<FaceFrame>.Continuation]? = lock.withLock {
             framesTracked += 1

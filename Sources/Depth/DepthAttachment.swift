@@ -41,6 +41,9 @@ public final class DepthAttachment: @unchecked Sendable {
     private var lastColourNs: Int64?
     private var estimatedPeriodNs: Int64 = 0
     private var clockOffsetNs: Int64?
+    /// Guards `recorder` and `capture`: sessions start and stop on API threads while the tracking
+    /// thread records. Uncontended except at those moments.
+    private let recording = ConditionLock()
     private var recorder: DepthRecorder?
     private var capture: DepthCaptureMode = .none
     public private(set) var lastMatch = Match()
@@ -112,13 +115,15 @@ public final class DepthAttachment: @unchecked Sendable {
     /// Starts storing maps in `directory/depth.log` (a session's directory) per `capture`.
     public func startRecording(directory: String, capture: DepthCaptureMode, flushIntervalMs: Int = 1000) throws(RecordingError) {
         guard capture != .none else { return }
-        recorder = try DepthRecorder(directory: directory, intrinsics: stream.intrinsics, flushIntervalMs: flushIntervalMs)
-        self.capture = capture
+        let r = try DepthRecorder(directory: directory, intrinsics: stream.intrinsics, flushIntervalMs: flushIntervalMs)
+        recording.withLock { recorder = r; self.capture = capture }
     }
 
     /// Stores the map `process` matched to colour frame `frameIndex`, if the capture mode wants
     /// it. Live producers drop (counted) when the depth writer is behind; offline ones wait.
     public func recordMatched(frameIndex: Int64, colourTimestampNs: Int64) {
+        recording.lock()
+        defer { recording.unlock() }
         guard let recorder, lastMatch.matched, capture.stores(frameIndex: frameIndex) else { return }
         recorder.append(UnsafeBufferPointer(map.pixels), depthTimestampNs: lastMatch.depthTimestampNs - (clockOffsetNs ?? 0),
                         depthSequence: lastMatch.depthSequence, matchedFrameIndex: frameIndex,
@@ -128,8 +133,7 @@ public final class DepthAttachment: @unchecked Sendable {
     /// Flushes and closes depth.log; returns (maps stored, maps dropped). Throws its failure.
     @discardableResult
     public func stopRecording() throws(RecordingError) -> (stored: Int, dropped: UInt64) {
-        guard let r = recorder else { return (0, 0) }
-        recorder = nil
+        guard let r = recording.withLock({ () -> DepthRecorder? in defer { recorder = nil }; return recorder }) else { return (0, 0) }
         try r.stop()
         return (r.storedMaps, r.droppedMaps)
     }

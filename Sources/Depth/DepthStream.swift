@@ -243,7 +243,7 @@ public final class DepthStream: @unchecked Sendable {
         let slot: Int = lock.withLock {
             while true {
                 if let i = slots.indices.first(where: { !slots[$0].ready }) { filling = i; return i }
-                if !configuration.lossless || stopping() {
+                if !configuration.lossless || self.stopping {
                     let i = slots.indices.min { slots[$0].timestampNs < slots[$1].timestampNs }!
                     slots[i].ready = false
                     overwritten += 1

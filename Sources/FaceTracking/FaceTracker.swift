@@ -154,6 +154,10 @@ public final class FaceTracker {
         smoother?.reset()
     }
 
+    /// Lets a later stage (depth: `DepthAttachment`) amend the current frame in place, so the
+    /// frame's arrays are not copied.
+    public func amendFrame<R>(_ body: (inout FaceFrame) -> R) -> R { body(&frame) }
+
     /// Processes one frame into `frame`.
     /// - Parameters:
     ///   - timestampNs: strictly increasing in video mode (the smoother uses it).

@@ -10,14 +10,15 @@ import Recording
 /// session store (like a live session) and exports them in the seed's layout.
 struct ProcessCommand: Command {
     static let path = ["process"]
-    static let synopsis = "facekit process <media> --out DIR [--format csv|jsonl|hdf5] [--participant ID] [--model FILE] [--max-faces N] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR]"
+    static let synopsis = "facekit process <media> --out DIR [--format csv|jsonl|hdf5] [--participant ID] [--model FILE] [--max-faces N] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR] " + DepthOptions.synopsis
     static let abstract = "Track faces in a video or image file and export the seed's layout (through the session store)."
     let args: ArgumentScanner
     let media: String
     let format: ExportFormat
+    let depth: DepthOptions
 
     init(arguments: [String]) throws {
-        args = try ArgumentScanner(arguments, valueOptions: ["out", "format", "participant", "model", "max-faces", "vertices", "focal-px", "store"],
+        args = try ArgumentScanner(arguments, valueOptions: Set(["out", "format", "participant", "model", "max-faces", "vertices", "focal-px", "store"]).union(DepthOptions.valueOptions),
                                    flagOptions: ["image-mode", "no-smoothing"])
         guard args.positionals.count == 1 else { throw UsageError("name one video or image file") }
         media = args.positionals[0]
@@ -25,6 +26,7 @@ struct ProcessCommand: Command {
         guard let f = ExportFormat(rawValue: args.value("format") ?? "csv") else { throw UsageError("--format must be csv, jsonl or hdf5") }
         format = f
         if let v = args.value("focal-px"), Float(v) == nil { throw UsageError("--focal-px expects a number of pixels, got '\(v)'") }
+        depth = try DepthOptions(args)
     }
 
     /// Default models: --model, then the MediaPipe bundle in ./models, then the facekit model file.
@@ -59,8 +61,15 @@ struct ProcessCommand: Command {
             "source": "file", "media": media, "model": modelPath,
             "engine": models.isFixedPoint ? "fixed-point" : "float",
             "mode": cfg.mode == .video ? "video" : "image", "maxTrackedFaces": String(cfg.maxTrackedFaces),
-        ])
+        ].merging(depth.sessionExtra) { a, _ in a }, captureDepthMaps: depth.isEnabled ? depth.maps : nil)
+        // Depth (offline: clocks aligned at the first frames, every colour frame waits for its map).
+        let attachment = depth.attach(offline: true)
+        defer { attachment?.stop() }
         let recorder = try store.create(participant: participant, device: ["model": "file", "media": media], config: config)
+        if let attachment {
+            do { try attachment.startRecording(directory: recorder.directory, capture: depth.maps, flushIntervalMs: config.flushIntervalMs) }
+            catch { printError("facekit: depth maps are not stored: \(error)") }
+        }
         // Frame times: the session's start plus the media timestamp, so exports carry media time.
         let t0 = Syscalls.monotonicNanoseconds()
         var record = FrameRecord()
@@ -71,17 +80,26 @@ struct ProcessCommand: Command {
                 let start = DispatchTime.now().uptimeNanoseconds
                 tracker.process(image, timestampNs: tsNs, frameIndex: index)
                 trackNs += DispatchTime.now().uptimeNanoseconds - start
+                if let attachment { _ = tracker.amendFrame { attachment.process(&$0, timestampNs: t0 + tsNs) } }
                 let f = tracker.frame
                 record.fill(from: f, monotonicNs: t0 + tsNs)
                 frames += 1
                 if f.isFaceTracked { withFace += 1 }
-                if case .stopped = recorder.appendWaiting(record) {
-                    throw CommandFailure("recording stopped: \(recorder.failure.map { "\($0)" } ?? "unknown error")")
+                switch recorder.appendWaiting(record) {
+                case .stopped: throw CommandFailure("recording stopped: \(recorder.failure.map { "\($0)" } ?? "unknown error")")
+                case .queued: attachment?.recordMatched(frameIndex: record.frameIndex, colourTimestampNs: record.monotonicNs)
+                case .dropped, .paused: break
                 }
             }
         } catch {
             _ = try? recorder.stop()
             throw error is CommandFailure ? error : CommandFailure("\(error)")
+        }
+        if let attachment {
+            var stored: (stored: Int, dropped: UInt64)? = nil
+            do { stored = try attachment.stopRecording() } catch { printError("facekit: depth maps: \(error)") }
+            if let f = attachment.stream.failure, f.kind != .ended { recorder.addEvent("depth off: \(f)", source: "system") }
+            printError(DepthOptions.summary(attachment, frames: frames, recording: stored))
         }
         let summary = try recorder.stop()
         let out = args.value("out")!
