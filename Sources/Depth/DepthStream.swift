@@ -66,9 +66,7 @@ public final class DepthStream: @unchecked Sendable {
     private var filling = -1
     private var finished: DepthError?
     private var stopping = false
-    private var received: UInt64 = 0
-    private var overwritten: UInt64 = 0
-    private var driverTimeouts: UInt64 = 0
+    private var stats = Statistics()
     private var threadDone = false
     /// Message headers and frame metadata are read here (the reader allocates nothing per frame).
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 16)
@@ -124,11 +122,20 @@ public final class DepthStream: @unchecked Sendable {
 
     /// The stream's end: nil while it runs; `.ended` after a replay's last map; else the failure.
     public var failure: DepthError? { lock.withLock { finished } }
-    /// Maps received from the driver, maps overwritten before anyone matched them, and read
-    /// timeouts the driver reported.
-    public var statistics: (received: UInt64, overwritten: UInt64, driverTimeouts: UInt64) {
-        lock.withLock { (received, overwritten, driverTimeouts) }
+    /// What the reader saw, counted as frames arrive (independent of how fast anyone consumes them).
+    public struct Statistics: Sendable, Equatable {
+        /// Maps received from the driver, and maps overwritten before anyone matched them.
+        public var received: UInt64 = 0, overwritten: UInt64 = 0
+        /// Read timeouts the driver reported.
+        public var driverTimeouts: UInt64 = 0
+        /// Frames the driver's sequence numbers skipped, and timestamps that did not increase.
+        public var sequenceGaps: UInt64 = 0, nonMonotonic: UInt64 = 0
+        /// Timestamp of the latest map (0 before the first).
+        public var lastTimestampNs: Int64 = 0
+        var lastSequence: UInt64?
     }
+
+    public var statistics: Statistics { lock.withLock { stats } }
 
     /// A buffer of this stream's size for `nearest`.
     public func makeBuffer() -> DepthFrameBuffer { DepthFrameBuffer(width: intrinsics.width, height: intrinsics.height) }
@@ -156,6 +163,25 @@ public final class DepthStream: @unchecked Sendable {
         for i in slots.indices where slots[i].ready && slots[i].timestampNs < keepFrom { slots[i].ready = false }
         lock.broadcast()
         return found
+    }
+
+    /// Sequential consumers (`facekit depth probe`, tests): copies the oldest map not yet taken
+    /// into `out` and frees its slot, waiting up to `timeoutMs` for one; false at the end or timeout.
+    public func next(into out: DepthFrameBuffer, timeoutMs: Int) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let deadline = Syscalls.monotonicNanoseconds() + Int64(timeoutMs) * 1_000_000
+        while finished == nil && !slots.contains(where: \.ready) && Syscalls.monotonicNanoseconds() < deadline {
+            lock.wait(untilMonotonic: deadline)
+        }
+        guard let i = slots.indices.filter({ slots[$0].ready }).min(by: { slots[$0].timestampNs < slots[$1].timestampNs }),
+              out.pixels.count >= intrinsics.width * intrinsics.height else { return false }
+        out.pixels.baseAddress!.update(from: slots[i].pixels.baseAddress!, count: intrinsics.width * intrinsics.height)
+        out.timestampNs = slots[i].timestampNs
+        out.sequence = slots[i].sequence
+        slots[i].ready = false
+        lock.broadcast()
+        return true
     }
 
     /// The earliest map held (offline alignment of the two clocks); waits for one when `wait`.
@@ -207,7 +233,7 @@ public final class DepthStream: @unchecked Sendable {
                 case Int(FKD_MSG_FRAME):
                     try readFrame(payload: Int(h.payload_size), stopping: stopFlag)
                 case Int(FKD_MSG_TIMEOUT):
-                    lock.withLock { driverTimeouts += 1 }
+                    lock.withLock { stats.driverTimeouts += 1 }
                 case Int(FKD_MSG_END):
                     throw DepthError(.ended, "depth driver \(c.driver) reached the end of '\(c.uri)'")
                 case Int(FKD_MSG_ERROR):
@@ -246,7 +272,7 @@ public final class DepthStream: @unchecked Sendable {
                 if !configuration.lossless || self.stopping {
                     let i = slots.indices.min { slots[$0].timestampNs < slots[$1].timestampNs }!
                     slots[i].ready = false
-                    overwritten += 1
+                    stats.overwritten += 1
                     filling = i
                     return i
                 }
@@ -260,7 +286,11 @@ public final class DepthStream: @unchecked Sendable {
             slots[slot].sequence = meta.sequence
             slots[slot].ready = true
             filling = -1
-            received += 1
+            stats.received += 1
+            if let s = stats.lastSequence, meta.sequence > s + 1 { stats.sequenceGaps += meta.sequence - s - 1 }
+            if stats.received > 1 && meta.timestamp_ns <= stats.lastTimestampNs { stats.nonMonotonic += 1 }
+            stats.lastSequence = meta.sequence
+            stats.lastTimestampNs = meta.timestamp_ns
             lock.broadcast()
         }
     }

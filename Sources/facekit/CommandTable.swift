@@ -16,6 +16,7 @@ enum CommandTable {
         ModelRunCommand.self,
         BenchModelsCommand.self,
         ProcessCommand.self,
+        DepthProbeCommand.self,
         BenchPipelineCommand.self,
         FuzzCommand.self,
         GPIOInfoCommand.self,

@@ -190,5 +190,17 @@ if bg:
               f"{ol['missedBySeqno']} by seqno / {ol['missedByCount']} by count, {ol.get('repeatedKinds')} repeated edge kinds "
               f"(edge pairs merged while the emulated CPU stalled; "
               f"driver lateness p99 {ol['driverLateness']['p99Us']:.0f} us)")
+dv = load("depth-vivid-y16")
+if dv:
+    k = dv.get("intrinsics") or {}
+    check(dv.get("error") is None and dv["frames"] >= 100,
+          f"depth: V4L2 driver (out of process) delivered {dv['frames']} Y16 frames from vivid {dv.get('error') or ''}")
+    check((k.get("width"), k.get("height")) == (640, 480) and k.get("depthUnits") == 0.001,
+          f"depth: intrinsics {k.get('width')}x{k.get('height')}, fx {k.get('fx')}, {k.get('depthUnits')} m per count")
+    check(abs(dv["achievedFPS"] - 25) <= 0.05 * 25, f"depth: {dv['achievedFPS']:.2f} fps within 5% of 25")
+    check(dv["sequenceGaps"] == 0 and dv["nonMonotonic"] == 0, f"depth: no sequence gaps ({dv['sequenceGaps']}), timestamps monotonic")
+    check(dv["sampledFrames"] >= 1 and dv["validFraction"] > 0.5 and dv["distinctValuesFirstFrame"] > 1 and dv["maximum"] > 255,
+          f"depth: real 16-bit data ({100 * dv['validFraction']:.1f} % non-zero, {dv['minimum']}..{dv['maximum']}, "
+          f"{dv['distinctValuesFirstFrame']} distinct values; {dv['sampledFrames']} frames examined)")
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
