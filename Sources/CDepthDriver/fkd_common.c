@@ -1,5 +1,7 @@
 // Helpers shared by the depth host and the drivers built in this repository.
 #include "facekit_depth.h"
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *fkd_status_name(int status) {
@@ -31,4 +33,12 @@ int fkd_option(const char *options, const char *key, char *out, size_t out_size)
         p = end + 1;
     }
     return 0;
+}
+
+float fkd_option_float(const char *options, const char *key, float fallback) {
+    char v[64];
+    if (!fkd_option(options, key, v, sizeof v)) return fallback;
+    char *end;
+    float x = strtof(v, &end);
+    return end != v && *end == 0 ? x : NAN;
 }

@@ -102,14 +102,6 @@ static int read_pgm(const char *path, uint32_t *w, uint32_t *h, uint16_t *pixels
     return 0;
 }
 
-static float option_float(const char *options, const char *key, float fallback) {
-    char v[64];
-    if (!fkd_option(options, key, v, sizeof v)) return fallback;
-    char *end;
-    float x = strtof(v, &end);
-    return end != v && *end == 0 ? x : NAN;
-}
-
 static void destroy(replay *r) {
     if (!r) return;
     for (size_t i = 0; i < r->count; i++) free(r->names[i]);
@@ -151,18 +143,18 @@ static int replay_open(const char *uri, const char *options, void **handle) {
     snprintf(path, sizeof path, "%s/%s", dir, r->names[0]);
     uint32_t w = 0, h = 0;
     if (read_pgm(path, &w, &h, NULL, open_error, sizeof open_error)) { destroy(r); return FKD_ERROR; }
-    float fps = option_float(options, "fps", 30);
-    float units = option_float(options, "units", 0.001f);
+    float fps = fkd_option_float(options, "fps", 30);
+    float units = fkd_option_float(options, "units", 0.001f);
     float focal = (float)h / (2 * tanf(0.5f * 63 * (float)M_PI / 180));
     r->k.width = w; r->k.height = h;
-    r->k.fx = option_float(options, "fx", focal);
-    r->k.fy = option_float(options, "fy", r->k.fx);
-    r->k.cx = option_float(options, "cx", 0.5f * (float)w);
-    r->k.cy = option_float(options, "cy", 0.5f * (float)h);
+    r->k.fx = fkd_option_float(options, "fx", focal);
+    r->k.fy = fkd_option_float(options, "fy", r->k.fx);
+    r->k.cx = fkd_option_float(options, "cx", 0.5f * (float)w);
+    r->k.cy = fkd_option_float(options, "cy", 0.5f * (float)h);
     r->k.depth_units_m = units;
-    r->k.flags = option_float(options, "aligned", 1) != 0 ? FKD_ALIGNED_TO_COLOR : 0;
-    r->pace = option_float(options, "pace", 1) != 0;
-    r->loop = option_float(options, "loop", 0) != 0;
+    r->k.flags = fkd_option_float(options, "aligned", 1) != 0 ? FKD_ALIGNED_TO_COLOR : 0;
+    r->pace = fkd_option_float(options, "pace", 1) != 0;
+    r->loop = fkd_option_float(options, "loop", 0) != 0;
     if (!(fps > 0 && fps <= 1000) || !(units > 0) || isnan(r->k.fx) || isnan(r->k.fy) || isnan(r->k.cx) || isnan(r->k.cy)) {
         snprintf(open_error, sizeof open_error, "bad options '%s' for %s: fps must be in (0, 1000], units and fx/fy/cx/cy numbers", options, dir);
         destroy(r); return FKD_ERROR;

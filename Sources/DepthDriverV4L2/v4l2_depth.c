@@ -57,14 +57,6 @@ static int fail_errno(v4l2_depth *d, char *buf, size_t size, const char *what) {
     return e == ENODEV || e == ENXIO ? FKD_DISCONNECTED : FKD_ERROR;
 }
 
-static float option_float(const char *options, const char *key, float fallback) {
-    char v[64];
-    if (!fkd_option(options, key, v, sizeof v)) return fallback;
-    char *end;
-    float x = strtof(v, &end);
-    return end != v && *end == 0 ? x : NAN;
-}
-
 static void release(v4l2_depth *d) {
     for (unsigned i = 0; i < d->nmaps; i++) munmap(d->maps[i].start, d->maps[i].length);
     d->nmaps = 0;
@@ -125,7 +117,7 @@ static int depth_open(const char *uri, const char *options, void **handle) {
     memset(&f, 0, sizeof f);
     f.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
     if (xioctl(d->fd, VIDIOC_G_FMT, &f) == -1) { int r = fail_errno(d, open_error, sizeof open_error, "VIDIOC_G_FMT"); release(d); return r; }
-    float w = option_float(options, "width", (float)f.fmt.pix.width), h = option_float(options, "height", (float)f.fmt.pix.height);
+    float w = fkd_option_float(options, "width", (float)f.fmt.pix.width), h = fkd_option_float(options, "height", (float)f.fmt.pix.height);
     if (!(w >= 1 && h >= 1)) { snprintf(open_error, sizeof open_error, "bad width/height options '%s'", options); release(d); return FKD_ERROR; }
     f.fmt.pix.width = (uint32_t)w;
     f.fmt.pix.height = (uint32_t)h;
@@ -138,7 +130,7 @@ static int depth_open(const char *uri, const char *options, void **handle) {
         release(d); return FKD_ERROR;
     }
     d->stride = f.fmt.pix.bytesperline ? f.fmt.pix.bytesperline : f.fmt.pix.width * 2;
-    float fps = option_float(options, "fps", 0);
+    float fps = fkd_option_float(options, "fps", 0);
     if (fps > 0) {
         struct v4l2_streamparm p;
         memset(&p, 0, sizeof p);
@@ -150,12 +142,12 @@ static int depth_open(const char *uri, const char *options, void **handle) {
     float focal = (float)f.fmt.pix.height / (2 * tanf(0.5f * 63 * (float)M_PI / 180));
     d->k.width = f.fmt.pix.width;
     d->k.height = f.fmt.pix.height;
-    d->k.fx = option_float(options, "fx", focal);
-    d->k.fy = option_float(options, "fy", d->k.fx);
-    d->k.cx = option_float(options, "cx", 0.5f * (float)d->k.width);
-    d->k.cy = option_float(options, "cy", 0.5f * (float)d->k.height);
-    d->k.depth_units_m = option_float(options, "units", 0.001f);
-    d->k.flags = option_float(options, "aligned", 0) != 0 ? FKD_ALIGNED_TO_COLOR : 0;
+    d->k.fx = fkd_option_float(options, "fx", focal);
+    d->k.fy = fkd_option_float(options, "fy", d->k.fx);
+    d->k.cx = fkd_option_float(options, "cx", 0.5f * (float)d->k.width);
+    d->k.cy = fkd_option_float(options, "cy", 0.5f * (float)d->k.height);
+    d->k.depth_units_m = fkd_option_float(options, "units", 0.001f);
+    d->k.flags = fkd_option_float(options, "aligned", 0) != 0 ? FKD_ALIGNED_TO_COLOR : 0;
     if (isnan(d->k.fx) || isnan(d->k.fy) || isnan(d->k.cx) || isnan(d->k.cy) || !(d->k.depth_units_m > 0)) {
         snprintf(open_error, sizeof open_error, "bad options '%s' for %s: units and fx/fy/cx/cy must be numbers", options, uri);
         release(d); return FKD_ERROR;

@@ -105,6 +105,7 @@ check_bad crash "$W/libcrashy.so" crash "signal 11"
 check_bad abi "$W/libold.so" good:5 "ABI version 99"
 check_bad missing "$W/nowhere" x "no depth driver 'nowhere'"
 check_bad nullframe "$W/libcrashy.so" nullframe "without data (NULL)"
+check_bad hang "$W/libcrashy.so" hang "it hangs"
 if grep -q "depth off" "$W"/crash/session_*/events.json; then pass "crash: the session's events say depth went off"
 else fail "crash: no 'depth off' event in events.json"; fi
 

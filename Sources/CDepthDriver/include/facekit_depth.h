@@ -112,6 +112,10 @@ const char *fkd_status_name(int status);
 /// truncated to `out_size`) and returns 1, or returns 0 when the key is absent. Shared by drivers.
 int fkd_option(const char *options, const char *key, char *out, size_t out_size);
 
+/// The number `key` holds in `options`: `fallback` when the key is absent, NaN when its value is
+/// not a number (drivers reject NaN with a message naming the option).
+float fkd_option_float(const char *options, const char *key, float fallback);
+
 #ifdef __cplusplus
 }
 #endif
