@@ -110,8 +110,15 @@ public final class StickExporter: Sendable {
                                  e.code == ENOSPC ? "the stick \(node) is full; use a stick with free space" :
                                  "cannot create \(target) on the stick", cause: Capture.Errno(rawValue: e.code))
             }
+            removeStalePartials(in: target)
+            let onStick = completeExports(in: target)
             let exporter = Exporter(store: store)
             for id in pending {
+                // Already there from an attempt whose stick was pulled later: keep that copy.
+                if let dir = onStick[id] {
+                    done.append((id, dir.name, dir.frames, dir.events))
+                    continue
+                }
                 progress(id)
                 do {
                     let r = try exporter.export(sessionID: id, to: target, options: options)
@@ -147,6 +154,33 @@ public final class StickExporter: Sendable {
         }
         return StickExportReport(device: node, filesystem: kind, exported: done,
                                  seconds: Double(Syscalls.monotonicNanoseconds() - t0) / 1e9)
+    }
+
+    /// Exports on the stick whose files all have their manifest's sizes, by session ID. A pulled
+    /// stick keeps the sessions finished before the pull (fsynced, renamed into place).
+    func completeExports(in target: String) -> [String: (name: String, frames: Int, events: Int)] {
+        let fm = FileManager.default
+        var out: [String: (String, Int, Int)] = [:]
+        for name in ((try? fm.contentsOfDirectory(atPath: target)) ?? []).sorted() where !name.hasPrefix(".") {
+            let dir = target + "/" + name
+            guard let data = fm.contents(atPath: dir + "/" + ExportManifest.fileName),
+                  let m = try? JSONDecoder().decode(ExportManifest.self, from: data),
+                  m.format == options.format.rawValue, out[m.sessionID] == nil else { continue }
+            let intact = m.files.allSatisfy { f in
+                ((try? fm.attributesOfItem(atPath: dir + "/" + f.path))?[.size] as? NSNumber)?.int64Value == f.size
+            }
+            if intact { out[m.sessionID] = (name, m.frameCount, m.eventCount) }
+        }
+        return out
+    }
+
+    /// Hidden `.session_….partial-…` directories are exports cut short by a pulled stick (the
+    /// Exporter could not remove them then): removed, so a stick never fills with debris.
+    func removeStalePartials(in target: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []
+        where name.hasPrefix(".session_") && name.contains(".partial-") {
+            try? FileManager.default.removeItem(atPath: target + "/" + name)
+        }
     }
 
     private func mount(_ node: String, _ kind: FilesystemKind) throws(KioskError) {

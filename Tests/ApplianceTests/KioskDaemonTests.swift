@@ -107,12 +107,14 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
         let t0 = Syscalls.monotonicNanoseconds()
         rig.inputs.press(0, at: t0)
         rig.waitState(.recording)
-        #expect(rig.outputs.lit == [.recording] && rig.outputs.pulseCount == 1)
+        rig.waitFor("recording LED") { rig.outputs.lit == [.recording] }
+        #expect(rig.outputs.pulseCount == 1)
+        let t1 = Syscalls.monotonicNanoseconds()
         for i in 0..<3 {
-            rig.recorder.frame(t0 + Int64(i) * 10_000_000)
+            rig.recorder.frame(t1 + Int64(i) * 10_000_000)
             // TTL: 1 ms pulses, plus a 100 µs glitch that must not count.
-            rig.inputs.press(1, at: t0 + 5_000_000 + Int64(i) * 10_000_000, widthNs: 1_000_000)
-            rig.inputs.press(1, at: t0 + 8_000_000 + Int64(i) * 10_000_000, widthNs: 100_000)
+            rig.inputs.press(1, at: t1 + 5_000_000 + Int64(i) * 10_000_000, widthNs: 1_000_000)
+            rig.inputs.press(1, at: t1 + 8_000_000 + Int64(i) * 10_000_000, widthNs: 100_000)
         }
         rig.waitFor("three markers") { rig.log("marker").count == 3 }
         rig.inputs.press(2, at: t0 + 50_000_000)
@@ -128,7 +130,7 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
         #expect(s.metadata.participant == "P001" && s.metadata.state == .stopped && s.frameCount == 3)
         let events = try s.events()
         #expect(events.map(\.label) == ["ttl", "ttl", "ttl"])
-        #expect(events.map(\.monotonicNs) == (0..<3).map { t0 + 5_000_000 + Int64($0) * 10_000_000 })
+        #expect(events.map(\.monotonicNs) == (0..<3).map { t1 + 5_000_000 + Int64($0) * 10_000_000 })
         #expect(events.allSatisfy { $0.source == "gpio" })
         rig.finish()
     }
@@ -155,7 +157,7 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
         rig.waitState(.ready)
         rig.daemon.post(.stick(.added(StickDevice(name: "sda", isPartition: false))))
         rig.waitState(.error(.export))
-        #expect(rig.outputs.lit == [.error])
+        rig.waitFor("error LED") { rig.outputs.lit == [.error] }
         #expect(rig.log("export.failed").first?.contains("stick pulled out") == true)
         rig.daemon.post(.stick(.removed(StickDevice(name: "sda", isPartition: false))))
         rig.daemon.post(.stick(.added(StickDevice(name: "sdb", isPartition: false))))
@@ -171,7 +173,7 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
         rig.waitState(.recording)
         rig.recorder.setCamera("/dev/video0: disconnected (ENODEV)")
         rig.waitState(.error(.camera))
-        #expect(rig.outputs.lit == [.error])
+        rig.waitFor("error LED") { rig.outputs.lit == [.error] }
         #expect(try rig.store.list().first.map { try rig.store.open($0.sessionID).metadata.state } == .stopped)
         rig.recorder.setCamera(nil)
         rig.waitState(.ready)
@@ -206,9 +208,19 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
         try io.start({ e in edges.withLock { $0.append(e) } }, problem: { _ in })
         let twin = try #require(held.withLock { $0.first })
         #expect(try twin.settings(of: 0).activeLow && twin.settings(of: 0).debounceMicroseconds == 5000)
-        twin.pulse(0, atNs: 1_000_000, widthNs: 2_000_000)
-        for _ in 0..<200 where edges.withLock({ $0.count }) < 2 { usleep(5000) }
-        #expect(edges.withLock { $0 }.count == 2)
+        // A clean press (active-low: the line goes low), then a bouncing one: the kernel's
+        // debounce (5 ms) reports each once, stamped when the level had been stable for 5 ms.
+        twin.pulse(0, atNs: 1_000_000, widthNs: 20_000_000)
+        twin.drive(0, high: false, atNs: 200_000_000)
+        twin.drive(0, high: true, atNs: 201_000_000)
+        twin.drive(0, high: false, atNs: 202_000_000)
+        twin.drive(0, high: true, atNs: 400_000_000)
+        twin.advance(toNs: 500_000_000)
+        for _ in 0..<200 where edges.withLock({ $0.count }) < 4 { usleep(5000) }
+        #expect(edges.withLock { $0 } == [InputEdge(input: 0, active: true, timestampNs: 6_000_000),
+                                          InputEdge(input: 0, active: false, timestampNs: 26_000_000),
+                                          InputEdge(input: 0, active: true, timestampNs: 207_000_000),
+                                          InputEdge(input: 0, active: false, timestampNs: 405_000_000)])
         io.show([.ready])
         for _ in 0..<200 where (try? twin.value(of: 1)) != true { usleep(5000) }
         #expect(try twin.value(of: 1) && !(try twin.value(of: 3)))
@@ -227,7 +239,8 @@ final class TwinOpener: GPIOChipBackend, @unchecked Sendable {
     func lineInfo(_ offset: UInt32) throws(GPIOError) -> GPIOLineInfo { try chip.lineInfo(offset) }
     func lineOffset(_ spec: String) throws(GPIOError) -> UInt32 { try chip.lineOffset(spec) }
     func requestLineSource(_ config: GPIOLineConfig, consumer: String, eventBufferSize: Int) throws(GPIOError) -> any GPIOLineSource {
-        let t = try chip.request(config, consumer: consumer, eventBufferSize: eventBufferSize)
+        // Inputs idle high, as the pull-ups of active-low buttons hold them.
+        let t = try chip.request(config, consumer: consumer, eventBufferSize: eventBufferSize, initialHigh: Set(config.offsets))
         held.withLock { $0.append(t) }
         return t
     }

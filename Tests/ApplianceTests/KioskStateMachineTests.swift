@@ -41,12 +41,16 @@ import Testing
         #expect(effects == [.startExport] && m.state == .exporting)
     }
 
-    @Test func safeStickIsNotExportedAgainUntilReplugged() {
-        let (m, effects) = run([.booted, .stickInserted, .exportSucceeded, .action(.sessionStart), .action(.sessionStop)])
-        #expect(effects == [.startExport, .startSession, .stopSession])
-        #expect(m.state == .stopped && !m.safeToRemove)
-        var m2 = m
-        #expect(m2.handle(.action(.exportUSB)) == [.startExport])
+    /// A stick left in after its export goes dark (not safe) when a session starts, and gets that
+    /// session when it stops; export.usb exports again on demand.
+    @Test func stickLeftInGetsTheNextSession() {
+        var (m, effects) = run([.booted, .stickInserted, .exportSucceeded])
+        #expect(m.lit == [.ready, .safeToRemove])
+        #expect(m.handle(.action(.sessionStart)) == [.startSession] && m.lit == [.recording])
+        #expect(m.handle(.action(.sessionStop)) == [.stopSession, .startExport] && m.state == .exporting)
+        _ = m.handle(.exportSucceeded)
+        #expect(m.handle(.action(.exportUSB)) == [.startExport])
+        #expect(effects == [.startExport])
     }
 
     @Test func stickPulledMidExportIsAnErrorThatRecovers() {
