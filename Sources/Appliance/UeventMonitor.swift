@@ -119,3 +119,40 @@ public final class UeventMonitor: @unchecked Sendable {
         return out
     }
 }
+
+/// The fallback when the uevent socket cannot be opened (a kernel without it, a sandbox that
+/// refuses AF_NETLINK): /sys/block read once a second, differences reported as uevents would be.
+public final class StickPoller: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stopping = false
+    private let done = DispatchSemaphore(value: 0)
+    private var started = false
+
+    public init() {}
+
+    /// `known`: what was present at start (already reported by the caller).
+    public func start(known: [StickDevice], _ handler: @escaping @Sendable (StickEvent) -> Void) {
+        let initial = Set(known.filter { !$0.isPartition })
+        let t = Thread { [self] in
+            defer { done.signal() }
+            var seen = initial
+            while !lock.withLock({ stopping }) {
+                usleep(1_000_000)
+                let now = Set(UeventMonitor.present().filter { !$0.isPartition })
+                for d in now.subtracting(seen).sorted(by: { $0.name < $1.name }) { handler(.added(d)) }
+                for d in seen.subtracting(now).sorted(by: { $0.name < $1.name }) { handler(.removed(d)) }
+                seen = now
+            }
+        }
+        t.name = "facekit-stickpoll"
+        started = true
+        t.start()
+    }
+
+    public func stop() {
+        guard started else { return }
+        lock.withLock { stopping = true }
+        done.wait()
+        started = false
+    }
+}

@@ -8,6 +8,7 @@ Reads the guest console (board/emulated/init's protocol):
     BOARD: QMP {json}          sent to QEMU's monitor; the reply is logged (USB hot-plug)
     BOARD: JSON <name> {json}  saved as OUT/results/<name>.json for host-side checks
     BOARD: RESULT rc=N         the guest's verdict; exit status is 0 only for rc=0
+    BOARD: POWER-CUT           QEMU is killed at once (a power cut); exit status 3
 Everything is logged with host-relative timestamps to OUT/console.log.
 """
 import argparse, json, os, shutil, socket, subprocess, sys, tempfile, threading, time
@@ -108,6 +109,10 @@ def boot(a, extra, tmp):
             out(f"HOST: QMP-REPLY {json.dumps(r)}")
         elif line.startswith("BOARD: RESULT rc="):
             result = int(line.split("rc=")[1].split()[0])
+        elif line.startswith("BOARD: POWER-CUT"):
+            q.kill(); q.wait(); timer.cancel()
+            out(f"HOST: power cut (qemu killed) wall={time.monotonic() - t0:.1f}s")
+            return 3
     q.wait(); timer.cancel()
     out(f"HOST: qemu exit={q.returncode} result={result} wall={time.monotonic() - t0:.1f}s")
     return 0 if result == 0 else 1

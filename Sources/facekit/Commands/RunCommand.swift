@@ -65,18 +65,23 @@ struct RunCommand: Command {
                                                             includeImages: config.export.images))
         let daemon = KioskDaemon(config: config, recorder: live, inputs: io, outputs: io, log: log,
                                  exportJob: { disk, progress throws(KioskError) in try exporter.run(disk: disk, progress: progress) })
-        let uevents: UeventMonitor?
+        // Sticks: kernel uevents (netlink); polling /sys/block only if that socket is refused.
+        // The socket is bound before /sys/block is read, so no stick falls between the two.
+        var uevents: UeventMonitor? = nil
+        let poller = StickPoller()
         do {
             let u = try UeventMonitor()
             u.start { [weak daemon] e in daemon?.post(.stick(e)) }
             uevents = u
         } catch {
-            log.log("uevents.failed", ["error": error.description])
-            uevents = nil
+            log.log("uevents.failed", ["error": error.description, "fallback": "polling /sys/block every second"])
         }
+        let present = UeventMonitor.present()
+        if uevents == nil { poller.start(known: present) { [weak daemon] e in daemon?.post(.stick(e)) } }
         TerminationSignals.start { [weak daemon] sig in daemon?.post(.terminate(sig)) }
-        let code = daemon.run(presentSticks: UeventMonitor.present())
+        let code = daemon.run(presentSticks: present)
         uevents?.stop()
+        poller.stop()
         return code
     }
 }
