@@ -1,3 +1,4 @@
+import FaceCore
 import Foundation
 import Testing
 @testable import Appliance
@@ -120,23 +121,25 @@ import Testing
         #expect(throws: ConfigError.self) { try KioskConfig.load(path: "/nonexistent/facekit.json") }
     }
 
-    /// Random mutations of a valid document: the parser returns a config or a ConfigError, never
-    /// crashes, and every accepted config passes its own invariants.
+    /// Random mutations of a valid document — JSON-token edits, and FaceCore's byte-level fuzz
+    /// mutations — the parser returns a config or a ConfigError, never crashes, and every
+    /// accepted config passes its own invariants.
     @Test func fuzzedDocumentsNeverCrash() {
-        var rng = SplitMix(seed: 7)
+        var rng = FuzzHarness.Random(seed: 7)
         let base = Array(Self.full.utf8)
         let alphabet = Array("{}[]\",:0123456789.-eE truefalsnul\\/abcxyz".utf8) + [0, 0xff, 0xc3]
         var accepted = 0, rejected = 0
-        for _ in 0..<3000 {
+        for round in 0..<4000 {
             var b = base
-            for _ in 0..<Int(rng.next() % 6 + 1) {
+            if round % 4 == 3 { b = FuzzHarness.mutate(base, &rng) }
+            else { for _ in 0..<Int(rng.next() % 6 + 1) {
                 let pos = Int(rng.next() % UInt64(b.count))
                 switch rng.next() % 3 {
                 case 0: b[pos] = alphabet[Int(rng.next() % UInt64(alphabet.count))]
                 case 1: b.remove(at: pos)
                 default: b.insert(alphabet[Int(rng.next() % UInt64(alphabet.count))], at: pos)
                 }
-            }
+            } }
             do {
                 let c = try KioskConfig.parse(Data(b))
                 accepted += 1
@@ -148,18 +151,5 @@ import Testing
             }
         }
         #expect(accepted > 0 && rejected > 0)
-    }
-}
-
-/// A small deterministic generator for the fuzz loops.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
     }
 }

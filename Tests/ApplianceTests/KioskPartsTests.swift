@@ -1,6 +1,7 @@
+import FaceCore
 import Foundation
-import Testing
 import Recording
+import Testing
 @testable import Appliance
 #if canImport(Glibc)
 import Glibc
@@ -47,7 +48,7 @@ func temporaryDirectory(_ tag: String) -> String {
     }
 
     @Test func randomDatagramsNeverCrash() {
-        var rng = SplitMix(seed: 11)
+        var rng = FuzzHarness.Random(seed: 11)
         for _ in 0..<5000 {
             let n = Int(rng.next() % 200)
             let b = (0..<n).map { _ in [0, 64, 61, 47, 97, 98][Int(rng.next() % 6)] as UInt8 }
