@@ -93,6 +93,8 @@ public final class LiveTracker: @unchecked Sendable {
     private var subscribers: [UInt64: AsyncStream<FaceFrame>.Continuation] = [:]
     private var nextSubscriber: UInt64 = 0
     private var hook: FrameHook?
+    /// Set by `shutdown`, cleared by `startPreview`: a stream taken in between ends at once.
+    private var isShutDown = false
     // Owned by the tracking thread.
     private var record: FrameRecord
     private var snapshot: UnsafeMutableRawBufferPointer?
@@ -132,6 +134,7 @@ public final class LiveTracker: @unchecked Sendable {
         lock.withLock {
             capture = c
             stopThread = false
+            isShutDown = false
             cameraProblem = nil
             threadDone = DispatchSemaphore(value: 0)
         }
@@ -213,6 +216,7 @@ public final class LiveTracker: @unchecked Sendable {
         }
         c?.stop()
         let subs = lock.withLock { () -> [AsyncStream<FaceFrame>.Continuation] in
+            isShutDown = true
             defer { subscribers.removeAll() }
             return Array(subscribers.values)
         }
@@ -222,14 +226,16 @@ public final class LiveTracker: @unchecked Sendable {
     // MARK: Observation
 
     /// Live frames, newest only (a slow reader skips frames, never delays the tracker). Each access
-    /// makes a new stream; it ends at `shutdown`.
+    /// makes a new stream; it ends at `shutdown` (at once if taken after `shutdown`).
     public var frames: AsyncStream<FaceFrame> {
         let (stream, continuation) = AsyncStream<FaceFrame>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id = lock.withLock { () -> UInt64 in
+        let id = lock.withLock { () -> UInt64? in
+            if isShutDown { return nil }
             nextSubscriber += 1
             subscribers[nextSubscriber] = continuation
             return nextSubscriber
         }
+        guard let id else { continuation.finish(); return stream }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
             _ = self.lock.withLock { self.subscribers.removeValue(forKey: id) }

@@ -37,7 +37,7 @@ import Testing
     @Test func sessionWithPauseEventsAndImages() throws {
         let store = try tempStore()
         var cfg = LiveTracker.Configuration()
-        cfg.session = SessionConfig(vertices: .all(precision: .float16), imageEveryNth: 10)
+        cfg.session = SessionConfig(vertices: .all(.float16), imageEveryNth: 10)
         let live = try LiveTracker(source: camera(frames: 400), models: Self.models, store: store, configuration: cfg)
         try live.startPreview()
         #expect(wait(20) { live.status.framesTracked >= 3 })
