@@ -34,44 +34,27 @@ public struct FaceModels {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
             throw FaceTrackingError("\(path): no such model file or directory; pass models/face_landmarker_v2.task (scripts/fetch-models) or a facekit .fkm")
         }
-        var graphs: [ModelFile.Kind: Graph] = [:]
+        var found: [ModelFile.Kind: Graph] = [:]
         var geometry: FaceGeometry?
         let dir = isDir.boolValue ? path : (path as NSString).deletingLastPathComponent
         if isDir.boolValue {
             for (kind, member) in members {
                 let p = (path as NSString).appendingPathComponent(member)
                 let d = try read(p)
-                graphs[kind] = try d.withUnsafeBytes { raw in
+                found[kind] = try d.withUnsafeBytes { raw in
                     do { return try GraphImporter.importTFLite(bytes: raw, name: member) }
                     catch let e as CoreError { throw FaceTrackingError("\(p): \(e.message)") }
                 }
             }
         } else {
             let data = try read(path)
-            try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws in
-                do {
-                    if raw.count >= 8 && Array(raw[0 ..< 8]) == ModelFile.magic {
-                        let contents = try ModelFile.open(raw)
-                        for e in contents.entries { graphs[e.kind] = try ModelFile.graph(raw, kind: e.kind) }
-                    } else if let zip = try? ZipArchive(bytes: raw) {
-                        for (kind, member) in members {
-                            guard let d = try zip.data(member) else {
-                                throw FaceTrackingError("\(path): the bundle has no \(member); use MediaPipe's face_landmarker_v2.task (scripts/fetch-models)")
-                            }
-                            graphs[kind] = try GraphImporter.importTFLite(bytes: d, name: member)
-                        }
-                        if let g = try zip.data(geometryMember) {
-                            geometry = try FaceGeometry(metadata: g, name: "\(path)/\(geometryMember)")
-                        }
-                    } else {
-                        throw FaceTrackingError("\(path): neither a .task bundle nor a facekit model file (.fkm); pass models/face_landmarker_v2.task")
-                    }
-                } catch let e as CoreError {
-                    throw FaceTrackingError("\(path): \(e.message)")
-                }
+            for (kind, g) in try graphs(in: data, path: path) { found[kind] = g }
+            geometry = try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> FaceGeometry? in
+                guard let zip = try? ZipArchive(bytes: raw), let g = try? zip.data(geometryMember) else { return nil }
+                return try FaceGeometry(metadata: g, name: "\(path)/\(geometryMember)")
             }
         }
-        for (kind, _) in members where graphs[kind] == nil {
+        for (kind, _) in members where found[kind] == nil {
             throw FaceTrackingError("\(path): holds no \(kind.name) model; convert all three (facekit model convert) or use the .task bundle")
         }
         if geometry == nil {
@@ -83,8 +66,53 @@ public struct FaceModels {
             let d = try read(found)
             geometry = try d.withUnsafeBytes { try FaceGeometry(metadata: $0, name: found) }
         }
-        return FaceModels(detector: graphs[.detector]!, landmarks: graphs[.landmarks]!,
-                          blendShapes: graphs[.blendshapes]!, geometry: geometry!)
+        return FaceModels(detector: found[.detector]!, landmarks: found[.landmarks]!,
+                          blendShapes: found[.blendshapes]!, geometry: geometry!)
+    }
+
+    /// Every model in one file, as graphs: a facekit model file (each entry), MediaPipe's `.task`
+    /// bundle (its three models), or a single `.tflite` (its kind guessed from the file name). Errors
+    /// name the file (and the bundle member) and say what to pass instead. Used by `load` and by
+    /// the command line's `model` and `bench` commands.
+    public static func graphs(in data: Data, path: String) throws -> [(ModelFile.Kind, Graph)] {
+        try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> [(ModelFile.Kind, Graph)] in
+            let name = (path as NSString).lastPathComponent
+            do {
+                if raw.count >= 8 && Array(raw[0 ..< 8]) == ModelFile.magic {
+                    var out: [(ModelFile.Kind, Graph)] = []
+                    for e in try ModelFile.open(raw).entries { out.append((e.kind, try ModelFile.graph(raw, kind: e.kind))) }
+                    return out
+                }
+                // "TFL3" at byte 4: a FlatBuffer with TFLite's file identifier.
+                if raw.count >= 8 && raw[4] == 0x54 && raw[5] == 0x46 && raw[6] == 0x4C && raw[7] == 0x33 {
+                    let kind = members.first { name.contains($0.1) || $0.1.contains(name) }?.0 ?? guessKind(name)
+                    return [(kind, try GraphImporter.importTFLite(bytes: raw, name: name))]
+                }
+            } catch let e as CoreError {
+                throw FaceTrackingError("\(path): \(e.message)")
+            }
+            guard let zip = try? ZipArchive(bytes: raw) else {
+                throw FaceTrackingError("\(path): not a .task bundle, .tflite model or facekit model file (.fkm); pass models/face_landmarker_v2.task")
+            }
+            var out: [(ModelFile.Kind, Graph)] = []
+            for (kind, member) in members {
+                do {
+                    guard let d = try zip.data(member) else {
+                        throw FaceTrackingError("\(path): the bundle has no \(member); use MediaPipe's face_landmarker_v2.task (scripts/fetch-models)")
+                    }
+                    out.append((kind, try GraphImporter.importTFLite(bytes: d, name: member)))
+                } catch let e as CoreError {
+                    throw FaceTrackingError("\(path): \(member): \(e.message)")
+                }
+            }
+            return out
+        }
+    }
+
+    static func guessKind(_ name: String) -> ModelFile.Kind {
+        if name.contains("blend") { return .blendshapes }
+        if name.contains("landmark") { return .landmarks }
+        return .detector
     }
 
     /// Whether the models are fixed point (a quantized `.fkm` from `facekit model convert`).

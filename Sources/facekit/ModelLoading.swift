@@ -1,15 +1,10 @@
 import Foundation
 import FaceCore
+import FaceTracking
 
 /// Loads models from any of the forms facekit accepts — a MediaPipe `.task` bundle, a single
 /// `.tflite`, or facekit's own model file — and names the file in every error.
 enum ModelLoading {
-    static let bundleMembers: [(ModelFile.Kind, String)] = [
-        (.detector, "face_detector.tflite"),
-        (.landmarks, "face_landmarks_detector.tflite"),
-        (.blendshapes, "face_blendshapes.tflite"),
-    ]
-
     /// Default facekit model file: --model-file, $FACEKIT_MODEL, ./models/facekit.fkm, then the appliance path.
     static func defaultModelPath(_ explicit: String?) -> String {
         if let e = explicit { return e }
@@ -31,44 +26,10 @@ enum ModelLoading {
         CommandFailure("\(path): \(e.message)")
     }
 
-    /// Every model in the file, imported or loaded into graphs.
+    /// Every model in the file (see `FaceModels.graphs(in:path:)`).
     static func load(_ path: String) throws -> [(ModelFile.Kind, Graph)] {
         let data = try read(path)
-        return try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> [(ModelFile.Kind, Graph)] in
-            do {
-                if raw.count >= 8 && raw[4] == 0x54 && raw[5] == 0x46 && raw[6] == 0x4C && raw[7] == 0x33 {
-                    let name = (path as NSString).lastPathComponent
-                    let kind = bundleMembers.first { name.contains($0.1) || $0.1.contains(name) }?.0 ?? guessKind(name)
-                    return [(kind, try GraphImporter.importTFLite(bytes: raw, name: name))]
-                }
-                if raw.count >= 8 && Array(raw[0 ..< 8]) == ModelFile.magic {
-                    let contents = try ModelFile.open(raw)
-                    var out: [(ModelFile.Kind, Graph)] = []
-                    for e in contents.entries { out.append((e.kind, try ModelFile.graph(raw, kind: e.kind))) }
-                    return out
-                }
-                if let zip = try? ZipArchive(bytes: raw) {
-                    var out: [(ModelFile.Kind, Graph)] = []
-                    for (kind, member) in bundleMembers {
-                        guard let d = try zip.data(member) else {
-                            throw CommandFailure("\(path): the bundle has no \(member); use MediaPipe's face_landmarker_v2.task (scripts/fetch-models)")
-                        }
-                        do { out.append((kind, try GraphImporter.importTFLite(bytes: d, name: member))) }
-                        catch let e as CoreError { throw CommandFailure("\(path): \(member): \(e.message)") }
-                    }
-                    return out
-                }
-                throw CommandFailure("\(path): not a .task bundle, .tflite model or facekit model file")
-            } catch let e as CoreError {
-                throw fail(path, e)
-            }
-        }
-    }
-
-    static func guessKind(_ name: String) -> ModelFile.Kind {
-        if name.contains("blend") { return .blendshapes }
-        if name.contains("landmark") { return .landmarks }
-        return .detector
+        do { return try FaceModels.graphs(in: data, path: path) } catch { throw CommandFailure("\(error)") }
     }
 
     /// One model, selected by kind when the file holds several.
