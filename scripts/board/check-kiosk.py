@@ -2,6 +2,7 @@
 """Host-side checks of the kiosk's USB-stick exports (scripts/tests/45-kiosk-board.sh).
 
     check-kiosk.py first|recovered STICKDIR CONSOLE_LOG
+    check-kiosk.py wiped STICK_IMAGE CONSOLE_LOG
 
 STICKDIR is the stick's facekit/ folder copied out with mtools. Every export directory must match
 its manifest (sizes and SHA-256, recomputed here) and hold a session.h5 that h5py and pandas read
@@ -9,7 +10,8 @@ with the seed's datasets and `columns` attributes. `first` (after boot 1): the t
 and the pre-recorded bulk one, no partial directory left; the session with the TTL markers has
 exactly three `stimulus` markers, in time order, inside the session, and each at the epoch time
 of the kernel edge timestamp the daemon logged. `recovered` (after boot 2): exactly one session,
-state interrupted, with frames.
+state interrupted, with frames. `wiped`: the image whose partition the guest zeroed is still
+zeroed (the refused stick was not formatted).
 """
 import hashlib, json, os, re, sys
 
@@ -66,6 +68,13 @@ def read_export(d):
 
 def main():
     mode, stick, console = sys.argv[1], sys.argv[2], sys.argv[3]
+    if mode == "wiped":
+        # The stick image whose partition the guest zeroed: facekit must have left it so.
+        data = open(stick, "rb").read()
+        part = data[1 << 20:(1 << 20) + (1 << 20)]
+        check(len(part) == 1 << 20 and part.count(0) == len(part), "the wiped stick was not formatted (its first MiB still zero)")
+        print(f"{len(failures)} failed")
+        sys.exit(1 if failures else 0)
     names = sorted(os.listdir(stick)) if os.path.isdir(stick) else []
     print(f"stick: {names}")
     partial = [n for n in names if n.startswith(".")]

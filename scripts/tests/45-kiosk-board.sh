@@ -5,7 +5,7 @@
 #     markers → stop → bouncing button → stick pulled mid-export → next plug exports all →
 #     safe-to-remove LED → unplug → record → power cut (QEMU killed)
 #   boot 2 (kiosk-recover.sh): the cut session recovered as interrupted, exported at boot;
-#     camera unplug/replug; SIGTERM → exit 0
+#     camera unplug/replug; an unformatted stick refused (and left unformatted); SIGTERM → exit 0
 # After each boot the host reads the stick image (mtools) and checks the export with h5py/pandas
 # (scripts/board/check-kiosk.py). FACEKIT_BIN overrides the binary; BULK_FRAMES the big session.
 source "$(dirname "$0")/../lib/common.sh"
@@ -54,6 +54,7 @@ check "boot 1: the second stick's export (h5py/pandas)" "$PY" "$REPO/scripts/boa
 check "boot 2: power-cut session recovered and exported, camera replug, SIGTERM" boot boot2 kiosk-recover 0
 stick_dir "$OUT/boot2/usb.img" "$OUT/stick2"
 check "boot 2: the stick's export (the interrupted session)" "$PY" "$REPO/scripts/board/check-kiosk.py" recovered "$OUT/stick2/facekit" "$OUT/boot2/console.log"
+check "boot 2: the unformatted stick was refused and not formatted" "$PY" "$REPO/scripts/board/check-kiosk.py" wiped "$OUT/boot2/usb2.img" "$OUT/boot2/console.log"
 
 log "kiosk board: $((SECONDS - t0)) s in all; logs in $OUT"
 exit $rc
