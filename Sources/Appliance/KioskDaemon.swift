@@ -21,7 +21,8 @@ public final class KioskDaemon: @unchecked Sendable {
     }
 
     /// The export job for a stick's disk name; `StickExporter.run` on the appliance.
-    public typealias ExportJob = @Sendable (_ disk: String, _ progress: (String) -> Void) throws(KioskError) -> StickExportReport
+    public typealias ExportJob = @Sendable (_ disk: String, _ progress: (String) -> Void,
+                                            _ cancelled: () -> Bool) throws(KioskError) -> StickExportReport
 
     public let config: KioskConfig
     let recorder: any KioskRecorder
@@ -44,6 +45,8 @@ public final class KioskDaemon: @unchecked Sendable {
     private var lastCameraAttemptNs: Int64 = 0
     private var cameraDown = false
     private var exportThread: Thread?
+    /// Set when the stick being exported to is removed; the job stops between sessions.
+    private var exportCancelled = CancelFlag()
 
     public init(config: KioskConfig, recorder: any KioskRecorder, inputs: (any KioskInputs)?, outputs: (any KioskOutputs)?,
                 notifier: SystemdNotifier = SystemdNotifier(), log: KioskLog = KioskLog(),
@@ -134,6 +137,7 @@ public final class KioskDaemon: @unchecked Sendable {
             apply(.stickInserted)
         case .stick(.removed(let d)) where !d.isPartition && d.name == stickDisk:
             stickDisk = nil
+            if exportThread != nil { exportCancelled.cancel() }
             log.log("stick.removed", ["device": d.node])
             apply(.stickRemoved)
         case .stick:
@@ -212,10 +216,12 @@ public final class KioskDaemon: @unchecked Sendable {
         log.log("export.started", ["device": "/dev/" + disk])
         let job = exportJob
         let log = self.log
+        let cancelled = CancelFlag()
+        exportCancelled = cancelled
         let t = Thread { [weak self] in
             let r: Result<StickExportReport, KioskError>
             do throws(KioskError) {
-                r = .success(try job(disk) { id in log.log("export.session", ["session": id]) })
+                r = .success(try job(disk, { id in log.log("export.session", ["session": id]) }, { cancelled.isCancelled }))
             } catch { r = .failure(error) }
             self?.post(.exportDone(r))
         }
@@ -290,4 +296,12 @@ public final class KioskDaemon: @unchecked Sendable {
         outputs?.stop()
         log.log("stopped", ["signal": why])
     }
+}
+
+/// A one-way flag shared with the export thread.
+final class CancelFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var set = false
+    func cancel() { lock.withLock { set = true } }
+    var isCancelled: Bool { lock.withLock { set } }
 }

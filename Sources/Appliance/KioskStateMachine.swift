@@ -106,6 +106,13 @@ public struct KioskStateMachine: Equatable, Sendable {
             return []
 
         // Sticks.
+        case (.exporting, .stickInserted):
+            // Another stick while the last export is still winding down (its stick was pulled):
+            // exported as soon as that export has ended.
+            stickPresent = true
+            safeToRemove = false
+            stickWaiting = true
+            return []
         case (_, .stickInserted):
             stickPresent = true
             safeToRemove = false
@@ -119,10 +126,14 @@ public struct KioskStateMachine: Equatable, Sendable {
         case (_, .stickRemoved):
             stickPresent = false
             safeToRemove = false
+            stickWaiting = false
             // Mid-export the export job notices by itself (its writes fail) and reports
             // exportFailed; the machine waits for that rather than guessing. error(export) stays
             // lit after the stick is gone, so a failed export is never mistaken for a good one.
             return []
+        case (.exporting, .exportSucceeded) where stickWaiting, (.exporting, .exportFailed) where stickWaiting:
+            stickWaiting = false
+            return [.startExport]
         case (.exporting, .exportSucceeded):
             safeToRemove = stickPresent
             state = finishExport()
@@ -150,6 +161,8 @@ public struct KioskStateMachine: Equatable, Sendable {
 
     /// Camera lost while exporting: applied when the export ends.
     private var pendingCameraFault = false
+    /// A stick arrived while an export was still running: it is exported next.
+    private var stickWaiting = false
 
     private mutating func finishExport() -> KioskState {
         if pendingCameraFault { pendingCameraFault = false; return .error(.camera) }

@@ -94,8 +94,11 @@ public final class StickExporter: Sendable {
         return FilesystemProbe.identify(Array(b.prefix(n)))
     }
 
-    /// The whole job for the stick on `disk`. `progress` is called before each session.
-    public func run(disk: String, progress: (String) -> Void = { _ in }) throws(KioskError) -> StickExportReport {
+    /// The whole job for the stick on `disk`. `progress` is called before each session;
+    /// `cancelled` (the stick's remove uevent arrived) is checked between sessions, so a pulled
+    /// stick does not keep the job going through every remaining session.
+    public func run(disk: String, progress: (String) -> Void = { _ in },
+                    cancelled: () -> Bool = { false }) throws(KioskError) -> StickExportReport {
         let t0 = Syscalls.monotonicNanoseconds()
         let (node, kind) = try choosePartition(disk: disk)
         let pending: [String]
@@ -114,6 +117,7 @@ public final class StickExporter: Sendable {
             let onStick = completeExports(in: target)
             let exporter = Exporter(store: store)
             for id in pending {
+                if cancelled() { throw KioskError("the stick \(node) was removed during the export; nothing is marked exported, plug it (or another) in again") }
                 // Already there from an attempt whose stick was pulled later: keep that copy.
                 if let dir = onStick[id] {
                     done.append((id, dir.name, dir.frames, dir.events))

@@ -59,7 +59,7 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
         let thread: Thread
         let exitCode = Box<Int32?>(nil)
 
-        init(exportResult: @escaping @Sendable (String) throws(KioskError) -> StickExportReport = { d in
+        init(exportResult: @escaping @Sendable (String, () -> Bool) throws(KioskError) -> StickExportReport = { d, _ in
             StickExportReport(device: "/dev/\(d)1", filesystem: .vfat, exported: [], seconds: 0)
         }) throws {
             dir = temporaryDirectory("daemon")
@@ -76,9 +76,9 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
             daemon = KioskDaemon(config: c, recorder: recorder, inputs: inputs, outputs: outputs,
                                  notifier: SystemdNotifier(environment: [:]),
                                  log: KioskLog { l in lines.withLock { $0.append(l) } },
-                                 exportJob: { disk, progress throws(KioskError) in
+                                 exportJob: { disk, progress, cancelled throws(KioskError) in
                                      exports.withLock { $0.append(disk) }
-                                     return try exportResult(disk)
+                                     return try exportResult(disk, cancelled)
                                  }, tickMs: 10)
             let d = daemon, code = exitCode
             thread = Thread { code.withLock { $0 = d.run() } }
@@ -123,6 +123,7 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
         rig.waitState(.recording)
         rig.inputs.press(0, at: t0 + 70_000_000)
         rig.waitState(.stopped)
+        rig.waitFor("session closed") { rig.log("session.stopped").count == 1 }
         #expect(rig.log("input.glitch").count == 3)
         let sessions = try rig.store.list()
         #expect(sessions.count == 1)
@@ -149,7 +150,7 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
 
     @Test func failedExportIsAnErrorAndTheNextStickExports() throws {
         let attempt = Box(0)
-        let rig = try Rig(exportResult: { d throws(KioskError) in
+        let rig = try Rig(exportResult: { d, _ throws(KioskError) in
             let n = attempt.withLock { $0 += 1; return $0 }
             if n == 1 { throw KioskError("exporting session x to /dev/sda1 failed (stick pulled out?)") }
             return StickExportReport(device: "/dev/\(d)1", filesystem: .vfat, exported: [], seconds: 0)
@@ -166,6 +167,29 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
         rig.finish()
     }
 
+    /// A stick pulled mid-export cancels the job (between sessions); a stick plugged before the
+    /// job has wound down is exported right after it.
+    @Test func pulledStickCancelsAndTheNextOneWaits() throws {
+        let rig = try Rig(exportResult: { d, cancelled throws(KioskError) in
+            if d == "sda" {
+                for _ in 0..<500 where !cancelled() { usleep(10_000) }
+                Thread.sleep(forTimeInterval: 0.1)   // the session in progress finishes first
+                throw KioskError("the stick /dev/sda1 was removed during the export")
+            }
+            return StickExportReport(device: "/dev/\(d)1", filesystem: .exfat, exported: [], seconds: 0)
+        })
+        rig.waitState(.ready)
+        rig.daemon.post(.stick(.added(StickDevice(name: "sda", isPartition: false))))
+        rig.waitFor("export started") { rig.log("export.started").count == 1 }
+        rig.daemon.post(.stick(.removed(StickDevice(name: "sda", isPartition: false))))
+        rig.daemon.post(.stick(.added(StickDevice(name: "sdb", isPartition: false))))
+        rig.waitFor("second export done") { rig.log("export.done").count == 1 }
+        #expect(rig.log("export.failed").count == 1)
+        #expect(rig.exports.withLock { $0 } == ["sda", "sdb"])
+        rig.waitFor("safe") { rig.outputs.lit == [.ready, .safeToRemove] }
+        rig.finish()
+    }
+
     @Test func cameraLossStopsTheSessionAndRecovery() throws {
         let rig = try Rig()
         rig.waitState(.ready)
@@ -174,6 +198,7 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
         rig.recorder.setCamera("/dev/video0: disconnected (ENODEV)")
         rig.waitState(.error(.camera))
         rig.waitFor("error LED") { rig.outputs.lit == [.error] }
+        rig.waitFor("session closed") { rig.log("session.stopped").count == 1 }
         #expect(try rig.store.list().first.map { try rig.store.open($0.sessionID).metadata.state } == .stopped)
         rig.recorder.setCamera(nil)
         rig.waitState(.ready)

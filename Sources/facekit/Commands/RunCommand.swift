@@ -64,7 +64,9 @@ struct RunCommand: Command {
                                      options: ExportOptions(format: ExportFormat(rawValue: config.export.format) ?? .hdf5,
                                                             includeImages: config.export.images))
         let daemon = KioskDaemon(config: config, recorder: live, inputs: io, outputs: io, log: log,
-                                 exportJob: { disk, progress throws(KioskError) in try exporter.run(disk: disk, progress: progress) })
+                                 exportJob: { disk, progress, cancelled throws(KioskError) in
+                                     try exporter.run(disk: disk, progress: progress, cancelled: cancelled)
+                                 })
         // Sticks: kernel uevents (netlink); polling /sys/block only if that socket is refused.
         // The socket is bound before /sys/block is read, so no stick falls between the two.
         var uevents: UeventMonitor? = nil
