@@ -315,10 +315,12 @@ public final class LiveTracker: @unchecked Sendable {
             lock.withLock { cameraProblem = "\(source.name): frames in \(buffer.layout.pixelFormat.rawValue) cannot be tracked" }
             return
         }
-        let (r, h, index) = lock.withLock { () -> (SessionRecorder?, FrameHook?, Int) in
-            cameraProblem = nil
-            return (recorder, hook, sessionFrameIndex)
-        }
+        // Plain lock/unlock: handing the hook closure out of the generic `withLock` would box it
+        // (an allocation per frame, measured by LiveTrackerAllocationTests).
+        lock.lock()
+        cameraProblem = nil
+        let r = recorder, h = hook, index = sessionFrameIndex
+        lock.unlock()
         let t0 = DispatchTime.now().uptimeNanoseconds
         tracker.process(image, timestampNs: Int64(bitPattern: buffer.timestampNs), frameIndex: index)
         let spent = DispatchTime.now().uptimeNanoseconds &- t0
