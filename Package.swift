@@ -5,6 +5,7 @@
 //   CV4L2, CJPEG ← Capture
 //   CJPEG ← Recording ← Export → CHDF5
 //   CGPIO ← GPIO ← Appliance → Recording, Export, Capture, FaceTracking
+//   LinuxSystem (Errno, EINTR retry, CLOCK_MONOTONIC) ← Capture, GPIO, Recording
 import PackageDescription
 
 // A deployment may build FaceCore for its exact CPU: FACEKIT_CPU=cortex-a76 (dot product),
@@ -51,13 +52,15 @@ let package = Package(
         .target(name: "DepthDriverReplay", dependencies: ["CDepthDriver"], publicHeadersPath: ".", linkerSettings: [.linkedLibrary("m")]),
         .target(name: "DepthDriverV4L2", dependencies: ["CDepthDriver"], publicHeadersPath: ".", linkerSettings: [.linkedLibrary("m")]),
 
-        .target(name: "Capture", dependencies: ["CV4L2", "CJPEG"]),
-        .target(name: "Recording", dependencies: ["CJPEG", "FaceNames", "CZlib"]),
+        // The shared syscall layer: typed Errno, the EINTR retry rule, the monotonic clock.
+        .target(name: "LinuxSystem"),
+        .target(name: "Capture", dependencies: ["CV4L2", "CJPEG", "LinuxSystem"]),
+        .target(name: "Recording", dependencies: ["CJPEG", "FaceNames", "CZlib", "LinuxSystem"]),
         .target(name: "Export", dependencies: ["Recording", "CHDF5", "CZlib"]),
         .target(name: "Depth", dependencies: ["CDepthDriver", "FaceTracking", "Recording"]),
         // Kernel GPIO character device, uAPI v2 (ioctl numbers and structs through CGPIO).
         .target(name: "CGPIO"),
-        .target(name: "GPIO", dependencies: ["CGPIO"]),
+        .target(name: "GPIO", dependencies: ["CGPIO", "LinuxSystem"]),
         .target(name: "Appliance", dependencies: ["Recording", "Export", "Capture", "FaceTracking", "GPIO", "Depth"]),
 
         .executableTarget(name: "facekit",
@@ -69,7 +72,7 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "CAllocationCounter"]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "Recording"]),
-        .testTarget(name: "GPIOTests", dependencies: ["GPIO"]),
+        .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSystem"]),
         // Drivers/: C test drivers (good and misbehaving), compiled by the tests with cc.
         .testTarget(name: "DepthTests", dependencies: ["Depth", "Recording", "Export", "FaceTracking", "CDepthDriver", "CZlib"], exclude: ["Drivers"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),

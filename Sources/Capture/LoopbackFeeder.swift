@@ -1,4 +1,5 @@
 import CV4L2
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif

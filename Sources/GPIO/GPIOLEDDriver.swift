@@ -1,4 +1,5 @@
 import Synchronization
+import LinuxSystem
 
 /// Drives status LEDs (output lines) through their patterns on one fixed thread. Setting a pattern
 /// takes effect at once (the thread is woken) and restarts the pattern's phase, so "blink" always
@@ -22,7 +23,7 @@ public final class GPIOLEDDriver: @unchecked Sendable {
 
     /// Shows `pattern` on line `offset` of `lines` (an output), from now.
     public func set(_ pattern: GPIOLEDPattern, lines: any GPIOLineSource, offset: UInt32) {
-        let now = GPIOSyscalls.monotonicNow()
+        let now = MonotonicClock.now()
         core.state.withLock { s in
             if let i = s.leds.firstIndex(where: { $0.lines === lines && $0.offset == offset }) {
                 guard s.leds[i].pattern != pattern else { return }
@@ -74,7 +75,7 @@ public final class GPIOLEDDriver: @unchecked Sendable {
 
         func run() {
             while true {
-                let now = GPIOSyscalls.monotonicNow()
+                let now = MonotonicClock.now()
                 let next = state.withLock { s -> UInt64?? in
                     if s.stopping { return .none }
                     var next: UInt64?

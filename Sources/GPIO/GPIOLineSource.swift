@@ -1,3 +1,5 @@
+import LinuxSystem
+
 /// Requested lines, from the kernel (`GPIOLineRequest`) or in memory (`GPIOTwin`): what the
 /// kiosk, the LED driver and the sync pulse program against, so they run without a kernel in tests.
 ///
@@ -27,9 +29,9 @@ public protocol GPIOLineSource: AnyObject, Sendable {
 extension GPIOLineSource {
     /// Waits at most `timeoutNs` (nil: forever).
     public func waitForEvents(timeoutNs: UInt64?, wakeup: GPIOWakeup? = nil) throws(GPIOError) -> Bool {
-        try waitForEvents(deadlineNs: timeoutNs.map { GPIOSyscalls.monotonicNow() &+ $0 }, wakeup: wakeup)
+        try waitForEvents(deadlineNs: timeoutNs.map { MonotonicClock.now() &+ $0 }, wakeup: wakeup)
     }
 }
 
 /// CLOCK_MONOTONIC now, in ns: the clock of edge events, for callers comparing against them.
-public func gpioMonotonicNow() -> UInt64 { GPIOSyscalls.monotonicNow() }
+public func gpioMonotonicNow() -> UInt64 { MonotonicClock.now() }

@@ -1,4 +1,5 @@
 import Synchronization
+import LinuxSystem
 
 /// A sync-pulse output for aligning recordings with EEG amplifiers or eye trackers: a pulse of
 /// `widthMicroseconds` on one output line, on demand (`trigger`, e.g. at session start) and every
@@ -119,10 +120,10 @@ public final class GPIOSyncPulse: @unchecked Sendable {
                 var result: Result<Pulse, GPIOError>
                 do throws(GPIOError) {
                     try lines.setValue(true, of: offset)
-                    let start = GPIOSyscalls.monotonicNow()
-                    GPIOSyscalls.sleep(untilMonotonic: start + widthNs)
+                    let start = MonotonicClock.now()
+                    MonotonicClock.sleep(until: start + widthNs)
                     try lines.setValue(false, of: offset)
-                    result = .success(Pulse(number: 0, startNs: start, endNs: GPIOSyscalls.monotonicNow(), frame: frame))
+                    result = .success(Pulse(number: 0, startNs: start, endNs: MonotonicClock.now(), frame: frame))
                 } catch {
                     try? lines.setValue(false, of: offset)
                     result = .failure(error)

@@ -1,4 +1,5 @@
 import Synchronization
+import LinuxSystem
 
 /// The deterministic in-memory twin of a line request: tests (and the kiosk's tests) drive input
 /// levels at explicit virtual timestamps and read back exactly the events the kernel would deliver
@@ -173,7 +174,7 @@ public final class GPIOTwin: GPIOLineSource, @unchecked Sendable {
 
     public func setValue(_ active: Bool, of offset: UInt32) throws(GPIOError) {
         try checkOpen()
-        let now = GPIOSyscalls.monotonicNow()
+        let now = MonotonicClock.now()
         try state.withLock { s throws(GPIOError) in
             guard let i = offsets.firstIndex(of: offset) else { throw notRequested(offset) }
             guard s.lines[i].settings.direction == .output else {

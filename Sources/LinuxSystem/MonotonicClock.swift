@@ -3,8 +3,9 @@ import Glibc
 #endif
 
 /// CLOCK_MONOTONIC in nanoseconds: the one clock every frame, GPIO edge and event uses.
-/// V4L2 buffers flagged TIMESTAMP_MONOTONIC are on this clock already.
+/// V4L2 buffers flagged TIMESTAMP_MONOTONIC and GPIO edge events are on this clock already.
 public enum MonotonicClock {
+    @inlinable
     public static func now() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -105,22 +106,20 @@ public enum Syscalls {
 
     /// Writes all bytes (looping over short writes). A short write followed by an error reports the error.
     public static func writeAll(_ fd: Int32, _ buf: UnsafeRawBufferPointer) -> Result<Void, Errno> {
-        var off = 0
-        while off < buf.count {
-            let r = valueOrErrno(.write, fd: fd) { Glibc.write(fd, buf.baseAddress! + off, buf.count - off) }
-            switch r {
-            case .failure(let e): return .failure(e)
-            case .success(let n): off += n
-            }
-        }
-        return .success(())
+        writeLoop(buf) { p, n, _ in valueOrErrno(.write, fd: fd) { Glibc.write(fd, p, n) } }
     }
 
     public static func pwriteAll(_ fd: Int32, _ buf: UnsafeRawBufferPointer, at offset: Int64) -> Result<Void, Errno> {
+        writeLoop(buf) { p, n, done in valueOrErrno(.pwrite, fd: fd) { Glibc.pwrite(fd, p, n, off_t(offset) + off_t(done)) } }
+    }
+
+    /// The short-write loop of `writeAll`/`pwriteAll`: `call(rest, restCount, bytesDoneSoFar)`.
+    @inline(__always)
+    private static func writeLoop(_ buf: UnsafeRawBufferPointer,
+                                  _ call: (UnsafeRawPointer, Int, Int) -> Result<Int, Errno>) -> Result<Void, Errno> {
         var off = 0
         while off < buf.count {
-            let r = valueOrErrno(.pwrite, fd: fd) { Glibc.pwrite(fd, buf.baseAddress! + off, buf.count - off, off_t(offset) + off_t(off)) }
-            switch r {
+            switch call(buf.baseAddress! + off, buf.count - off, off) {
             case .failure(let e): return .failure(e)
             case .success(let n): off += n
             }
@@ -215,9 +214,7 @@ public enum Syscalls {
 
     /// CLOCK_MONOTONIC in nanoseconds: the one clock every timestamp uses.
     public static func monotonicNanoseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+        Int64(MonotonicClock.now())
     }
 
     /// CLOCK_REALTIME in nanoseconds, used once per session as the realtime anchor.

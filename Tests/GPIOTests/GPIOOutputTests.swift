@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 @testable import GPIO
+import LinuxSystem
 
 @Suite struct GPIOLEDPatternTests {
     @Test func blinkAlternatesEveryHalfPeriodStartingOn() {
@@ -40,9 +41,9 @@ import Testing
         let leds = try GPIOLEDDriver()
         leds.set(.on, lines: lines, offset: 6)
         leds.set(.blink(hertz: 20), lines: lines, offset: 5)
-        GPIOSyscalls.sleep(untilMonotonic: gpioMonotonicNow() + 330_000_000)
+        MonotonicClock.sleep(until: gpioMonotonicNow() + 330_000_000)
         leds.set(.off, lines: lines, offset: 5)
-        GPIOSyscalls.sleep(untilMonotonic: gpioMonotonicNow() + 50_000_000)
+        MonotonicClock.sleep(until: gpioMonotonicNow() + 50_000_000)
         leds.stop()
         let h5 = lines.outputHistory.filter { $0.offset == 5 }
         let h6 = lines.outputHistory.filter { $0.offset == 6 }
@@ -64,7 +65,7 @@ import Testing
         leds.set(.on, lines: lines, offset: 1)
         let deadline = gpioMonotonicNow() + 2_000_000_000
         while leds.failures.count == 0 && gpioMonotonicNow() < deadline {
-            GPIOSyscalls.sleep(untilMonotonic: gpioMonotonicNow() + 5_000_000)
+            MonotonicClock.sleep(until: gpioMonotonicNow() + 5_000_000)
         }
         leds.stop()
         #expect(leds.failures.count == 1 && leds.failures.last?.message.contains("not an output") == true)
@@ -78,12 +79,12 @@ import Testing
         }
         for _ in 0..<25 {   // frames 1, 11, 21 pulse
             pulse.frameTick()
-            GPIOSyscalls.sleep(untilMonotonic: gpioMonotonicNow() + 1_000_000)
+            MonotonicClock.sleep(until: gpioMonotonicNow() + 1_000_000)
         }
-        GPIOSyscalls.sleep(untilMonotonic: gpioMonotonicNow() + 20_000_000)
+        MonotonicClock.sleep(until: gpioMonotonicNow() + 20_000_000)
         pulse.trigger()
         pulse.trigger()     // still high: coalesced into the first
-        GPIOSyscalls.sleep(untilMonotonic: gpioMonotonicNow() + 20_000_000)
+        MonotonicClock.sleep(until: gpioMonotonicNow() + 20_000_000)
         pulse.stop()
         let pulses = seen.withLock { $0 }
         #expect(pulses.map(\.frame) == [1, 11, 21, 25])

@@ -1,12 +1,13 @@
 import Glibc
 import Testing
 @testable import GPIO
+import LinuxSystem
 
 /// The one retry rule of the syscall layer: EINTR repeats the call, other errors surface typed.
 @Suite struct GPIOSyscallsTests {
     @Test func interruptedCallsAreRetried() throws {
         var calls = 0
-        let r = GPIOSyscalls.retrying { () -> Int32 in
+        let r = valueOrErrno { () -> Int32 in
             calls += 1
             if calls <= 3 { errno = EINTR; return -1 }
             return 7
@@ -17,13 +18,13 @@ import Testing
 
     @Test func withoutRetryAnInterruptSurfaces() {
         var calls = 0
-        let r = GPIOSyscalls.retrying(retryOnInterrupt: false) { () -> Int32 in calls += 1; errno = EINTR; return -1 }
+        let r = valueOrErrno(retryOnInterrupt: false) { () -> Int32 in calls += 1; errno = EINTR; return -1 }
         #expect(calls == 1)
         #expect(throws: Errno.interrupted) { try r.get() }
     }
 
     @Test func otherErrorsAreTypedAndMapped() {
-        let r = GPIOSyscalls.retrying { () -> Int32 in errno = EBUSY; return -1 }
+        let r = valueOrErrno { () -> Int32 in errno = EBUSY; return -1 }
         #expect(throws: Errno.busy) { try r.get() }
         let e = GPIOError.ioctl("requesting lines [3] of /dev/gpiochip0", .busy)
         #expect(e.code == .busy && e.description.contains("/dev/gpiochip0") && e.description.contains("in use"))
@@ -33,9 +34,9 @@ import Testing
 
     @Test func pollHonoursItsDeadline() throws {
         let wake = try GPIOWakeup()
-        let start = GPIOSyscalls.monotonicNow()
+        let start = MonotonicClock.now()
         #expect(try GPIOSyscalls.pollReadable((wake.fd, -1), deadlineNs: start + 30_000_000).get() == 0)
-        #expect(GPIOSyscalls.monotonicNow() - start >= 30_000_000, "rounded up to whole ms, never early")
+        #expect(MonotonicClock.now() - start >= 30_000_000, "rounded up to whole ms, never early")
         wake.signal()
         #expect(try GPIOSyscalls.pollReadable((-1, wake.fd), deadlineNs: nil).get() == 0b10)
         #expect(wake.drain() && !wake.drain())

@@ -1,5 +1,6 @@
 import Testing
 @testable import GPIO
+import LinuxSystem
 
 @Suite struct GPIOTwinTests {
     func twin(_ s: GPIOLineSettings, offsets: [UInt32] = [0], buffer: Int = 0, high: Set<UInt32> = []) throws -> GPIOTwin {
@@ -80,7 +81,7 @@ import Testing
         #expect(gpioMonotonicNow() - start < 1_000_000_000, "a wake-up ends the wait at once")
         wake.drain()
         let driver = try GPIOThread(name: "test driver") {
-            GPIOSyscalls.sleep(untilMonotonic: gpioMonotonicNow() + 20_000_000)
+            MonotonicClock.sleep(until: gpioMonotonicNow() + 20_000_000)
             t.drive(0, high: true, atNs: 5)
         }
         let b = GPIOEdgeEventBuffer()

@@ -1,3 +1,4 @@
+import Capture
 import Foundation
 import FaceCore
 
@@ -25,11 +26,8 @@ struct BenchModelsCommand: Command {
 
     struct Timing { var median: Double; var p90: Double }
 
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) * 1e3 + Double(ts.tv_nsec) / 1e6
-    }
+    /// Milliseconds on the monotonic clock.
+    static func now() -> Double { Double(MonotonicClock.now()) / 1e6 }
 
     static func measure(runs: Int, warmup: Int, _ body: () -> Void) -> Timing {
         for _ in 0 ..< warmup { body() }

@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import GPIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,7 +22,7 @@ struct DevicesCommand: Command {
 
     struct Report: Codable {
         var cameras: [CameraInfo]
-        var gpioChips: [GPIOChipInfo]
+        var gpioChips: [GPIOChipListing]
         var usbSticks: [BlockDeviceInfo]
         var problems: [String]
     }
@@ -80,8 +81,8 @@ struct DevicesCommand: Command {
     }
 }
 
-/// A GPIO character device and its lines (uAPI v2).
-struct GPIOChipInfo: Codable {
+/// A GPIO character device and its lines, as `devices --json` reports them.
+struct GPIOChipListing: Codable {
     struct Line: Codable {
         var offset: Int
         var name: String
@@ -96,57 +97,29 @@ struct GPIOChipInfo: Codable {
     var lines: [Line]
 }
 
-/// Reads GPIO chips with GPIO_GET_CHIPINFO_IOCTL and GPIO_V2_GET_LINEINFO_IOCTL. The kernel
-/// structs are mirrored as byte layouts here (the request codes are _IOR/_IOWR macros Swift cannot
-/// import); their sizes are part of the request codes, so a mismatch would fail with ENOTTY.
+/// The GPIO chips and their lines, read through the GPIO module (GPIO_GET_CHIPINFO_IOCTL and
+/// GPIO_V2_GET_LINEINFO_IOCTL live there, once). A chip that cannot be read becomes a problem
+/// line naming it; the others are still listed.
 enum GPIOInventory {
-    /// struct gpiochip_info { char name[32]; char label[32]; __u32 lines; } — 68 bytes.
-    static let chipInfoSize = 68
-    static let getChipInfo: UInt = 0x8000_0000 | UInt(68) << 16 | 0xB4 << 8 | 0x01
-    /// struct gpio_v2_line_info { char name[32]; char consumer[32]; __u32 offset; __u32 num_attrs;
-    /// __aligned_u64 flags; struct gpio_v2_line_attribute attrs[10]; __u32 padding[4]; } — 256 bytes.
-    static let lineInfoSize = 256
-    static let getLineInfoV2: UInt = 0xC000_0000 | UInt(256) << 16 | 0xB4 << 8 | 0x05
-    static let flagUsed: UInt64 = 1 << 0, flagActiveLow: UInt64 = 1 << 1, flagInput: UInt64 = 1 << 2,
-               flagOutput: UInt64 = 1 << 3
-
-    static func chips(problems: inout [String]) -> [GPIOChipInfo] {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? [])
-            .filter { $0.hasPrefix("gpiochip") }
-            .sorted { (Int($0.dropFirst(8)) ?? 0) < (Int($1.dropFirst(8)) ?? 0) }
-        var out: [GPIOChipInfo] = []
-        for n in names {
-            let path = "/dev/\(n)"
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { problems.append("cannot open \(path): \(String(cString: strerror(errno)))"); continue }
-            defer { close(fd) }
-            var info = [UInt8](repeating: 0, count: chipInfoSize)
-            guard info.withUnsafeMutableBytes({ ioctl(fd, getChipInfo, $0.baseAddress!) }) == 0 else {
-                problems.append("GPIO_GET_CHIPINFO_IOCTL failed on \(path): \(String(cString: strerror(errno)))")
-                continue
-            }
-            let count = info.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 64, as: UInt32.self)) }
-            var lines: [GPIOChipInfo.Line] = []
-            for offset in 0..<min(count, 1024) {
-                var li = [UInt8](repeating: 0, count: lineInfoSize)
-                li.withUnsafeMutableBytes { $0.storeBytes(of: UInt32(offset), toByteOffset: 64, as: UInt32.self) }
-                guard li.withUnsafeMutableBytes({ ioctl(fd, getLineInfoV2, $0.baseAddress!) }) == 0 else {
-                    problems.append("GPIO_V2_GET_LINEINFO_IOCTL failed on \(path) line \(offset): \(String(cString: strerror(errno)))")
-                    break
+    static func chips(problems: inout [String]) -> [GPIOChipListing] {
+        var out: [GPIOChipListing] = []
+        for path in GPIOChip.devicePaths() {
+            let chip: GPIOChip
+            do { chip = try GPIOChip(path: path) } catch { problems.append(error.description); continue }
+            defer { chip.close() }
+            var lines: [GPIOChipListing.Line] = []
+            do {
+                lines = try chip.lineInfos().map { l in
+                    .init(offset: Int(l.offset), name: l.name, consumer: l.consumer, used: l.used,
+                          direction: l.settings.direction == .output ? "output" : "input",
+                          activeLow: l.settings.activeLow)
                 }
-                let flags = li.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 72, as: UInt64.self) }
-                lines.append(.init(offset: offset, name: text(li, 0, 32), consumer: text(li, 32, 32),
-                                   used: flags & flagUsed != 0,
-                                   direction: flags & flagOutput != 0 ? "output" : "input",
-                                   activeLow: flags & flagActiveLow != 0))
+            } catch {
+                problems.append(error.description)
             }
-            out.append(GPIOChipInfo(path: path, name: text(info, 0, 32), label: text(info, 32, 32), lines: lines))
+            out.append(GPIOChipListing(path: path, name: chip.info.name, label: chip.info.label, lines: lines))
         }
         return out
-    }
-
-    private static func text(_ b: [UInt8], _ at: Int, _ n: Int) -> String {
-        String(decoding: b[at..<(at + n)].prefix { $0 != 0 }, as: UTF8.self)
     }
 }
 
