@@ -61,7 +61,7 @@ let package = Package(
         // Kernel GPIO character device, uAPI v2 (ioctl numbers and structs through CGPIO).
         .target(name: "CGPIO"),
         .target(name: "GPIO", dependencies: ["CGPIO", "LinuxSystem"]),
-        .target(name: "Appliance", dependencies: ["Recording", "Export", "Capture", "FaceTracking", "GPIO", "Depth"]),
+        .target(name: "Appliance", dependencies: ["Recording", "Export", "Capture", "FaceTracking", "GPIO", "Depth", "LinuxSystem"]),
 
         .executableTarget(name: "facekit",
                           dependencies: ["FaceCore", "FaceTracking", "Capture", "Recording", "Export", "Appliance", "Depth"]),

@@ -1,6 +1,6 @@
-import Capture
 import Export
 import Foundation
+import LinuxSystem
 import Recording
 #if canImport(Glibc)
 import Glibc
@@ -80,7 +80,7 @@ public final class StickExporter: Sendable {
             switch Syscalls.open(node, O_RDONLY) {
             case .success(let f): fd = f
             case .failure(let e) where e.code == ENOENT && attempt < 19: usleep(50_000); continue
-            case .failure(let e): throw KioskError("cannot open \(node) to read its filesystem", cause: Capture.Errno(rawValue: e.code))
+            case .failure(let e): throw KioskError("cannot open \(node) to read its filesystem", cause: LinuxSystem.Errno(rawValue: e.code))
             }
             break
         }
@@ -89,7 +89,7 @@ public final class StickExporter: Sendable {
         let n: Int
         switch b.withUnsafeMutableBytes({ Syscalls.preadFully(fd, $0, at: 0) }) {
         case .success(let got): n = got
-        case .failure(let e): throw KioskError("cannot read \(node) (pulled out?)", cause: Capture.Errno(rawValue: e.code))
+        case .failure(let e): throw KioskError("cannot read \(node) (pulled out?)", cause: LinuxSystem.Errno(rawValue: e.code))
         }
         return FilesystemProbe.identify(Array(b.prefix(n)))
     }
@@ -111,7 +111,7 @@ public final class StickExporter: Sendable {
             if case .failure(let e) = Syscalls.mkdir(target), e.code != EEXIST {
                 throw KioskError(e.code == EROFS ? "the stick \(node) is read-only; nothing was written" :
                                  e.code == ENOSPC ? "the stick \(node) is full; use a stick with free space" :
-                                 "cannot create \(target) on the stick", cause: Capture.Errno(rawValue: e.code))
+                                 "cannot create \(target) on the stick", cause: LinuxSystem.Errno(rawValue: e.code))
             }
             removeStalePartials(in: target)
             let onStick = completeExports(in: target)

@@ -1,5 +1,5 @@
-import Capture
 import Foundation
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,10 +33,10 @@ public final class SystemdNotifier: @unchecked Sendable {
     /// Sends `lines` (e.g. ["READY=1", "STATUS=ready"]) as one datagram. Failures are returned,
     /// not thrown: the service runs on when systemd is not listening.
     @discardableResult
-    public func notify(_ lines: [String]) -> Capture.Errno? {
+    public func notify(_ lines: [String]) -> LinuxSystem.Errno? {
         guard let addr = socketAddress else { return nil }
         return lock.withLock {
-            guard fd >= 0 else { return Capture.Errno(rawValue: EBADF) }
+            guard fd >= 0 else { return LinuxSystem.Errno(rawValue: EBADF) }
             let msg = Array(lines.joined(separator: "\n").utf8)
             if case .failure(let e) = ApplianceSyscalls.send(fd, msg, toUnix: addr) { return e }
             return nil

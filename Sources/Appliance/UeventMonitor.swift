@@ -1,5 +1,5 @@
-import Capture
 import Foundation
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -53,9 +53,17 @@ struct RunCommand: Command {
         let live = try LiveTracker(source: camera, models: models, store: store,
                                    configuration: .init(tracker: tracker, session: session, device: ["camera": config.camera.device]))
 
-        let io = try GPIOKioskIO.open(config, log: log, onSyncPulse: { p in
-            log.log("sync.pulse", ["number": p.number, "startNs": p.startNs, "endNs": p.endNs, "frame": p.frame])
-        })
+        // GPIO that cannot be opened (no such chip or line on this machine, lines in use) is logged
+        // with the config key and the kiosk runs on without it: sticks still export, and a
+        // crash loop would help nobody.
+        var io: GPIOKioskIO? = nil
+        do {
+            io = try GPIOKioskIO.open(config, log: log, onSyncPulse: { p in
+                log.log("sync.pulse", ["number": p.number, "startNs": p.startNs, "endNs": p.endNs, "frame": p.frame])
+            })
+        } catch {
+            log.log("gpio.failed", ["error": "\(error)", "config": configPath])
+        }
         if let io, (config.syncPulse?.everyNFrames ?? 0) > 0 {
             // On the tracking thread, for each frame handed to the recorder.
             live.setFrameHook { _, _, recorder in if recorder != nil { io.frameRecorded() } }
