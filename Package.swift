@@ -74,8 +74,8 @@ let package = Package(
         .testTarget(name: "ExportTests", dependencies: ["Export", "Recording"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSystem"]),
         // Drivers/: C test drivers (good and misbehaving), compiled by the tests with cc.
-        .testTarget(name: "DepthTests", dependencies: ["Depth", "Recording", "Export", "FaceTracking", "CDepthDriver", "CZlib"], exclude: ["Drivers"]),
-        .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),
+        .testTarget(name: "DepthTests", dependencies: ["Depth", "Recording", "Export", "FaceTracking", "CDepthDriver", "CZlib", "Appliance", "Capture"], exclude: ["Drivers"]),
+        .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CAllocationCounter"]),
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceCore", "CAllocationCounter"]),
     ]
 )

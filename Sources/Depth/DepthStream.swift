@@ -42,7 +42,7 @@ public final class DepthStream: @unchecked Sendable {
         /// open + get_intrinsics + start must finish within this.
         public var startTimeoutMs: Int = 10_000
         /// Maps held for matching. Live streams overwrite the oldest; lossless streams wait.
-        public var ringCapacity: Int = 6
+        public var ringCapacity: Int = 8
         /// Offline processing: never overwrite a map the consumer may still match (see `waitNearest`).
         public var lossless: Bool = false
         /// `facekit-depth-host`; nil = `DepthDriverLocator.host()`.
@@ -310,10 +310,22 @@ public final class DepthStream: @unchecked Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        // The spawning thread may block signals (dispatch and test-runner threads do), and a child
+        // inherits that mask: the host would then never see our SIGTERM. Start it with none
+        // blocked and default dispositions.
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attr, &none)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var cargs = argv.map { strdup($0) } + [nil]
         defer { for a in cargs { free(a) } }
         var pid: pid_t = 0
-        let r = posix_spawn(&pid, program, &actions, nil, &cargs, environ)
+        let r = posix_spawn(&pid, program, &actions, &attr, &cargs, environ)
         close(fds[1])
         guard r == 0 else {
             close(fds[0])
@@ -351,10 +363,12 @@ public final class DepthStream: @unchecked Sendable {
         var got = 0
         var silentSince = Syscalls.monotonicNanoseconds()
         while got < buf.count {
+            // Checked on every pass, not only when the pipe is quiet: a host that keeps sending
+            // must not keep a stopped stream alive.
+            if stopping() { throw DepthError(.ended, "depth stream from \(driver) stopped") }
             switch Syscalls.poll(fd, events: Int16(POLLIN), timeoutMs: 100) {
             case .failure(let e): throw DepthError(.crashed, "reading the depth host's pipe failed: \(e)")
             case .success(0):
-                if stopping() { throw DepthError(.ended, "depth stream from \(driver) stopped") }
                 if Syscalls.monotonicNanoseconds() - silentSince > Int64(timeoutMs) * 1_000_000 {
                     kill(pid, SIGKILL)
                     throw DepthError(.stalled, "depth driver \(driver) neither delivered a frame nor reported a timeout for \(timeoutMs) ms; it hangs, so its host was stopped and depth is off")

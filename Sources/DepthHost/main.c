@@ -71,6 +71,12 @@ int main(int argc, char **argv) {
     sa.sa_handler = on_term;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    // Whoever started us may have had these blocked; facekit stops us with SIGTERM.
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    sigprocmask(SIG_UNBLOCK, &stop, NULL);
     if (argc != 5) {
         fprintf(stderr, "usage: facekit-depth-host DRIVER.so URI OPTIONS TIMEOUT_MS\n"
                         "(started by facekit; streams depth frames to standard output)\n");

@@ -49,7 +49,7 @@ struct DepthOptions {
         do {
             var c = DepthStream.Configuration(driver: try DepthDriverLocator.driver(driver), uri: uri, options: options)
             c.lossless = offline
-            c.ringCapacity = offline ? 8 : 6
+            c.ringCapacity = 8  // ≈ 270 ms at 30 fps: covers the colour frame's wait in the capture queue and the tracker
             let stream = try DepthStream(configuration: c)
             let k = stream.intrinsics
             printError("depth: \(stream.driverName) driver on \(uri): \(k.width)x\(k.height), \(k.depthUnits) m per count\(k.alignedToColor ? ", aligned to colour" : "")")
