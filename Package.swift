@@ -49,7 +49,7 @@ let package = Package(
         // The depth driver ABI (include/facekit_depth.h) and the host's pipe protocol.
         .target(name: "CDepthDriver"),
         .executableTarget(name: "DepthHost", dependencies: ["CDepthDriver"], publicHeadersPath: "."),
-        .target(name: "DepthDriverReplay", dependencies: ["CDepthDriver"], publicHeadersPath: ".", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "DepthDriverReplay", dependencies: ["CDepthDriver"], publicHeadersPath: ".", linkerSettings: [.linkedLibrary("m"), .linkedLibrary("z")]),
         .target(name: "DepthDriverV4L2", dependencies: ["CDepthDriver"], publicHeadersPath: ".", linkerSettings: [.linkedLibrary("m")]),
 
         // The shared syscall layer: typed Errno, the EINTR retry rule, the monotonic clock.

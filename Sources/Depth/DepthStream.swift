@@ -13,6 +13,8 @@ public final class DepthFrameBuffer: @unchecked Sendable {
     /// CLOCK_MONOTONIC ns of the depth capture, and the driver's frame number.
     public internal(set) var timestampNs: Int64 = 0
     public internal(set) var sequence: UInt64 = 0
+    /// The stream's counters just after this map arrived (it is map number `received`).
+    public internal(set) var arrival = DepthStream.Statistics()
 
     public init(width: Int, height: Int) {
         self.width = width; self.height = height
@@ -61,7 +63,12 @@ public final class DepthStream: @unchecked Sendable {
     private let pid: pid_t
     private let fd: Int32
     private let lock = ConditionLock()
-    private struct Slot { var pixels: UnsafeMutableBufferPointer<UInt16>; var timestampNs: Int64 = 0; var sequence: UInt64 = 0; var ready = false }
+    private struct Slot {
+        var pixels: UnsafeMutableBufferPointer<UInt16>
+        var timestampNs: Int64 = 0, sequence: UInt64 = 0
+        var arrival = Statistics()
+        var ready = false
+    }
     private var slots: [Slot]
     private var filling = -1
     private var finished: DepthError?
@@ -179,6 +186,7 @@ public final class DepthStream: @unchecked Sendable {
         out.pixels.baseAddress!.update(from: slots[i].pixels.baseAddress!, count: intrinsics.width * intrinsics.height)
         out.timestampNs = slots[i].timestampNs
         out.sequence = slots[i].sequence
+        out.arrival = slots[i].arrival
         slots[i].ready = false
         lock.broadcast()
         return true
@@ -203,6 +211,7 @@ public final class DepthStream: @unchecked Sendable {
         out.pixels.baseAddress!.update(from: slots[best].pixels.baseAddress!, count: intrinsics.width * intrinsics.height)
         out.timestampNs = slots[best].timestampNs
         out.sequence = slots[best].sequence
+        out.arrival = slots[best].arrival
         return true
     }
 
@@ -291,6 +300,7 @@ public final class DepthStream: @unchecked Sendable {
             if stats.received > 1 && meta.timestamp_ns <= stats.lastTimestampNs { stats.nonMonotonic += 1 }
             stats.lastSequence = meta.sequence
             stats.lastTimestampNs = meta.timestamp_ns
+            slots[slot].arrival = stats
             lock.broadcast()
         }
     }

@@ -64,12 +64,14 @@ struct DepthProbeCommand: Command {
         var valid = 0, sampled = 0, lo = UInt16.max, hi = UInt16.min
         let end = Date().addingTimeInterval(seconds)
         while Date() < end {
-            let st = stream.statistics
-            if base == nil && st.received >= max(1, skip) { base = st }
-            if let b = base, st.received - b.received >= UInt64(frames) { break }
+            // Counting starts at the first map taken after `skip` have arrived (the base); the
+            // stream's counters then cover it and every later map, whether taken here or not.
+            // Lossless (--save-pgm): every map is taken, so count those; else count arrivals.
+            if let b = base, (save != nil ? UInt64(sampled) : stream.statistics.received - b.received + 1) >= UInt64(frames) { break }
             guard stream.next(into: buf, timeoutMs: 500) else {
                 if stream.failure != nil { break } else { continue }
             }
+            if base == nil && buf.arrival.received > skip { base = buf.arrival }
             guard base != nil else { continue }
             if sampled == 0 { report.distinctValuesFirstFrame = Set(buf.pixels).count }
             for v in buf.pixels where v != 0 { valid += 1; lo = min(lo, v); hi = max(hi, v) }
@@ -78,9 +80,9 @@ struct DepthProbeCommand: Command {
         }
         let st = stream.statistics
         if let b = base {
-            report.frames = Int(st.received - b.received)
+            report.frames = Int(st.received - b.received + 1)
             report.seconds = Double(st.lastTimestampNs - b.lastTimestampNs) / 1e9
-            report.achievedFPS = report.seconds > 0 ? Double(report.frames) / report.seconds : 0
+            report.achievedFPS = report.seconds > 0 ? Double(report.frames - 1) / report.seconds : 0
             report.sequenceGaps = st.sequenceGaps - b.sequenceGaps
             report.nonMonotonic = Int(st.nonMonotonic - b.nonMonotonic)
         }
