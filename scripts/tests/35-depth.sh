@@ -88,6 +88,13 @@ PY
 then pass "replay depth: /depth bit-exact via h5py, PNGs bit-exact via PIL, distance from depth where matched"
 else fail "replay depth round trip"; fi
 
+log "the session's own depth.log replays byte-identical to what was fed"
+"$FACEKIT" depth probe --driver "$BIN/replay" --uri "log:$W/store/$id/depth.log" --options pace=0 --frames 40 \
+  --save-pgm "$W/fromlog" > "$W/probe.out" 2>&1 || true
+if [ "$(ls "$W/fromlog" 2>/dev/null | wc -l)" = 40 ] && cmp -s <(cat "$W"/pgm/*.pgm) <(cat "$W"/fromlog/*.pgm); then
+  pass "replay driver on log:depth.log: 40 maps byte-identical to the fed PGMs ($(sed -n 2p "$W/probe.out"))"
+else fail "replaying depth.log: $(cat "$W/probe.out")"; fi
+
 log "bad drivers: facekit keeps recording without depth"
 cc -shared -fPIC -O1 -I "$REPO/Sources/CDepthDriver/include" "$REPO/Tests/DepthTests/Drivers/test_driver.c" -o "$W/libcrashy.so"
 cc -shared -fPIC -O1 -DWRONG_VERSION -I "$REPO/Sources/CDepthDriver/include" "$REPO/Tests/DepthTests/Drivers/test_driver.c" -o "$W/libold.so"
