@@ -29,7 +29,8 @@ public final class DepthFrameBuffer: @unchecked Sendable {
 ///
 /// Nothing the driver does can reach this process: a crash is EOF on the pipe, a hang is silence
 /// longer than `stallTimeoutMs` (the host is then killed), an error is a message. Each ends the
-/// stream with `failure` set; the caller carries on without depth.
+/// stream with `failure` set; the caller carries on without depth. Callers must call `stop()`:
+/// the reader thread keeps the stream (and the host) alive until then.
 public final class DepthStream: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// Path of the driver's shared object (see `DepthDriverLocator.driver`).

