@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 
 /// Runs a `FrameSource` on its own thread and hands frames to one consumer through a bounded
 /// queue of preallocated buffers. The camera is never blocked by a slow consumer: when the
@@ -31,9 +32,10 @@ public final class CaptureThread: @unchecked Sendable {
 
     public let source: FrameSource
     private let depth: Int
-    private let cond = NSCondition()
+    // Not NSCondition: its timed wait allocates, and `next` runs once per frame on the hot path.
+    private let cond = ConditionLock()
     private var free: [FrameBuffer] = []
-    private var ready: [FrameBuffer] = []
+    private var ready = BufferRing(capacity: 0)
     private var scratch: FrameBuffer?
     private var state: State = .idle
     private var counters = CaptureCounters()
@@ -59,6 +61,7 @@ public final class CaptureThread: @unchecked Sendable {
         // depth waiting + one being filled + one held by the consumer.
         free = (0..<(depth + 2)).map { _ in FrameBuffer(layout: source.layout, capacity: bytes) }
         scratch = FrameBuffer(layout: source.layout, capacity: bytes)
+        ready = BufferRing(capacity: depth + 2)
         state = .running
         stopRequested = false
         finished = false
@@ -73,12 +76,12 @@ public final class CaptureThread: @unchecked Sendable {
     /// The next frame, oldest first; nil on timeout or once the source ended, failed or was
     /// stopped (see `status`). Give it back with `release` when done.
     public func next(timeoutMs: Int) -> FrameBuffer? {
-        let deadline = Date(timeIntervalSinceNow: Double(timeoutMs) / 1000)
+        let deadline = Int64(MonotonicClock.now()) + Int64(timeoutMs) * 1_000_000
         cond.lock()
         defer { cond.unlock() }
         while ready.isEmpty {
             if finished { return nil }
-            if !cond.wait(until: deadline) { break }
+            if !cond.wait(untilMonotonic: deadline) { break }
         }
         return ready.isEmpty ? nil : ready.removeFirst()
     }
@@ -100,7 +103,7 @@ public final class CaptureThread: @unchecked Sendable {
     public func stop() {
         cond.lock()
         stopRequested = true
-        while thread != nil && !finished { _ = cond.wait(until: Date(timeIntervalSinceNow: 0.05)) }
+        while thread != nil && !finished { cond.wait(untilMonotonic: Int64(MonotonicClock.now()) + 50_000_000) }
         if state == .running || state == .idle { state = .stopped }
         cond.unlock()
         thread = nil
@@ -167,5 +170,32 @@ public final class CaptureThread: @unchecked Sendable {
         finished = true
         cond.broadcast()
         cond.unlock()
+    }
+}
+
+/// The frames waiting for the consumer, oldest first, in a fixed ring: no allocation after
+/// `init` (`Array.removeFirst` allocated on every frame in debug builds, where the hot-path
+/// allocation tests run).
+struct BufferRing {
+    private var slots: [FrameBuffer?]
+    private var head = 0
+    private(set) var count = 0
+
+    init(capacity: Int) { slots = [FrameBuffer?](repeating: nil, count: capacity) }
+
+    var isEmpty: Bool { count == 0 }
+
+    mutating func append(_ b: FrameBuffer) {
+        precondition(count < slots.count, "more frames queued than buffers exist")
+        slots[(head + count) % slots.count] = b
+        count += 1
+    }
+
+    mutating func removeFirst() -> FrameBuffer {
+        let b = slots[head]!
+        slots[head] = nil
+        head = (head + 1) % slots.count
+        count -= 1
+        return b
     }
 }

@@ -224,3 +224,6 @@ public enum Syscalls {
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 }
+
+/// Moved to LinuxSystem (Capture's frame queue uses it too); the old name keeps working here.
+public typealias ConditionLock = LinuxSystem.ConditionLock

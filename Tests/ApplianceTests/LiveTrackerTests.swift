@@ -122,3 +122,39 @@ import Testing
         #expect(throws: RecordingError.self) { try live.stop() }
     }
 }
+
+import CAllocationCounter
+
+/// The hot path: once running, the tracking thread (take a frame, track, fill the record, queue it
+/// for the recorder, give the buffer back) makes no heap allocation. Counted per thread by the
+/// malloc interposer, from one frame hook call to the next — the hook runs on the tracking thread.
+@Suite(.serialized) struct LiveTrackerAllocationTests {
+    @Test func trackingThreadAllocatesNothingPerFrame() throws {
+        let t = LiveTrackerTests()
+        let store = try t.tempStore()
+        var cfg = LiveTracker.Configuration()
+        cfg.session = SessionConfig(vertices: .all(.float32))
+        let camera = StillImageSource(path: LiveTrackerTests.repo + "/testdata/single_face.jpg", count: nil, fps: 30,
+                                      pacing: .realTime, format: .rgb24, scale: .half)
+        let live = try LiveTracker(source: camera, models: LiveTrackerTests.models, store: store, configuration: cfg)
+        let counts = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 64)
+        counts.initialize(repeating: .max)
+        defer { counts.deallocate() }
+        nonisolated(unsafe) var seen = 0
+        nonisolated(unsafe) let out = counts
+        live.setFrameHook { _, _, recorder in
+            guard recorder != nil else { return }
+            let n = facekit_alloc_counter_stop()
+            if seen < out.count { out[seen] = n }
+            seen += 1
+            facekit_alloc_counter_start()
+        }
+        try live.start(participant: "alloc")
+        #expect(t.wait(120) { seen >= 40 })
+        _ = try live.stop()
+        live.shutdown()
+        // The first spans include start-up (the first hook call, recorder warm-up); after that, none.
+        let steady = Array(counts[8 ..< 40])
+        #expect(steady.allSatisfy { $0 == 0 }, "allocations per frame: \(steady)")
+    }
+}

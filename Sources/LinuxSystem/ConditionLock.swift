@@ -4,8 +4,10 @@ import Glibc
 
 /// A pthread mutex + condition variable on CLOCK_MONOTONIC, allocated once.
 ///
-/// The recorder's producer and writer share a ring through this; `lock`/`unlock` never allocate,
-/// which `NSCondition` does not promise, and timed waits must not jump with the wall clock.
+/// The hot paths (capture queue, recorder ring, depth stream) hand frames between threads through
+/// this: `lock`, `unlock` and the timed wait never allocate — `NSCondition.wait(until:)` allocates
+/// on every call (measured by LiveTrackerAllocationTests) — and timed waits must not jump with
+/// the wall clock.
 public final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
@@ -31,9 +33,11 @@ public final class ConditionLock: @unchecked Sendable {
     public func wait() { pthread_cond_wait(cond, mutex) }
 
     /// Waits (lock held) until signalled or CLOCK_MONOTONIC reaches `deadlineNs`.
-    public func wait(untilMonotonic deadlineNs: Int64) {
+    /// - Returns: false when the deadline passed (true also for spurious wake-ups: re-check the condition).
+    @discardableResult
+    public func wait(untilMonotonic deadlineNs: Int64) -> Bool {
         var ts = timespec(tv_sec: Int(deadlineNs / 1_000_000_000), tv_nsec: Int(deadlineNs % 1_000_000_000))
-        pthread_cond_timedwait(cond, mutex, &ts)
+        return pthread_cond_timedwait(cond, mutex, &ts) != ETIMEDOUT
     }
 
     @inline(__always) public func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
