@@ -141,7 +141,8 @@ import Testing
         let s = try stream("timeout", readTimeoutMs: 100)
         let t0 = Date()
         s.stop()
-        #expect(Date().timeIntervalSince(t0) < 3)
+        // Bound for a hang, not a benchmark: 3.9 s was seen with the 2-core machine at load 6.
+        #expect(Date().timeIntervalSince(t0) < 10)
         #expect(s.failure?.kind == .ended)
     }
 
