@@ -142,7 +142,8 @@ public final class GPIOKioskIO: KioskInputs, KioskOutputs, @unchecked Sendable {
 
     public func syncPulse() -> Int64? {
         guard let s = sync else { return nil }
-        s.trigger()
+        // Called at session start: the every-N pulses then count this session's frames.
+        s.trigger(restartingFrameCount: true)
         return Int64(gpioMonotonicNow())
     }
 

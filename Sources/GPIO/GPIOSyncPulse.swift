@@ -53,8 +53,15 @@ public final class GPIOSyncPulse: @unchecked Sendable {
     deinit { stop() }
 
     /// Requests a pulse now (returns at once).
-    public func trigger() {
-        core.request(frame: core.state.withLock { $0.frames })
+    /// - Parameter restartingFrameCount: counts frames from here (a session start), so the
+    ///   every-N pulses fall on frames N, 2N, … of the session rather than of the process — what
+    ///   an EEG recording is aligned against. This pulse is frame 0.
+    public func trigger(restartingFrameCount: Bool = false) {
+        let f = core.state.withLock { s -> UInt64 in
+            if restartingFrameCount { s.frames = 0; s.skipNextFrameZero = true }
+            return s.frames
+        }
+        core.request(frame: f)
     }
 
     /// Counts one frame; every `everyNFrames`-th frame (the 1st, N+1-th, …) triggers a pulse.
@@ -62,7 +69,10 @@ public final class GPIOSyncPulse: @unchecked Sendable {
     public func frameTick() {
         let fire: UInt64? = core.state.withLock { s in
             s.frames += 1
-            return everyNFrames > 0 && (s.frames - 1) % UInt64(everyNFrames) == 0 ? s.frames : nil
+            guard everyNFrames > 0 else { return nil }
+            // After a restart the trigger's pulse was frame 0: the next one is N frames on.
+            if s.skipNextFrameZero { return s.frames % UInt64(everyNFrames) == 0 ? s.frames : nil }
+            return (s.frames - 1) % UInt64(everyNFrames) == 0 ? s.frames : nil
         }
         if let f = fire { core.request(frame: f) }
     }
@@ -79,6 +89,8 @@ public final class GPIOSyncPulse: @unchecked Sendable {
 
     private struct State {
         var frames: UInt64 = 0
+        /// Set by a restarting trigger: pulses fall on frames N, 2N, … after it.
+        var skipNextFrameZero = false
         var pendingFrame: UInt64?
         var busy = false
         var stopping = false

@@ -95,6 +95,26 @@ import LinuxSystem
         #expect(h.map(\.value) == [true, false, true, false, true, false, true, false])
         #expect(throws: GPIOError.self) { try GPIOSyncPulse(lines: lines, offset: 2, widthMicroseconds: 0) }
     }
+
+    /// A session start restarts the count: its pulse is frame 0, then frames N, 2N, … of the session.
+    @Test func syncPulseAtSessionStartAlignsTheEveryNPulses() throws {
+        let lines = try outputs([2])
+        let seen = Mutex<[GPIOSyncPulse.Pulse]>([])
+        let pulse = try GPIOSyncPulse(lines: lines, offset: 2, widthMicroseconds: 500, everyNFrames: 4) { p in
+            seen.withLock { $0.append(p) }
+        }
+        func ticks(_ n: Int) {
+            for _ in 0..<n { pulse.frameTick(); MonotonicClock.sleep(until: gpioMonotonicNow() + 2_000_000) }
+        }
+        ticks(3)                                  // before any session: frame 1 pulses
+        pulse.trigger(restartingFrameCount: true) // session start
+        MonotonicClock.sleep(until: gpioMonotonicNow() + 5_000_000)
+        ticks(9)                                  // session frames 4 and 8 pulse
+        MonotonicClock.sleep(until: gpioMonotonicNow() + 5_000_000)
+        pulse.stop()
+        #expect(seen.withLock { $0.map(\.frame) } == [1, 0, 4, 8])
+        #expect(pulse.counters.coalesced == 0)
+    }
 }
 
 @Suite struct GPIODurationTests {
