@@ -111,8 +111,15 @@ public final class LiveTracker: @unchecked Sendable {
         record = FrameRecord()
     }
 
+    /// Dropped without `shutdown`: stop what runs without waiting for the tracking thread (this may
+    /// run on it, when its turn held the last reference); it sees `self` gone and ends.
     deinit {
-        shutdown()
+        if let r = recorder {
+            stopDepthRecording(r)
+            _ = try? r.stop()
+        }
+        capture?.stop()
+        for s in subscribers.values { s.finish() }
         snapshot?.deallocate()
     }
 
@@ -138,7 +145,11 @@ public final class LiveTracker: @unchecked Sendable {
             cameraProblem = nil
             threadDone = DispatchSemaphore(value: 0)
         }
-        let t = Thread { [self] in trackingLoop(c) }
+        let done = lock.withLock { threadDone }
+        let t = Thread { [weak self] in
+            while let me = self, me.step(c) {}
+            done.signal()
+        }
         t.name = "facekit-track"
         t.qualityOfService = .userInteractive
         lock.withLock { thread = t }
@@ -215,18 +226,15 @@ public final class LiveTracker: @unchecked Sendable {
             return capture
         }
         c?.stop()
-        let subs = lock.withLock { () -> [AsyncStream<FaceFrame>.Continuation] in
-            isShutDown = true
-            defer { subscribers.removeAll() }
-            return Array(subscribers.values)
-        }
-        for s in subs { s.finish() }
+        lock.withLock { isShutDown = true }
+        finishStreams()
     }
 
     // MARK: Observation
 
     /// Live frames, newest only (a slow reader skips frames, never delays the tracker). Each access
-    /// makes a new stream; it ends at `shutdown` (at once if taken after `shutdown`).
+    /// makes a new stream; it ends at `shutdown` (at once if taken after it) and when the source can
+    /// deliver nothing more (a replay ended, the device failed; not on an unplug, which recovers).
     public var frames: AsyncStream<FaceFrame> {
         let (stream, continuation) = AsyncStream<FaceFrame>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let id = lock.withLock { () -> UInt64? in
@@ -281,23 +289,34 @@ public final class LiveTracker: @unchecked Sendable {
 
     // MARK: The tracking thread
 
-    private func trackingLoop(_ c: CaptureThread) {
-        defer { lock.withLock { threadDone }.signal() }
-        while !lock.withLock({ stopThread }) {
-            guard let buffer = c.next(timeoutMs: 200) else {
-                noteCameraProblem(c.status.state)
-                if case .ended = c.status.state { waitForStop(); return }
-                if case .failed = c.status.state { waitForStop(); return }
-                continue
+    /// One turn of the tracking thread: one frame (or a timeout); false once `shutdown` asked it to
+    /// end. The thread holds the tracker only weakly between turns, so a LiveTracker dropped without
+    /// `shutdown` is still released (and its deinit stops the thread).
+    private func step(_ c: CaptureThread) -> Bool {
+        if lock.withLock({ stopThread }) { return false }
+        guard let buffer = c.next(timeoutMs: 200) else {
+            let state = c.status.state
+            noteCameraProblem(state)
+            switch state {
+            case .ended, .failed:
+                // No frame will come again: end the streams (a replay is over) and idle until shutdown.
+                finishStreams()
+                usleep(20_000)
+            default: break
             }
-            process(buffer)
-            c.release(buffer)
+            return true
         }
+        process(buffer)
+        c.release(buffer)
+        return true
     }
 
-    /// After the source ended or failed there is nothing to track; the thread waits for `shutdown`.
-    private func waitForStop() {
-        while !lock.withLock({ stopThread }) { usleep(20_000) }
+    private func finishStreams() {
+        let subs = lock.withLock { () -> [AsyncStream<FaceFrame>.Continuation] in
+            defer { subscribers.removeAll() }
+            return Array(subscribers.values)
+        }
+        for s in subs { s.finish() }
     }
 
     private func noteCameraProblem(_ s: CaptureThread.State) {

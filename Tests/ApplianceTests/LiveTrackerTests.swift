@@ -81,7 +81,9 @@ import Testing
 
     @Test func framesStreamDeliversTrackedFramesAndEnds() async throws {
         let store = try tempStore()
-        let live = try LiveTracker(source: camera(frames: 90, format: .grey), models: Self.models, store: store)
+        let endless = StillImageSource(path: Self.repo + "/testdata/single_face.jpg", count: nil, fps: 30,
+                                       pacing: .realTime, format: .grey, scale: .half)
+        let live = try LiveTracker(source: endless, models: Self.models, store: store)
         let stream = live.frames
         try live.startPreview()
         var seen = 0, withFace = 0
@@ -101,14 +103,47 @@ import Testing
         let store = try tempStore()
         // As fast as possible: the camera outruns the tracker, so frames are dropped — and counted.
         let live = try LiveTracker(source: camera(frames: 60, pacing: .asFastAsPossible), models: Self.models, store: store)
+        let stream = live.frames
         try live.startPreview()
         #expect(wait(60) { live.status.cameraProblem != nil })
+        // The replay is over: its frame stream ends by itself (no shutdown needed).
+        let reader = Task { var n = 0; for await _ in stream { n += 1 }; return n }
+        #expect(wait(10) { live.status.framesTracked > 0 })
         let st = live.status
         #expect(st.cameraProblem?.contains("end of the recording") == true)
         let cam = try #require(st.camera)
         #expect(cam.counters.delivered == 60)
         #expect(st.framesTracked + cam.queueDropped == 60, "tracked \(st.framesTracked) + dropped \(cam.queueDropped)")
+        let ended = DispatchSemaphore(value: 0)
+        Task { _ = await reader.value; ended.signal() }
+        #expect(ended.wait(timeout: .now() + 10) == .success, "the stream of an ended replay finishes")
         live.shutdown()
+    }
+
+    /// Dropped while running, without `shutdown`: the tracking thread holds it only weakly, so it is
+    /// released and its deinit stops the camera and ends the streams.
+    @Test func aTrackerDroppedWhileRunningIsReleased() throws {
+        let store = try tempStore()
+        let endless = StillImageSource(path: Self.repo + "/testdata/single_face.jpg", count: nil, fps: 30,
+                                       pacing: .realTime, format: .grey, scale: .half)
+        weak var weakLive: LiveTracker?
+        var stream: AsyncStream<FaceFrame>?
+        do {
+            let live = try LiveTracker(source: endless, models: Self.models, store: store)
+            weakLive = live
+            stream = live.frames
+            _ = try live.start(participant: "dropped")
+            #expect(wait(30) { live.status.sessionFrames >= 2 })
+        }
+        #expect(wait(10) { weakLive == nil }, "released once the tracking thread's turn ends")
+        let ended = DispatchSemaphore(value: 0)
+        let s = stream!
+        Task { for await _ in s {}; ended.signal() }
+        #expect(ended.wait(timeout: .now() + 10) == .success)
+        // Its session was stopped, not left recording.
+        let listed = try store.list()
+        #expect(listed.count == 1)
+        #expect((try? listed[0].result.get().state) == .stopped)
     }
 
     @Test func badConfigurationIsRejectedBeforeTheCameraOpens() throws {
