@@ -27,6 +27,25 @@ import Testing
                          format: format, scale: .half)
     }
 
+    /// `wait` for async tests: sleeps between checks instead of blocking a cooperative thread (the
+    /// stream readers of these tests need those threads).
+    func waitAsync(_ seconds: Double, _ cond: () -> Bool) async -> Bool {
+        let end = Date(timeIntervalSinceNow: seconds)
+        while !cond() { if Date() > end { return false }; try? await Task.sleep(nanoseconds: 10_000_000) }
+        return true
+    }
+
+    /// Whether `stream` ends within `seconds` (its reader is cancelled otherwise).
+    func finishes(_ stream: AsyncStream<FaceFrame>, within seconds: Double) async -> Bool {
+        await withTaskGroup(of: Bool.self) { g in
+            g.addTask { for await _ in stream {}; return !Task.isCancelled }
+            g.addTask { try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9)); return false }
+            let first = await g.next() ?? false
+            g.cancelAll()
+            return first
+        }
+    }
+
     /// Waits until `cond` holds or `seconds` pass.
     func wait(_ seconds: Double, _ cond: () -> Bool) -> Bool {
         let end = Date(timeIntervalSinceNow: seconds)
@@ -99,30 +118,26 @@ import Testing
         for await _ in live.frames { Issue.record("no frames after shutdown") }
     }
 
-    @Test func aCameraThatEndsIsReportedAndEveryFrameIsAccountedFor() throws {
+    @Test func aCameraThatEndsIsReportedAndEveryFrameIsAccountedFor() async throws {
         let store = try tempStore()
         // As fast as possible: the camera outruns the tracker, so frames are dropped — and counted.
         let live = try LiveTracker(source: camera(frames: 60, pacing: .asFastAsPossible), models: Self.models, store: store)
         let stream = live.frames
         try live.startPreview()
-        #expect(wait(60) { live.status.cameraProblem != nil })
-        // The replay is over: its frame stream ends by itself (no shutdown needed).
-        let reader = Task { var n = 0; for await _ in stream { n += 1 }; return n }
-        #expect(wait(10) { live.status.framesTracked > 0 })
+        #expect(await waitAsync(60) { live.status.cameraProblem != nil })
         let st = live.status
         #expect(st.cameraProblem?.contains("end of the recording") == true)
         let cam = try #require(st.camera)
         #expect(cam.counters.delivered == 60)
         #expect(st.framesTracked + cam.queueDropped == 60, "tracked \(st.framesTracked) + dropped \(cam.queueDropped)")
-        let ended = DispatchSemaphore(value: 0)
-        Task { _ = await reader.value; ended.signal() }
-        #expect(ended.wait(timeout: .now() + 10) == .success, "the stream of an ended replay finishes")
+        // The replay is over: its frame stream ends by itself (no shutdown needed).
+        #expect(await finishes(stream, within: 30), "the stream of an ended replay finishes")
         live.shutdown()
     }
 
     /// Dropped while running, without `shutdown`: the tracking thread holds it only weakly, so it is
     /// released and its deinit stops the camera and ends the streams.
-    @Test func aTrackerDroppedWhileRunningIsReleased() throws {
+    @Test func aTrackerDroppedWhileRunningIsReleased() async throws {
         let store = try tempStore()
         let endless = StillImageSource(path: Self.repo + "/testdata/single_face.jpg", count: nil, fps: 30,
                                        pacing: .realTime, format: .grey, scale: .half)
@@ -133,13 +148,10 @@ import Testing
             weakLive = live
             stream = live.frames
             _ = try live.start(participant: "dropped")
-            #expect(wait(30) { live.status.sessionFrames >= 2 })
+            #expect(await waitAsync(60) { live.status.sessionFrames >= 2 })
         }
-        #expect(wait(10) { weakLive == nil }, "released once the tracking thread's turn ends")
-        let ended = DispatchSemaphore(value: 0)
-        let s = stream!
-        Task { for await _ in s {}; ended.signal() }
-        #expect(ended.wait(timeout: .now() + 10) == .success)
+        #expect(await waitAsync(30) { weakLive == nil }, "released once the tracking thread's turn ends")
+        #expect(await finishes(stream!, within: 30))
         // Its session was stopped, not left recording.
         let listed = try store.list()
         #expect(listed.count == 1)
