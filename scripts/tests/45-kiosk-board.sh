@@ -18,6 +18,10 @@ if [ ! -f "$MODELS/facekit.fkm" ] && [ ! -f "$CACHE/board/kiosk-model.fkm" ]; th
   "$BIN" model convert "$MODELS/face_landmarker_v2.task" -o "$CACHE/board/kiosk-model.fkm.tmp" > /dev/null \
     && mv "$CACHE/board/kiosk-model.fkm.tmp" "$CACHE/board/kiosk-model.fkm" || die "converting the model"
 fi
+# A .fkm holds the three models only; the face geometry it needs is read from beside it.
+if [ -f "$CACHE/board/kiosk-model.fkm" ]; then
+  cp "$MODELS/geometry_pipeline_metadata_landmarks.binarypb" "$CACHE/board/" || die "no face geometry in $MODELS (scripts/fetch-models)"
+fi
 OUT=${KIOSK_OUT:-$CACHE/board/kiosk}
 PY="$VENV/bin/python"; [ -x "$PY" ] || PY=python3
 rm -rf "$OUT"; mkdir -p "$OUT"
