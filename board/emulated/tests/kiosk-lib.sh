@@ -68,7 +68,10 @@ kiosk_start() {
   KIOSK=$!
   ( tail -f $RUN/kiosk.log | while IFS= read -r l; do echo "KIOSK: $l"; done ) &
   TAIL=$!
-  waitline 'READY=1' $RUN/notify.log 1200 || fail "no READY=1 from facekit run: $(cat $RUN/kiosk.log)"
+  # Up to 120 s for READY=1, but stop waiting as soon as facekit has exited (a config or model error).
+  i=0; while ! grep -q 'READY=1' $RUN/notify.log 2>/dev/null && [ -e /proc/$KIOSK ] && [ $i -lt 1200 ]; do
+    sleep 0.1; i=$((i + 1)); done
+  grep -q 'READY=1' $RUN/notify.log 2>/dev/null || fail "no READY=1 from facekit run: $(cat $RUN/kiosk.log)"
   echo "KIOSK-FIGURE: ready_seconds=$(since $T_START)"
 }
 # kiosk_stop: SIGTERM; must exit 0 after closing its session.
