@@ -200,7 +200,7 @@ public final class LiveTracker: @unchecked Sendable {
     /// The camera and tracker keep running (preview) until `shutdown`.
     @discardableResult
     public func stop() throws -> SessionSummary {
-        guard let r = lock.withLock({ () -> SessionRecorder? in defer { recorder = nil }; return recorder }) else {
+        guard let r = detachRecorder() else {
             throw RecordingError(.invalidState, "no session is running")
         }
         stopDepthRecording(r)  // depth (issue 8)
@@ -215,7 +215,7 @@ public final class LiveTracker: @unchecked Sendable {
 
     /// Stops a running session, then the tracking thread and the camera. Safe to call twice.
     public func shutdown() {
-        if let r = lock.withLock({ () -> SessionRecorder? in defer { recorder = nil }; return recorder }) {
+        if let r = detachRecorder() {
             stopDepthRecording(r)  // depth (issue 8)
             _ = try? r.stop()
         }
@@ -277,6 +277,11 @@ public final class LiveTracker: @unchecked Sendable {
 
     public func export(session id: String, to directory: String, options: ExportOptions) throws -> ExportResult {
         try Exporter(store: store).export(sessionID: id, to: directory, options: options)
+    }
+
+    /// Takes the running session away from the tracking thread (it stops appending at once).
+    private func detachRecorder() -> SessionRecorder? {
+        lock.withLock { () -> SessionRecorder? in defer { recorder = nil }; return recorder }
     }
 
     /// Depth (issue 8): closes the session's depth.log; why depth stopped, if it did, becomes an

@@ -40,11 +40,7 @@ public struct FaceModels {
         if isDir.boolValue {
             for (kind, member) in members {
                 let p = (path as NSString).appendingPathComponent(member)
-                let d = try read(p)
-                found[kind] = try d.withUnsafeBytes { raw in
-                    do { return try GraphImporter.importTFLite(bytes: raw, name: member) }
-                    catch let e as CoreError { throw FaceTrackingError("\(p): \(e.message)") }
-                }
+                for (_, g) in try graphs(in: try read(p), path: p) { found[kind] = g }
             }
         } else {
             let data = try read(path)
