@@ -8,7 +8,9 @@ public struct MemoryPlan {
     public static let alignment = 64
 
     /// - Parameter elementBytes: bytes per element of each tensor (lets quantized graphs plan too).
-    public init(graph: Graph, elementBytes: (Int) -> Int) {
+    /// - Parameter fusedOps: ops an engine runs inside the op before them; their outputs are
+    ///   written while that op still reads its inputs, so they must not share its inputs' bytes.
+    public init(graph: Graph, elementBytes: (Int) -> Int, fusedOps: Set<Int> = []) {
         let n = graph.tensors.count
         var first = [Int](repeating: Int.max, count: n)
         var last = [Int](repeating: -1, count: n)
@@ -18,6 +20,7 @@ public struct MemoryPlan {
             last[op.output] = max(last[op.output], k)
             for i in op.inputs { last[i] = max(last[i], k) }
         }
+        for k in fusedOps where k > 0 { first[graph.ops[k].output] = min(first[graph.ops[k].output], k - 1) }
         // Inputs and outputs live for the whole run: a caller may run again on the same input.
         for o in graph.outputs + graph.inputs { last[o] = graph.ops.count }
 

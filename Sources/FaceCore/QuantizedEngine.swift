@@ -8,20 +8,24 @@ public final class QuantizedEngine: InferenceEngine {
     private let arena: UnsafeMutableRawPointer
     private let weights: UnsafeMutableRawPointer
     private let scratch: UnsafeMutableRawPointer
-    /// Convolution weights widened to int16 at set-up (see `QuantizedKernels.widen`).
-    private var widened: UnsafeMutableRawPointer
-    private var widenedUsed = 0
+    /// Convolution weights packed at set-up for the tiled kernels (`TiledConvolution`).
+    private var packed: UnsafeMutableRawPointer
+    private var packedUsed = 0
+    private let scratchBytes: Int
+    /// Whether a PRELU that alone consumes a convolution's output runs inside that convolution.
+    public let fusesActivations: Bool
     private var pointers: [UnsafeMutableRawPointer] = []
     private var steps: [Step] = []
     private var floatInputs: [UnsafeMutableBufferPointer<Float>] = []
     private var floatOutputs: [UnsafeMutableBufferPointer<Float>] = []
-    private static let scratchBytes = 1 << 16
+    private static let minimumScratchBytes = 1 << 16
 
     enum Kind {
-        case conv(FloatKernels.ConvGeometry, QuantizedKernels.Requant)
-        case convSplit(FloatKernels.ConvGeometry, QuantizedKernels.Requant)
-        case depthwiseSplit(FloatKernels.ConvGeometry, QuantizedKernels.Requant)
-        case depthwise(FloatKernels.ConvGeometry, QuantizedKernels.Requant)
+        /// CONV_2D (or DEPTHWISE), optionally with a residual plane and a fused PRELU.
+        case conv(FloatKernels.ConvGeometry, QuantizedKernels.Requant, split: Bool, prelu: TiledConvolution.PReLU?)
+        case depthwise(FloatKernels.ConvGeometry, QuantizedKernels.Requant, split: Bool, prelu: TiledConvolution.PReLU?)
+        /// A PRELU fused into the convolution before it.
+        case fused
         case maxPool(FloatKernels.ConvGeometry, Int16, Int16)
         case binary(QuantizedKernels.BinaryKind, FloatKernels.Broadcast4, QuantizedKernels.BinaryParams)
         case relu(Int), neg(Int), copy(Int)
@@ -39,25 +43,33 @@ public final class QuantizedEngine: InferenceEngine {
         var output: UnsafeMutableRawPointer
     }
 
-    public init(graph: Graph) throws(CoreError) {
+    /// `fuseActivations: false` keeps every op a step of its own (per-layer checks read each
+    /// convolution's output tensor).
+    public init(graph: Graph, fuseActivations: Bool = true) throws(CoreError) {
         guard graph.isQuantized else { throw .invalidArgument(reason: "the fixed-point engine needs a quantized model (facekit model convert without --float)") }
         for i in graph.inputs + graph.outputs where graph.tensors[i].type != .int16 {
             throw .unsupported(reason: "quantized graph inputs and outputs must be int16", code: Int(graph.tensors[i].type.rawValue))
         }
         self.graph = graph
         let tensors = graph.tensors
-        plan = MemoryPlan(graph: graph, elementBytes: { tensors[$0].type.byteSize })
+        fusesActivations = fuseActivations
+        let fused = fuseActivations ? QuantizedEngine.fusedPReLUs(graph) : []
+        plan = MemoryPlan(graph: graph, elementBytes: { tensors[$0].type.byteSize }, fusedOps: fused)
         arena = UnsafeMutableRawPointer.allocate(byteCount: plan.arenaBytes, alignment: MemoryPlan.alignment)
         arena.initializeMemory(as: UInt8.self, repeating: 0, count: plan.arenaBytes)
         let w = UnsafeMutableRawPointer.allocate(byteCount: max(graph.weights.count, 64), alignment: MemoryPlan.alignment)
         graph.weights.withUnsafeBytes { w.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         weights = w
-        scratch = UnsafeMutableRawPointer.allocate(byteCount: QuantizedEngine.scratchBytes, alignment: MemoryPlan.alignment)
-        var wideBytes = 0
+        var packedBytes = 0, scratchNeed = QuantizedEngine.minimumScratchBytes
         for op in graph.ops where op.code == .conv2d || op.code == .depthwiseConv2d {
-            for k in [1, 4] where k < op.inputs.count { wideBytes += (graph.tensors[op.inputs[k]].elementCount * 2 + 63) / 64 * 64 }
+            let g = FloatKernels.geometry(op, graph.tensors), dw = op.code == .depthwiseConv2d
+            let planes = op.inputs.count == 6 ? 2 : 1
+            packedBytes += planes * (TiledConvolution.packedCount(g, depthwise: dw) * MemoryLayout<SIMD8<Int32>>.stride + 64)
+            if !dw { scratchNeed = max(scratchNeed, TiledConvolution.scratchBytes(g)) }
         }
-        widened = UnsafeMutableRawPointer.allocate(byteCount: max(wideBytes, 64), alignment: MemoryPlan.alignment)
+        scratchBytes = scratchNeed
+        scratch = UnsafeMutableRawPointer.allocate(byteCount: scratchNeed, alignment: MemoryPlan.alignment)
+        packed = UnsafeMutableRawPointer.allocate(byteCount: max(packedBytes, 64), alignment: MemoryPlan.alignment)
         for (i, t) in graph.tensors.enumerated() {
             pointers.append(t.isConstant ? weights + t.dataOffset : arena + max(plan.offsets[i], 0))
         }
@@ -71,11 +83,52 @@ public final class QuantizedEngine: InferenceEngine {
             let b = UnsafeMutableBufferPointer<Float>.allocate(capacity: n); b.initialize(repeating: 0)
             floatOutputs.append(b)
         }
-        for op in graph.ops { steps.append(try prepare(op)) }
+        var i = 0
+        while i < graph.ops.count {
+            let step = try prepare(graph.ops[i])
+            if fused.contains(i + 1), let f = fuse(step, graph.ops[i + 1]) {
+                steps.append(f); steps.append(Step(kind: .fused, inputs: [], output: f.output))
+                i += 2
+            } else {
+                steps.append(step)
+                i += 1
+            }
+        }
+    }
+
+    /// Indices of the PRELU ops that run inside the convolution before them: the PRELU alone
+    /// reads the convolution's output, with one slope or one per output channel.
+    static func fusedPReLUs(_ graph: Graph) -> Set<Int> {
+        var consumers = [Int](repeating: 0, count: graph.tensors.count)
+        for op in graph.ops { for t in op.inputs { consumers[t] += 1 } }
+        for o in graph.outputs { consumers[o] += 1 }
+        var out: Set<Int> = []
+        for k in 1 ..< max(graph.ops.count, 1) {
+            let op = graph.ops[k - 1], next = graph.ops[k]
+            guard op.code == .conv2d || op.code == .depthwiseConv2d, next.code == .prelu,
+                  next.inputs[0] == op.output, consumers[op.output] == 1 else { continue }
+            let channels = graph.tensors[next.inputs[1]].elementCount
+            if channels == 1 || channels == graph.tensors[op.output].shape.last { out.insert(k) }
+        }
+        return out
+    }
+
+    /// The convolution step `s` with the PRELU `next` applied in its epilogue.
+    private func fuse(_ s: Step, _ next: GraphOp) -> Step? {
+        let pr = TiledConvolution.PReLU(positive: Int32(next.params[0]), negative: UnsafePointer(pointers[next.inputs[1]].assumingMemoryBound(to: Int32.self)),
+                                        channels: graph.tensors[next.inputs[1]].elementCount, shift: next.params[1])
+        var f = s
+        switch s.kind {
+        case let .conv(g, r, split, nil): f.kind = .conv(g, r, split: split, prelu: pr)
+        case let .depthwise(g, r, split, nil): f.kind = .depthwise(g, r, split: split, prelu: pr)
+        default: return nil
+        }
+        f.output = pointers[next.output]
+        return f
     }
 
     deinit {
-        arena.deallocate(); weights.deallocate(); scratch.deallocate(); widened.deallocate()
+        arena.deallocate(); weights.deallocate(); scratch.deallocate(); packed.deallocate()
         for b in floatInputs { b.deallocate() }
         for b in floatOutputs { b.deallocate() }
     }
@@ -88,10 +141,9 @@ public final class QuantizedEngine: InferenceEngine {
         switch op.code {
         case .conv2d, .depthwiseConv2d:
             let g = FloatKernels.geometry(op, ts)
-            guard g.outC * 8 <= QuantizedEngine.scratchBytes else { throw .unsupported(reason: "too many output channels for the accumulator row", code: g.outC) }
             let r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]))
             let split = op.inputs.count == 6
-            kind = op.code == .depthwiseConv2d ? (split ? .depthwiseSplit(g, r) : .depthwise(g, r)) : (split ? .convSplit(g, r) : .conv(g, r))
+            kind = op.code == .depthwiseConv2d ? .depthwise(g, r, split: split, prelu: nil) : .conv(g, r, split: split, prelu: nil)
         case .maxPool2d:
             kind = .maxPool(FloatKernels.geometry(op, ts), Int16(p[7]), Int16(p[8]))
         case .prelu:
@@ -128,17 +180,18 @@ public final class QuantizedEngine: InferenceEngine {
             let x = ts[op.inputs[0]].shape
             var flags = [Bool](repeating: false, count: 4 - x.count)
             for a in 0 ..< x.count { flags.append(p[0] >> a & 1 == 1) }
-            guard ts[op.output].elementCount * 8 <= QuantizedEngine.scratchBytes else { throw .unsupported(reason: "reduction output too large", code: ts[op.output].elementCount) }
+            guard ts[op.output].elementCount * 8 <= scratchBytes else { throw .unsupported(reason: "reduction output too large", code: ts[op.output].elementCount) }
             kind = .reduce(dims: FloatEngine.pad4(x), axes: (flags[0], flags[1], flags[2], flags[3]), m: Int64(p[1]), s: p[2])
         }
         var inputs = op.inputs.map { pointers[$0] }
         if op.code == .conv2d || op.code == .depthwiseConv2d {
+            let g = FloatKernels.geometry(op, ts), dw = op.code == .depthwiseConv2d
             for k in [1, 4] where k < op.inputs.count {
-                let n = ts[op.inputs[k]].elementCount
-                let dst = widened + widenedUsed
-                QuantizedKernels.widen(inputs[k].assumingMemoryBound(to: Int8.self), count: n, into: dst.assumingMemoryBound(to: Int16.self))
-                widenedUsed += (n * 2 + 63) / 64 * 64
-                inputs[k] = dst
+                let dst = (packed + packedUsed).assumingMemoryBound(to: SIMD8<Int32>.self)
+                let w = inputs[k].assumingMemoryBound(to: Int8.self)
+                if dw { TiledConvolution.packDepthwise(g, weights: w, into: dst) } else { TiledConvolution.packConv(g, weights: w, into: dst) }
+                packedUsed += TiledConvolution.packedCount(g, depthwise: dw) * MemoryLayout<SIMD8<Int32>>.stride + 64
+                inputs[k] = UnsafeMutableRawPointer(dst)
             }
         }
         return Step(kind: kind, inputs: inputs, output: pointers[op.output])
@@ -198,24 +251,20 @@ public final class QuantizedEngine: InferenceEngine {
         @inline(__always) func i16(_ p: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Int16> { p.assumingMemoryBound(to: Int16.self) }
         let out = i16(s.output)
         switch s.kind {
-        case let .conv(g, r):
-            QuantizedKernels.conv2d(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int16.self),
-                                    bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
-                                    r, output: out, scratch: scratch.assumingMemoryBound(to: Int32.self))
-        case let .convSplit(g, r):
-            QuantizedKernels.conv2dSplit(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int16.self),
-                                         bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
-                                         residual: s.inputs[4].assumingMemoryBound(to: Int16.self), residualMultipliers: s.inputs[5].assumingMemoryBound(to: Int32.self),
-                                         r, output: out, scratch: scratch.assumingMemoryBound(to: Int32.self))
-        case let .depthwiseSplit(g, r):
-            QuantizedKernels.depthwiseSplit(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int16.self),
-                                            bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
-                                            residual: s.inputs[4].assumingMemoryBound(to: Int16.self), residualMultipliers: s.inputs[5].assumingMemoryBound(to: Int32.self),
-                                            r, output: out, scratch: scratch.assumingMemoryBound(to: Int32.self))
-        case let .depthwise(g, r):
-            QuantizedKernels.depthwise(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: Int16.self),
+        case let .conv(g, r, split, prelu):
+            TiledConvolution.conv(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: SIMD8<Int32>.self),
+                                  bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
+                                  residual: split ? UnsafePointer(s.inputs[4].assumingMemoryBound(to: SIMD8<Int32>.self)) : nil,
+                                  residualMultipliers: split ? UnsafePointer(s.inputs[5].assumingMemoryBound(to: Int32.self)) : nil,
+                                  r, prelu: prelu, output: out, scratch: scratch)
+        case let .depthwise(g, r, split, prelu):
+            TiledConvolution.depthwise(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: SIMD8<Int32>.self),
                                        bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
-                                       r, output: out, scratch: scratch.assumingMemoryBound(to: Int32.self))
+                                       residual: split ? UnsafePointer(s.inputs[4].assumingMemoryBound(to: SIMD8<Int32>.self)) : nil,
+                                       residualMultipliers: split ? UnsafePointer(s.inputs[5].assumingMemoryBound(to: Int32.self)) : nil,
+                                       r, prelu: prelu, output: out)
+        case .fused:
+            break
         case let .maxPool(g, lo, hi):
             QuantizedKernels.maxPool(g, input: i16(s.inputs[0]), lo: lo, hi: hi, output: out)
         case let .binary(k, bc, p):

@@ -1,8 +1,9 @@
 /// Integer kernels: int16 activations, int8 weights, int32 accumulators, requantization by
-/// int32 mantissa + shared shift (`FixedPoint`). Reference versions are plain loops; the
-/// engine's versions are written so LLVM vectorizes them (contiguous inner loops over output
-/// channels, no generics or existentials) and are tested bit-exact against the references
-/// (QuantizedKernelTests). Integer sums are exact, so any loop order gives the same bits.
+/// int32 mantissa + shared shift (`FixedPoint`). The convolution references here are plain
+/// loops; the engine runs the register-tiled versions in `TiledConvolution`, tested bit-exact
+/// against these (QuantizedKernelTests). Integer sums are exact, so any loop order gives the
+/// same bits. Element-wise kernels are written so LLVM vectorizes them (contiguous inner loops,
+/// no generics or existentials).
 public enum QuantizedKernels {
     /// Requantization parameters of a convolution.
     public struct Requant {
@@ -43,131 +44,6 @@ public enum QuantizedKernels {
         } } }
     }
 
-    /// Accumulates over input channels four at a time into an int32 row of output channels, so
-    /// the accumulator row is loaded and stored once per four multiply-adds.
-    public static func conv2d(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int16>,
-                              bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant,
-                              output: UnsafeMutablePointer<Int16>, scratch acc: UnsafeMutablePointer<Int32>) {
-        let cout = g.outC
-        for oy in 0 ..< g.outH {
-            for ox in 0 ..< g.outW {
-                acc.update(from: bias, count: cout)
-                accumulate(g, oy, ox, input, weights, acc)
-                requantRow(acc, multipliers, r, output + (oy * g.outW + ox) * cout, cout)
-            }
-        }
-    }
-
-    /// CONV_2D with a residual int8 plane: out = requant(acc·m + acc₂·m₂), one rounding.
-    public static func conv2dSplit(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int16>,
-                                   bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
-                                   residual: UnsafePointer<Int16>, residualMultipliers: UnsafePointer<Int32>, _ r: Requant,
-                                   output: UnsafeMutablePointer<Int16>, scratch acc: UnsafeMutablePointer<Int32>) {
-        let cout = g.outC
-        let acc2 = acc + cout
-        let round = r.shift == 0 ? 0 : Int64(1) << Int64(r.shift - 1)
-        let s = Int64(r.shift), lo = Int64(r.lo), hi = Int64(r.hi)
-        for oy in 0 ..< g.outH {
-            for ox in 0 ..< g.outW {
-                acc.update(from: bias, count: cout)
-                acc2.update(repeating: 0, count: cout)
-                accumulate2(g, oy, ox, input, weights, residual, acc, acc2)
-                let out = output + (oy * g.outW + ox) * cout
-                for i in 0 ..< cout {
-                    let v = (Int64(acc[i]) &* Int64(multipliers[i]) &+ Int64(acc2[i]) &* Int64(residualMultipliers[i]) &+ round) &>> s
-                    out[i] = Int16(truncatingIfNeeded: min(max(v, lo), hi))
-                }
-            }
-        }
-    }
-
-    /// `accumulate` for both weight planes in one pass: each input value is loaded once.
-    @inline(__always)
-    static func accumulate2(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox: Int, _ input: UnsafePointer<Int16>,
-                            _ weights: UnsafePointer<Int16>, _ residual: UnsafePointer<Int16>,
-                            _ acc: UnsafeMutablePointer<Int32>, _ acc2: UnsafeMutablePointer<Int32>) {
-        let cout = g.outC, cin = g.inC
-        for ky in 0 ..< g.kh {
-            let iy = oy * g.strideH + ky * g.dilationH - g.padTop
-            if iy < 0 || iy >= g.inH { continue }
-            for kx in 0 ..< g.kw {
-                let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
-                if ix < 0 || ix >= g.inW { continue }
-                let src = input + (iy * g.inW + ix) * cin
-                let offset = (ky * g.kw + kx) * cin * cout
-                var w = weights + offset, r = residual + offset
-                var ci = 0
-                while ci + 4 <= cin {
-                    let v0 = Int32(src[ci]), v1 = Int32(src[ci + 1]), v2 = Int32(src[ci + 2]), v3 = Int32(src[ci + 3])
-                    for co in 0 ..< cout {
-                        acc[co] &+= v0 &* Int32(w[co]) &+ v1 &* Int32(w[cout + co]) &+ v2 &* Int32(w[2 * cout + co]) &+ v3 &* Int32(w[3 * cout + co])
-                        acc2[co] &+= v0 &* Int32(r[co]) &+ v1 &* Int32(r[cout + co]) &+ v2 &* Int32(r[2 * cout + co]) &+ v3 &* Int32(r[3 * cout + co])
-                    }
-                    w += 4 * cout; r += 4 * cout; ci += 4
-                }
-                while ci < cin {
-                    let v = Int32(src[ci])
-                    for co in 0 ..< cout { acc[co] &+= v &* Int32(w[co]); acc2[co] &+= v &* Int32(r[co]) }
-                    w += cout; r += cout; ci += 1
-                }
-            }
-        }
-    }
-
-    /// Adds one output pixel's products into `acc` (a row of output channels).
-    @inline(__always)
-    static func accumulate(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox: Int, _ input: UnsafePointer<Int16>,
-                           _ weights: UnsafePointer<Int16>, _ acc: UnsafeMutablePointer<Int32>) {
-        let cout = g.outC, cin = g.inC
-        for ky in 0 ..< g.kh {
-            let iy = oy * g.strideH + ky * g.dilationH - g.padTop
-            if iy < 0 || iy >= g.inH { continue }
-            for kx in 0 ..< g.kw {
-                let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
-                if ix < 0 || ix >= g.inW { continue }
-                let src = input + (iy * g.inW + ix) * cin
-                var w = weights + (ky * g.kw + kx) * cin * cout
-                var ci = 0
-                // Eight input channels per pass over the accumulator row (pairs of int16
-                // products, which x86 turns into PMADDWD), then four, then singles.
-                while ci + 8 <= cin {
-                    let v0 = Int32(src[ci]), v1 = Int32(src[ci + 1]), v2 = Int32(src[ci + 2]), v3 = Int32(src[ci + 3])
-                    let v4 = Int32(src[ci + 4]), v5 = Int32(src[ci + 5]), v6 = Int32(src[ci + 6]), v7 = Int32(src[ci + 7])
-                    let w1 = w + cout, w2 = w + 2 * cout, w3 = w + 3 * cout, w4 = w + 4 * cout, w5 = w + 5 * cout, w6 = w + 6 * cout, w7 = w + 7 * cout
-                    for co in 0 ..< cout {
-                        let a = v0 &* Int32(w[co]) &+ v1 &* Int32(w1[co]) &+ v2 &* Int32(w2[co]) &+ v3 &* Int32(w3[co])
-                        let b = v4 &* Int32(w4[co]) &+ v5 &* Int32(w5[co]) &+ v6 &* Int32(w6[co]) &+ v7 &* Int32(w7[co])
-                        acc[co] &+= a &+ b
-                    }
-                    w += 8 * cout; ci += 8
-                }
-                while ci + 4 <= cin {
-                    let v0 = Int32(src[ci]), v1 = Int32(src[ci + 1]), v2 = Int32(src[ci + 2]), v3 = Int32(src[ci + 3])
-                    let w1 = w + cout, w2 = w + 2 * cout, w3 = w + 3 * cout
-                    for co in 0 ..< cout {
-                        acc[co] &+= v0 &* Int32(w[co]) &+ v1 &* Int32(w1[co]) &+ v2 &* Int32(w2[co]) &+ v3 &* Int32(w3[co])
-                    }
-                    w += 4 * cout; ci += 4
-                }
-                while ci < cin {
-                    let v = Int32(src[ci])
-                    for co in 0 ..< cout { acc[co] &+= v &* Int32(w[co]) }
-                    w += cout; ci += 1
-                }
-            }
-        }
-    }
-
-    @inline(__always)
-    static func requantRow(_ acc: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ r: Requant, _ out: UnsafeMutablePointer<Int16>, _ n: Int) {
-        let round = r.shift == 0 ? 0 : Int64(1) << Int64(r.shift - 1)
-        let s = Int64(r.shift), lo = Int64(r.lo), hi = Int64(r.hi)
-        for i in 0 ..< n {
-            let v = (Int64(acc[i]) &* Int64(m[i]) &+ round) &>> s
-            out[i] = Int16(truncatingIfNeeded: min(max(v, lo), hi))
-        }
-    }
-
     // MARK: Depthwise (weights [KH][KW][C])
 
     public static func depthwiseReference(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
@@ -189,65 +65,6 @@ public enum QuantizedKernels {
             v = FixedPoint.apply(v, 1, r.shift)
             output[(oy * g.outW + ox) * g.outC + c] = Int16(truncatingIfNeeded: min(max(v, Int64(r.lo)), Int64(r.hi)))
         } } }
-    }
-
-    public static func depthwise(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int16>,
-                                 bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant,
-                                 output: UnsafeMutablePointer<Int16>, scratch acc: UnsafeMutablePointer<Int32>) {
-        let c = g.outC
-        for oy in 0 ..< g.outH {
-            for ox in 0 ..< g.outW {
-                acc.update(from: bias, count: c)
-                for ky in 0 ..< g.kh {
-                    let iy = oy * g.strideH + ky * g.dilationH - g.padTop
-                    if iy < 0 || iy >= g.inH { continue }
-                    for kx in 0 ..< g.kw {
-                        let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
-                        if ix < 0 || ix >= g.inW { continue }
-                        let src = input + (iy * g.inW + ix) * c
-                        let w = weights + (ky * g.kw + kx) * c
-                        for k in 0 ..< c { acc[k] &+= Int32(src[k]) &* Int32(w[k]) }
-                    }
-                }
-                requantRow(acc, multipliers, r, output + (oy * g.outW + ox) * c, c)
-            }
-        }
-    }
-
-    /// DEPTHWISE_CONV_2D with a residual int8 plane (see `conv2dSplit`).
-    public static func depthwiseSplit(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int16>,
-                                      bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
-                                      residual: UnsafePointer<Int16>, residualMultipliers: UnsafePointer<Int32>, _ r: Requant,
-                                      output: UnsafeMutablePointer<Int16>, scratch acc: UnsafeMutablePointer<Int32>) {
-        let c = g.outC
-        let acc2 = acc + c
-        let round = r.shift == 0 ? 0 : Int64(1) << Int64(r.shift - 1)
-        let s = Int64(r.shift), lo = Int64(r.lo), hi = Int64(r.hi)
-        for oy in 0 ..< g.outH {
-            for ox in 0 ..< g.outW {
-                acc.update(from: bias, count: c)
-                acc2.update(repeating: 0, count: c)
-                for ky in 0 ..< g.kh {
-                    let iy = oy * g.strideH + ky * g.dilationH - g.padTop
-                    if iy < 0 || iy >= g.inH { continue }
-                    for kx in 0 ..< g.kw {
-                        let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
-                        if ix < 0 || ix >= g.inW { continue }
-                        let src = input + (iy * g.inW + ix) * c
-                        let w = weights + (ky * g.kw + kx) * c, w2 = residual + (ky * g.kw + kx) * c
-                        for k in 0 ..< c {
-                            let x = Int32(src[k])
-                            acc[k] &+= x &* Int32(w[k]); acc2[k] &+= x &* Int32(w2[k])
-                        }
-                    }
-                }
-                let out = output + (oy * g.outW + ox) * c
-                for i in 0 ..< c {
-                    let v = (Int64(acc[i]) &* Int64(multipliers[i]) &+ Int64(acc2[i]) &* Int64(residualMultipliers[i]) &+ round) &>> s
-                    out[i] = Int16(truncatingIfNeeded: min(max(v, lo), hi))
-                }
-            }
-        }
     }
 
     public static func maxPool(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, lo: Int16, hi: Int16, output: UnsafeMutablePointer<Int16>) {
@@ -295,12 +112,6 @@ public enum QuantizedKernels {
             }
             p += c
         }
-    }
-
-    /// int8 weights widened to int16 once, when an engine is set up: the kernels then load
-    /// operands PMADDWD / SMLAL take directly instead of sign-extending bytes in the inner loop.
-    public static func widen(_ w: UnsafePointer<Int8>, count: Int, into out: UnsafeMutablePointer<Int16>) {
-        for i in 0 ..< count { out[i] = Int16(w[i]) }
     }
 
     /// Per-op constants of an element-wise kernel (meaning per kind, see `QuantizedEngine`).

@@ -34,6 +34,24 @@ import CAllocationCounter
         #expect(n == 0, "\(kind.name): \(n) heap allocations during fixed-point inference")
     }
 
+    /// Fusing PRELUs into the convolutions before them changes no bit of any output, on real
+    /// face crops (a fused PRELU writes its output while the convolution still reads its input,
+    /// which the memory plan must keep apart).
+    @Test func fusedActivationsChangeNoOutput() throws {
+        let kind = ModelFile.Kind.landmarks
+        let (_, fused) = try QuantizedAccuracyTests.engines(kind)
+        let plain = try QuantizedEngine(graph: fused.graph, fuseActivations: false)
+        #expect(QuantizedEngine.fusedPReLUs(fused.graph).count > 20)
+        for (name, input, _) in try TestData.cases(kind).prefix(4) {
+            _ = fused.input().update(from: input.values)
+            _ = plain.input().update(from: input.values)
+            fused.run(); plain.run()
+            for (k, t) in fused.graph.outputs.enumerated() {
+                #expect(Array(fused.tensor(t)) == Array(plain.tensor(t)), "\(kind.name) \(name): output \(k) differs when fused")
+            }
+        }
+    }
+
     /// Tensors alive at the same time never share arena bytes.
     @Test(arguments: [ModelFile.Kind.detector, .landmarks, .blendshapes])
     func memoryPlanHasNoOverlapsBetweenLiveTensors(kind: ModelFile.Kind) throws {

@@ -2,7 +2,7 @@ import Testing
 @testable import FaceCore
 
 /// Optimized integer kernels against their references, bit for bit, sweeping channel and
-/// spatial sizes from 1 to past the 4-channel unroll, with guard values after the outputs.
+/// spatial sizes from 1 to past the tiles (4 pixels, 8 channels), with guard values after the outputs.
 @Suite struct QuantizedKernelTests {
     static let guardValue: Int16 = 0x5a5a
     static let guardCount = 16
@@ -11,30 +11,50 @@ import Testing
     static func i8(_ n: Int, _ rng: inout FuzzHarness.Random) -> [Int8] { (0 ..< n).map { _ in Int8(Int(rng.next() % 255) - 127) } }
     static func i32(_ n: Int, range: Int, _ rng: inout FuzzHarness.Random) -> [Int32] { (0 ..< n).map { _ in Int32(Int(rng.next() % UInt64(2 * range + 1)) - range) } }
 
+    /// A fused PRELU (per channel or shared slope) for the kernels under test, or none.
+    static func prelu(_ mode: Int, channels c: Int, _ rng: inout FuzzHarness.Random) -> [Int32] {
+        mode == 0 ? [] : Self.i32(mode == 1 ? 1 : c, range: 1 << 14, &rng)
+    }
+
+    /// The reference PRELU after the reference convolution (what the engine ran before fusing).
+    static func applyPrelu(_ out: inout [Int16], count n: Int, slopes: [Int32], positive: Int32, shift: Int) {
+        guard !slopes.isEmpty else { return }
+        let x = Array(out[0 ..< n])
+        x.withUnsafeBufferPointer { xp in
+            out.withUnsafeMutableBufferPointer { op in
+                QuantizedKernels.prelu(xp.baseAddress!, positive: positive, negative: slopes, channels: slopes.count, shift: shift, op.baseAddress!, count: n)
+            }
+        }
+    }
+
+    /// TiledConvolution.conv against conv2dReference (+ prelu): every geometry, channel counts
+    /// from 1 to past two 8-lane blocks, pixel counts from 1 to past the 4-pixel tile, odd and
+    /// even reductions (the direct 1×1 path and the gathered one), with and without a residual
+    /// plane and a fused PRELU.
     @Test(arguments: [false, true])
-    func conv2dMatchesReference(split: Bool) {
+    func tiledConvMatchesReference(split: Bool) {
         var rng = FuzzHarness.Random(seed: split ? 11 : 10)
         var checked = 0
         for base in FloatKernelTests.geometries() {
-            for (cin, cout) in [(1, 1), (3, 5), (4, 8), (5, 17), (9, 3), (13, 7), (16, 33)] {
+            for (cin, cout) in [(1, 1), (3, 5), (4, 8), (5, 17), (9, 3), (13, 7), (16, 33), (2, 9)] {
                 var g = base; g.inC = cin; g.outC = cout
                 let x = Self.i16(g.inH * g.inW * cin, &rng)
                 let w = Self.i8(g.kh * g.kw * cin * cout, &rng), w2 = Self.i8(w.count, &rng)
-                let wide = w.map { Int16($0) }, wide2 = w2.map { Int16($0) }
                 let bias = Self.i32(cout, range: 1 << 20, &rng)
                 let m = Self.i32(cout, range: 1 << 30, &rng).map { abs($0) }, m2 = Self.i32(cout, range: 1 << 23, &rng).map { abs($0) }
                 let r = QuantizedKernels.Requant(shift: 40, lo: -32767, hi: 32767)
+                let mode = checked % 3, slopes = Self.prelu(mode, channels: cout, &rng), positive: Int32 = 9_000, pshift = 13
                 let n = g.outH * g.outW * cout
                 var ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
-                var scratch = [Int32](repeating: 0, count: 2 * cout)
-                if split {
-                    QuantizedKernels.conv2dReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref, residual: w2, residualMultipliers: m2)
-                    QuantizedKernels.conv2dSplit(g, input: x, weights: wide, bias: bias, multipliers: m, residual: wide2, residualMultipliers: m2, r, output: &opt, scratch: &scratch)
-                } else {
-                    QuantizedKernels.conv2dReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref)
-                    QuantizedKernels.conv2d(g, input: x, weights: wide, bias: bias, multipliers: m, r, output: &opt, scratch: &scratch)
+                QuantizedKernels.conv2dReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref,
+                                                 residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil)
+                Self.applyPrelu(&ref, count: n, slopes: slopes, positive: positive, shift: pshift)
+                slopes.withUnsafeBufferPointer { sp in
+                    let pr = slopes.isEmpty ? nil : TiledConvolution.PReLU(positive: positive, negative: sp.baseAddress!, channels: slopes.count, shift: pshift)
+                    TiledConvolution.packAndRun(depthwise: false, g, input: x, weights: w, bias: bias, multipliers: m,
+                                                residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil, r, prelu: pr, output: &opt)
                 }
-                #expect(ref == opt, "conv split=\(split) \(g.inH)x\(g.inW)x\(cin) k\(g.kh) s\(g.strideH) → \(g.outH)x\(g.outW)x\(cout)")
+                #expect(ref == opt, "conv split=\(split) prelu=\(mode) \(g.inH)x\(g.inW)x\(cin) k\(g.kh) s\(g.strideH) → \(g.outH)x\(g.outW)x\(cout)")
                 #expect(opt[n...].allSatisfy { $0 == Self.guardValue })
                 checked += 1
             }
@@ -42,30 +62,56 @@ import Testing
         #expect(checked > 100)
     }
 
+    /// The 1×1 direct path on the engine's shapes: many pixels (tiles and a short last tile),
+    /// wide reductions and channel counts that are not multiples of the 8-lane block.
+    @Test func tiledPointwiseOnModelShapes() {
+        var rng = FuzzHarness.Random(seed: 12)
+        for (pixels, cin, cout) in [(33, 16, 8), (18, 8, 16), (7, 64, 97), (5, 96, 384), (9, 97, 64), (13, 2, 3)] {
+            let g = FloatKernels.ConvGeometry(inH: 1, inW: pixels, inC: cin, outH: 1, outW: pixels, outC: cout, kh: 1, kw: 1,
+                                              strideH: 1, strideW: 1, dilationH: 1, dilationW: 1, padTop: 0, padLeft: 0)
+            for split in [false, true] {
+                let x = Self.i16(pixels * cin, &rng), w = Self.i8(cin * cout, &rng), w2 = Self.i8(w.count, &rng)
+                let bias = Self.i32(cout, range: 1 << 20, &rng)
+                let m = Self.i32(cout, range: 1 << 30, &rng).map { abs($0) }, m2 = Self.i32(cout, range: 1 << 23, &rng).map { abs($0) }
+                let r = QuantizedKernels.Requant(shift: 44, lo: -32767, hi: 32767)
+                let n = pixels * cout
+                var ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
+                QuantizedKernels.conv2dReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref,
+                                                 residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil)
+                TiledConvolution.packAndRun(depthwise: false, g, input: x, weights: w, bias: bias, multipliers: m,
+                                            residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil, r, output: &opt)
+                #expect(ref == opt, "pointwise \(pixels) px \(cin)→\(cout) split=\(split)")
+                #expect(opt[n...].allSatisfy { $0 == Self.guardValue })
+            }
+        }
+    }
+
     @Test(arguments: [false, true])
-    func depthwiseMatchesReference(split: Bool) {
+    func tiledDepthwiseMatchesReference(split: Bool) {
         var rng = FuzzHarness.Random(seed: split ? 21 : 20)
+        var checked = 0
         for base in FloatKernelTests.geometries() {
-            for c in [1, 3, 4, 7, 16, 33] {
+            for c in [1, 3, 4, 7, 8, 16, 33] {
                 var g = base; g.inC = c; g.outC = c
                 let x = Self.i16(g.inH * g.inW * c, &rng)
                 let w = Self.i8(g.kh * g.kw * c, &rng), w2 = Self.i8(w.count, &rng)
-                let wide = w.map { Int16($0) }, wide2 = w2.map { Int16($0) }
                 let bias = Self.i32(c, range: 1 << 20, &rng)
                 let m = Self.i32(c, range: 1 << 30, &rng).map { abs($0) }, m2 = Self.i32(c, range: 1 << 23, &rng).map { abs($0) }
                 let r = QuantizedKernels.Requant(shift: 38, lo: 0, hi: 32767)
+                let mode = checked % 3, slopes = Self.prelu(mode, channels: c, &rng), positive: Int32 = 12_000, pshift = 14
                 let n = g.outH * g.outW * c
                 var ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
-                var scratch = [Int32](repeating: 0, count: 2 * c)
-                if split {
-                    QuantizedKernels.depthwiseReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref, residual: w2, residualMultipliers: m2)
-                    QuantizedKernels.depthwiseSplit(g, input: x, weights: wide, bias: bias, multipliers: m, residual: wide2, residualMultipliers: m2, r, output: &opt, scratch: &scratch)
-                } else {
-                    QuantizedKernels.depthwiseReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref)
-                    QuantizedKernels.depthwise(g, input: x, weights: wide, bias: bias, multipliers: m, r, output: &opt, scratch: &scratch)
+                QuantizedKernels.depthwiseReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref,
+                                                    residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil)
+                Self.applyPrelu(&ref, count: n, slopes: slopes, positive: positive, shift: pshift)
+                slopes.withUnsafeBufferPointer { sp in
+                    let pr = slopes.isEmpty ? nil : TiledConvolution.PReLU(positive: positive, negative: sp.baseAddress!, channels: slopes.count, shift: pshift)
+                    TiledConvolution.packAndRun(depthwise: true, g, input: x, weights: w, bias: bias, multipliers: m,
+                                                residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil, r, prelu: pr, output: &opt)
                 }
-                #expect(ref == opt, "depthwise split=\(split) \(g.inH)x\(g.inW)x\(c) k\(g.kh) s\(g.strideH)")
+                #expect(ref == opt, "depthwise split=\(split) prelu=\(mode) \(g.inH)x\(g.inW)x\(c) k\(g.kh) s\(g.strideH)")
                 #expect(opt[n...].allSatisfy { $0 == Self.guardValue })
+                checked += 1
             }
         }
     }

@@ -122,8 +122,7 @@ func checkKernel(depthwise: Bool, _ g: FloatKernels.ConvGeometry, input: UnsafeP
     let n = g.outH * g.outW * g.outC
     let ref = UnsafeMutablePointer<Int16>.allocate(capacity: max(n, 1))
     let opt = UnsafeMutablePointer<Int16>.allocate(capacity: max(n, 1))
-    let scratch = UnsafeMutablePointer<Int32>.allocate(capacity: max(2 * g.outC, 1 << 14))   // as large as the engine's
-    defer { ref.deallocate(); opt.deallocate(); scratch.deallocate() }
+    defer { ref.deallocate(); opt.deallocate() }
     if depthwise {
         QuantizedKernels.depthwiseReference(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: ref,
                                             residual: residual, residualMultipliers: residualMultipliers)
@@ -135,23 +134,9 @@ func checkKernel(depthwise: Bool, _ g: FloatKernels.ConvGeometry, input: UnsafeP
     if let e = expected {
         other = e
     } else {
-        // The optimized kernels take the int8 weights widened to int16 (as the engine does once at set-up).
-        let nW = g.kh * g.kw * (depthwise ? g.outC : g.inC * g.outC)
-        let w16 = UnsafeMutablePointer<Int16>.allocate(capacity: max(nW, 1)), r16 = UnsafeMutablePointer<Int16>.allocate(capacity: max(nW, 1))
-        defer { w16.deallocate(); r16.deallocate() }
-        for i in 0 ..< nW { w16[i] = Int16(weights[i]); r16[i] = residual.map { Int16($0[i]) } ?? 0 }
-        switch (depthwise, residual, residualMultipliers) {
-        case let (true, _?, m2?):
-            QuantizedKernels.depthwiseSplit(g, input: input, weights: w16, bias: bias, multipliers: multipliers,
-                                            residual: r16, residualMultipliers: m2, r, output: opt, scratch: scratch)
-        case let (false, _?, m2?):
-            QuantizedKernels.conv2dSplit(g, input: input, weights: w16, bias: bias, multipliers: multipliers,
-                                         residual: r16, residualMultipliers: m2, r, output: opt, scratch: scratch)
-        case (true, _, _):
-            QuantizedKernels.depthwise(g, input: input, weights: w16, bias: bias, multipliers: multipliers, r, output: opt, scratch: scratch)
-        case (false, _, _):
-            QuantizedKernels.conv2d(g, input: input, weights: w16, bias: bias, multipliers: multipliers, r, output: opt, scratch: scratch)
-        }
+        // The engine's tiled kernels, on weights packed here as the engine packs them at set-up.
+        TiledConvolution.packAndRun(depthwise: depthwise, g, input: input, weights: weights, bias: bias, multipliers: multipliers,
+                                    residual: residual, residualMultipliers: residualMultipliers, r, output: opt)
         other = UnsafePointer(opt)
     }
     mix(&stats.hash, ref, n)
@@ -206,7 +191,14 @@ func kernelSweep(count: Int) -> KernelStats {
 
 /// Recomputes every conv / depthwise layer of one inference with the reference kernel on the
 /// real activations (step by step, while the layer's input is still live in the arena).
-func checkModelKernels(_ engine: QuantizedEngine, stats: inout KernelStats, splitLayers: inout Int) {
+func checkModelKernels(_ fused: QuantizedEngine, stats: inout KernelStats, splitLayers: inout Int) {
+    // Unfused, so that every convolution's own output tensor is written (the run itself fuses PRELUs).
+    let engine: QuantizedEngine
+    do throws(CoreError) { engine = try QuantizedEngine(graph: fused.graph, fuseActivations: false) } catch {
+        print("armcore: \(error.message)"); stats.failed += 1; return
+    }
+    let x = fused.input(0), y = engine.input(0)
+    for i in 0 ..< x.count { y[i] = x[i] }
     let graph = engine.graph
     let base = UnsafeMutableRawPointer.allocate(byteCount: max(graph.weights.count, 1), alignment: 64)
     defer { base.deallocate() }
@@ -221,7 +213,7 @@ func checkModelKernels(_ engine: QuantizedEngine, stats: inout KernelStats, spli
         let g = FloatKernels.ConvGeometry(inH: x[1], inW: x[2], inC: x[3], outH: o[1], outW: o[2], outC: o[3], kh: f[0], kw: f[1],
                                           strideH: p[0], strideW: p[1], dilationH: p[2], dilationW: p[3], padTop: p[4], padLeft: p[5])
         let r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]))
-        // Six inputs: a residual int8 weight plane and its multipliers (QuantizedKernels.conv2dSplit).
+        // Six inputs: a residual int8 weight plane and its multipliers (TiledConvolution).
         let split = op.inputs.count == 6
         func ptr<T>(_ t: Int, _: T.Type) -> UnsafePointer<T> { UnsafePointer((base + graph.tensors[t].dataOffset).assumingMemoryBound(to: T.self)) }
         let ok = checkKernel(depthwise: op.code == .depthwiseConv2d, g, input: engine.tensor(op.inputs[0]).baseAddress!,

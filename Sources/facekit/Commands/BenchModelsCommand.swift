@@ -144,6 +144,37 @@ struct BenchModelsCommand: Command {
             out.append(String(format: "  %4d %-18@ %8.3f ms %5.1f%%  %@ -> %@%@", i, "\(op.code.name)" as NSString, t, 100 * t / total,
                               "\(tensors[op.inputs[0]].shape)" as NSString, "\(tensors[op.output].shape)" as NSString, note as NSString))
         }
+        out += classSummary(ops: ops, tensors: tensors, rows: rows, total: total)
+        return out
+    }
+
+    /// Time per kind of layer with its multiply-adds (a residual plane counts twice) and the
+    /// rate reached, so the slow kernel shapes stand out from the per-layer list.
+    static func classSummary(ops: [GraphOp], tensors: [GraphTensor], rows: [(Int, Double)], total: Double) -> [String] {
+        var byClass: [String: (ms: Double, macs: Double, count: Int)] = [:]
+        for (i, t) in rows {
+            let op = ops[i], out = tensors[op.output].shape
+            var name = "\(op.code.name)", macs = 0.0
+            if op.code == .conv2d || op.code == .depthwiseConv2d {
+                let w = tensors[op.inputs[1]].shape   // [KH, KW, I, O] or [KH, KW, C]
+                let outPixels = Double(out.dropLast().reduce(1, *))
+                let planes = op.inputs.count == 6 ? 2.0 : 1.0
+                if op.code == .conv2d {
+                    macs = outPixels * Double(w[0] * w[1] * w[2]) * Double(out.last ?? 1) * planes
+                    name = "CONV_2D \(w[0])x\(w[1])"
+                } else {
+                    macs = outPixels * Double(w[0] * w[1]) * Double(out.last ?? 1) * planes
+                }
+                name += planes == 2 ? " split" : ""
+            }
+            let c = byClass[name] ?? (0, 0, 0)
+            byClass[name] = (c.ms + t, c.macs + macs, c.count + 1)
+        }
+        var out = ["  by kind: time, share, layers, multiply-adds, rate"]
+        for (name, c) in byClass.sorted(by: { $0.value.ms > $1.value.ms }) {
+            let rate = c.macs > 0 ? String(format: "%6.2f GMAC/s", c.macs / (c.ms * 1e6)) : ""
+            out.append(String(format: "    %-24@ %8.3f ms %5.1f%%  %3d  %8.2f M  %@", name as NSString, c.ms, 100 * c.ms / total, c.count, c.macs / 1e6, rate as NSString))
+        }
         return out
     }
 
