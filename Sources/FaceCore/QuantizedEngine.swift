@@ -24,7 +24,9 @@ public final class QuantizedEngine: InferenceEngine {
         /// CONV_2D (or DEPTHWISE), optionally with a residual plane and a fused PRELU.
         case conv(FloatKernels.ConvGeometry, QuantizedKernels.Requant, split: Bool, prelu: TiledConvolution.PReLU?)
         case depthwise(FloatKernels.ConvGeometry, QuantizedKernels.Requant, split: Bool, prelu: TiledConvolution.PReLU?)
-        /// A PRELU fused into the convolution before it.
+        /// ADD of two same-shape tensors, then PRELU (`QuantizedKernels.addPReLU`).
+        case addPReLU(QuantizedKernels.BinaryParams, positive: Int32, channels: Int, shift: Int, count: Int)
+        /// A PRELU fused into the op before it.
         case fused
         case maxPool(FloatKernels.ConvGeometry, Int16, Int16)
         case binary(QuantizedKernels.BinaryKind, FloatKernels.Broadcast4, QuantizedKernels.BinaryParams)
@@ -96,8 +98,9 @@ public final class QuantizedEngine: InferenceEngine {
         }
     }
 
-    /// Indices of the PRELU ops that run inside the convolution before them: the PRELU alone
-    /// reads the convolution's output, with one slope or one per output channel.
+    /// Indices of the PRELU ops that run inside the op before them (a convolution, or an ADD of
+    /// same-shape tensors): the PRELU alone reads that op's output, with one slope or one per
+    /// channel.
     static func fusedPReLUs(_ graph: Graph) -> Set<Int> {
         var consumers = [Int](repeating: 0, count: graph.tensors.count)
         for op in graph.ops { for t in op.inputs { consumers[t] += 1 } }
@@ -105,10 +108,12 @@ public final class QuantizedEngine: InferenceEngine {
         var out: Set<Int> = []
         for k in 1 ..< max(graph.ops.count, 1) {
             let op = graph.ops[k - 1], next = graph.ops[k]
-            guard op.code == .conv2d || op.code == .depthwiseConv2d, next.code == .prelu,
+            guard op.code == .conv2d || op.code == .depthwiseConv2d || op.code == .add, next.code == .prelu,
                   next.inputs[0] == op.output, consumers[op.output] == 1 else { continue }
+            let shape = graph.tensors[op.output].shape
+            if op.code == .add && !(graph.tensors[op.inputs[0]].shape == shape && graph.tensors[op.inputs[1]].shape == shape) { continue }
             let channels = graph.tensors[next.inputs[1]].elementCount
-            if channels == 1 || channels == graph.tensors[op.output].shape.last { out.insert(k) }
+            if channels == 1 || channels == shape.last { out.insert(k) }
         }
         return out
     }
@@ -121,6 +126,9 @@ public final class QuantizedEngine: InferenceEngine {
         switch s.kind {
         case let .conv(g, r, split, nil): f.kind = .conv(g, r, split: split, prelu: pr)
         case let .depthwise(g, r, split, nil): f.kind = .depthwise(g, r, split: split, prelu: pr)
+        case let .binary(.add, _, p):
+            f.kind = .addPReLU(p, positive: pr.positive, channels: pr.channels, shift: pr.shift, count: graph.tensors[next.output].elementCount)
+            f.inputs = [s.inputs[0], s.inputs[1], pointers[next.inputs[1]]]
         default: return nil
         }
         f.output = pointers[next.output]
@@ -263,6 +271,9 @@ public final class QuantizedEngine: InferenceEngine {
                                        residual: split ? UnsafePointer(s.inputs[4].assumingMemoryBound(to: SIMD8<Int32>.self)) : nil,
                                        residualMultipliers: split ? UnsafePointer(s.inputs[5].assumingMemoryBound(to: Int32.self)) : nil,
                                        r, prelu: prelu, output: out)
+        case let .addPReLU(p, mp, c, sh, n):
+            QuantizedKernels.addPReLU(i16(s.inputs[0]), i16(s.inputs[1]), p, positive: mp, negative: s.inputs[2].assumingMemoryBound(to: Int32.self),
+                                      channels: c, shift: sh, out, count: n)
         case .fused:
             break
         case let .maxPool(g, lo, hi):

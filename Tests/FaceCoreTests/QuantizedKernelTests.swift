@@ -130,10 +130,30 @@ import Testing
         }
     }
 
+    /// The fused ADD → PRELU against the two kernels it replaces, per-channel and shared slopes,
+    /// channel counts on and off the 8-lane blocks.
+    @Test func addPReLUMatchesAddThenPrelu() {
+        var rng = FuzzHarness.Random(seed: 32)
+        for c in [1, 3, 8, 16, 24, 17] {
+            for shared in [false, true] where !(shared && c == 1) {
+                let n = c * 9
+                let a = Self.i16(n, &rng), b = Self.i16(n, &rng)
+                let mn = Self.i32(shared ? 1 : c, range: 1 << 14, &rng)
+                let p = QuantizedKernels.BinaryParams(m0: 9_001, m1: -7_003, s0: 14, lo: -30_000, hi: 32_767)
+                let bc = FloatKernels.Broadcast4(out: [1, 1, 9, c], a: [1, 1, 9, c], b: [1, 1, 9, c])
+                var sum = [Int16](repeating: 0, count: n), ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
+                QuantizedKernels.binary(.add, bc, a, b, p, &sum)
+                QuantizedKernels.prelu(sum, positive: 12_345, negative: mn, channels: mn.count, shift: 14, &ref, count: n)
+                QuantizedKernels.addPReLU(a, b, p, positive: 12_345, negative: mn, channels: mn.count, shift: 14, &opt, count: n)
+                #expect(ref == opt, "add+prelu c=\(c) shared=\(shared)")
+            }
+        }
+    }
+
     /// PRELU with per-channel folded slopes against the 64-bit formula.
     @Test func preluMatchesScalarFormula() {
         var rng = FuzzHarness.Random(seed: 31)
-        for c in [1, 3, 8, 16, 17] {
+        for c in [1, 3, 8, 16, 17, 24] {
             let n = c * 7
             let x = Self.i16(n, &rng)
             let mn = Self.i32(c, range: 1 << 14, &rng)
