@@ -207,6 +207,18 @@ public enum TiledConvolution {
     static func requant(_ acc: SIMD8<Int32>, _ acc2: SIMD8<Int32>?, _ first: Int, _ width: Int,
                         _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?,
                         _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ out: UnsafeMutablePointer<Int16>) {
+        // A full block gets a loop of constant trip count, which LLVM unrolls.
+        if width == lanes {
+            requantLanes(acc, acc2, first, lanes, bias, m, m2, r, prelu, out)
+        } else {
+            requantLanes(acc, acc2, first, width, bias, m, m2, r, prelu, out)
+        }
+    }
+
+    @inline(__always)
+    static func requantLanes(_ acc: SIMD8<Int32>, _ acc2: SIMD8<Int32>?, _ first: Int, _ width: Int,
+                             _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?,
+                             _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ out: UnsafeMutablePointer<Int16>) {
         let round = r.shift == 0 ? 0 : Int64(1) << Int64(r.shift - 1)
         let s = Int64(r.shift), lo = Int64(r.lo), hi = Int64(r.hi)
         for j in 0 ..< width {
@@ -246,7 +258,9 @@ public enum TiledConvolution {
                         for kx in 0 ..< g.kw {
                             let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
                             if ix < 0 || ix >= g.inW { continue }
-                            let x = load8(input + (iy * g.inW + ix) * c + first, width)
+                            // (Both operands carry the int16 shifts: with them LLVM multiplies
+                            // 16-bit (PMULLW/PMULHW); without, it emulates a 32-bit PMULLD.)
+                            let x = (load8(input + (iy * g.inW + ix) * c + first, width) &<< 16) &>> 16
                             let t = ky * g.kw + kx
                             // The shifts tell LLVM the weights are int16, so it multiplies 16-bit.
                             acc &+= x &* ((wb[t] &<< 16) &>> 16)
