@@ -44,6 +44,27 @@ public enum TiledConvolution {
 
     static func blocks(_ channels: Int) -> Int { (channels + lanes - 1) / lanes }
 
+    /// Shifts for which `lanesRequantize` holds: 2^(s-17) must be an integer and the sums
+    /// below must stay inside int32.
+    public static let shortShifts = 17 ... 46
+
+    /// Whether a layer's requantization can run in 32-bit lanes, bit-identical to the 64-bit
+    /// formula: non-negative mantissas with m + m₂ < 2^15 per channel, and a shift in
+    /// `shortShifts`. With a = acc split as aH·2^16 + aL (aL = a & 0xffff, the same for acc₂):
+    ///   acc·m + acc₂·m₂ = high·2^16 + low, high = aH·m + bH·m₂ (|high| < 2^30),
+    ///   low = aL·m + bL·m₂ (0 ≤ low < 2^31), and
+    ///   ⌊(acc·m + acc₂·m₂ + 2^(s-1)) / 2^s⌋ = ⌊(high + ⌊low / 2^16⌋ + 2^(s-17)) / 2^(s-16)⌋.
+    /// The quantizer picks such mantissas when they keep every channel precise enough
+    /// (`Quantizer.shortMantissaMinimum`); other layers take the 64-bit scalar epilogue.
+    public static func lanesRequantize(_ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?, count: Int, shift: Int) -> Bool {
+        guard shortShifts.contains(shift) else { return false }
+        for c in 0 ..< count {
+            let r = m2?[c] ?? 0
+            if m[c] < 0 || r < 0 || Int(m[c]) + Int(r) >= 1 << 15 { return false }
+        }
+        return true
+    }
+
     /// Pairs in one output channel's reduction.
     public static func pairs(_ g: FloatKernels.ConvGeometry, depthwise: Bool) -> Int {
         depthwise ? g.kh * g.kw : (g.kh * g.kw * g.inC + 1) / 2
@@ -130,6 +151,7 @@ public enum TiledConvolution {
                             output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
         let np = pairs(g, depthwise: false), nb = blocks(g.outC), n = g.outC
         let pixels = g.outH * g.outW
+        let short = lanesRequantize(multipliers, residualMultipliers, count: n, shift: r.shift)
         let isDirect = direct(g)
         let rows = scratch.assumingMemoryBound(to: Int32.self)
         let acc2 = (scratch + tile * np * 4).assumingMemoryBound(to: SIMD8<Int32>.self)
@@ -155,10 +177,10 @@ public enum TiledConvolution {
                 dot4(a0, a1, a2, a3, weights + b * np, np, &c0, &c1, &c2, &c3)
                 let first = b * lanes, width = min(lanes, n - first)
                 let out = output + p * n + first
-                requant(c0, residual == nil ? nil : acc2[0], first, width, bias, multipliers, residualMultipliers, r, prelu, out)
-                if count > 1 { requant(c1, residual == nil ? nil : acc2[1], first, width, bias, multipliers, residualMultipliers, r, prelu, out + n) }
-                if count > 2 { requant(c2, residual == nil ? nil : acc2[2], first, width, bias, multipliers, residualMultipliers, r, prelu, out + 2 * n) }
-                if count > 3 { requant(c3, residual == nil ? nil : acc2[3], first, width, bias, multipliers, residualMultipliers, r, prelu, out + 3 * n) }
+                requant(c0, residual == nil ? nil : acc2[0], first, width, bias, multipliers, residualMultipliers, r, prelu, short, out)
+                if count > 1 { requant(c1, residual == nil ? nil : acc2[1], first, width, bias, multipliers, residualMultipliers, r, prelu, short, out + n) }
+                if count > 2 { requant(c2, residual == nil ? nil : acc2[2], first, width, bias, multipliers, residualMultipliers, r, prelu, short, out + 2 * n) }
+                if count > 3 { requant(c3, residual == nil ? nil : acc2[3], first, width, bias, multipliers, residualMultipliers, r, prelu, short, out + 3 * n) }
             }
             p += count
         }
@@ -209,7 +231,11 @@ public enum TiledConvolution {
     @inline(__always)
     static func requant(_ acc: SIMD8<Int32>, _ acc2: SIMD8<Int32>?, _ first: Int, _ width: Int,
                         _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?,
-                        _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ out: UnsafeMutablePointer<Int16>) {
+                        _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ short: Bool, _ out: UnsafeMutablePointer<Int16>) {
+        if short && width == lanes {
+            requantLanes(acc, acc2, bias + first, m + first, m2.map { $0 + first }, r, prelu, first, out)
+            return
+        }
         // A full block gets a loop of constant trip count, which LLVM unrolls.
         if width == lanes {
             requantLanes(acc, acc2, first, lanes, bias, m, m2, r, prelu, out)
@@ -239,6 +265,33 @@ public enum TiledConvolution {
         }
     }
 
+    /// The 32-bit lane requantization of one full block (see `lanesRequantize` for why it is
+    /// exact). The `&<< 16 &>> 16` on 16-bit operands lets LLVM multiply 16-bit lanes.
+    @inline(__always)
+    static func requantLanes(_ acc: SIMD8<Int32>, _ acc2: SIMD8<Int32>?, _ bias: UnsafePointer<Int32>,
+                             _ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?,
+                             _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ first: Int, _ out: UnsafeMutablePointer<Int16>) {
+        @inline(__always) func load(_ p: UnsafePointer<Int32>) -> SIMD8<Int32> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int32>.self) }
+        let a = acc &+ load(bias)
+        let mv = (load(m) &<< 16) &>> 16
+        var high = (a &>> 16) &* mv
+        var low = (a & 0xffff) &* mv
+        if let b = acc2, let m2 {
+            let m2v = (load(m2) &<< 16) &>> 16
+            high &+= (b &>> 16) &* m2v
+            low &+= (b & 0xffff) &* m2v
+        }
+        let t = Int32(r.shift - 16)
+        var y = (high &+ (low &>> 16) &+ SIMD8(repeating: Int32(1) &<< Int32(r.shift - 17))) &>> t
+        y = y.clamped(lowerBound: SIMD8(repeating: r.lo), upperBound: SIMD8(repeating: r.hi))
+        if let pr = prelu {
+            let neg = pr.channels == 1 ? SIMD8(repeating: pr.negative[0]) : load(pr.negative + first)
+            let rr: Int32 = pr.shift == 0 ? 0 : 1 << Int32(pr.shift - 1)
+            y = (y &* QuantizedKernels.select(y, neg, pr.positive) &+ rr) &>> Int32(pr.shift)
+        }
+        QuantizedKernels.store8(y, out)
+    }
+
     // MARK: DEPTHWISE_CONV_2D
 
     /// DEPTHWISE_CONV_2D with packed weights (`packDepthwise`): per pixel and block of 8
@@ -248,6 +301,7 @@ public enum TiledConvolution {
                                  residual: UnsafePointer<SIMD8<Int32>>?, residualMultipliers: UnsafePointer<Int32>?,
                                  _ r: QuantizedKernels.Requant, prelu: PReLU?, output: UnsafeMutablePointer<Int16>) {
         let c = g.outC, nb = blocks(c), taps = g.kh * g.kw
+        let short = lanesRequantize(multipliers, residualMultipliers, count: c, shift: r.shift)
         for oy in 0 ..< g.outH {
             for ox in 0 ..< g.outW {
                 let out = output + (oy * g.outW + ox) * c
@@ -270,7 +324,7 @@ public enum TiledConvolution {
                             if let rb { acc2 &+= x &* ((rb[t] &<< 16) &>> 16) }
                         }
                     }
-                    requant(acc, residual == nil ? nil : acc2, first, width, bias, multipliers, residualMultipliers, r, prelu, out + first)
+                    requant(acc, residual == nil ? nil : acc2, first, width, bias, multipliers, residualMultipliers, r, prelu, short, out + first)
                 }
             }
         }

@@ -11,6 +11,20 @@ import Testing
     static func i8(_ n: Int, _ rng: inout FuzzHarness.Random) -> [Int8] { (0 ..< n).map { _ in Int8(Int(rng.next() % 255) - 127) } }
     static func i32(_ n: Int, range: Int, _ rng: inout FuzzHarness.Random) -> [Int32] { (0 ..< n).map { _ in Int32(Int(rng.next() % UInt64(2 * range + 1)) - range) } }
 
+    /// Requantization mantissas and shift: 30-bit mantissas (the 64-bit scalar epilogue), or
+    /// short ones with m + m₂ < 2^15 (the 32-bit lane epilogue), sweeping every shift the lane
+    /// epilogue accepts, its edges included, so outputs both saturate and stay in range.
+    static func multipliers(_ n: Int, short: Bool, index: Int, _ rng: inout FuzzHarness.Random) -> ([Int32], [Int32], Int) {
+        if !short {
+            return (Self.i32(n, range: 1 << 30, &rng).map { abs($0) }, Self.i32(n, range: 1 << 23, &rng).map { abs($0) }, 40)
+        }
+        let m = (0 ..< n).map { _ in Int32(rng.next() % UInt64((1 << 15) - 256)) }, m2 = (0 ..< n).map { _ in Int32(rng.next() % 256) }
+        let shifts = TiledConvolution.shortShifts
+        let shift = index % 7 == 0 ? shifts.lowerBound : index % 7 == 1 ? shifts.upperBound : 22 + (index % 15)
+        #expect(m.withUnsafeBufferPointer { mp in m2.withUnsafeBufferPointer { TiledConvolution.lanesRequantize(mp.baseAddress!, $0.baseAddress!, count: n, shift: shift) } })
+        return (m, m2, shift)
+    }
+
     /// A fused PRELU (per channel or shared slope) for the kernels under test, or none.
     static func prelu(_ mode: Int, channels c: Int, _ rng: inout FuzzHarness.Random) -> [Int32] {
         mode == 0 ? [] : Self.i32(mode == 1 ? 1 : c, range: 1 << 14, &rng)
@@ -41,8 +55,8 @@ import Testing
                 let x = Self.i16(g.inH * g.inW * cin, &rng)
                 let w = Self.i8(g.kh * g.kw * cin * cout, &rng), w2 = Self.i8(w.count, &rng)
                 let bias = Self.i32(cout, range: 1 << 20, &rng)
-                let m = Self.i32(cout, range: 1 << 30, &rng).map { abs($0) }, m2 = Self.i32(cout, range: 1 << 23, &rng).map { abs($0) }
-                let r = QuantizedKernels.Requant(shift: 40, lo: -32767, hi: 32767)
+                let (m, m2, shift) = Self.multipliers(cout, short: checked % 2 == 1, index: checked, &rng)
+                let r = QuantizedKernels.Requant(shift: shift, lo: -32767, hi: 32767)
                 let mode = checked % 3, slopes = Self.prelu(mode, channels: cout, &rng), positive: Int32 = 9_000, pshift = 13
                 let n = g.outH * g.outW * cout
                 var ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
@@ -72,8 +86,8 @@ import Testing
             for split in [false, true] {
                 let x = Self.i16(pixels * cin, &rng), w = Self.i8(cin * cout, &rng), w2 = Self.i8(w.count, &rng)
                 let bias = Self.i32(cout, range: 1 << 20, &rng)
-                let m = Self.i32(cout, range: 1 << 30, &rng).map { abs($0) }, m2 = Self.i32(cout, range: 1 << 23, &rng).map { abs($0) }
-                let r = QuantizedKernels.Requant(shift: 44, lo: -32767, hi: 32767)
+                let (m, m2, shift) = Self.multipliers(cout, short: split == (pixels % 2 == 1), index: pixels + cin, &rng)
+                let r = QuantizedKernels.Requant(shift: shift, lo: -32767, hi: 32767)
                 let n = pixels * cout
                 var ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
                 QuantizedKernels.conv2dReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref,
@@ -96,8 +110,8 @@ import Testing
                 let x = Self.i16(g.inH * g.inW * c, &rng)
                 let w = Self.i8(g.kh * g.kw * c, &rng), w2 = Self.i8(w.count, &rng)
                 let bias = Self.i32(c, range: 1 << 20, &rng)
-                let m = Self.i32(c, range: 1 << 30, &rng).map { abs($0) }, m2 = Self.i32(c, range: 1 << 23, &rng).map { abs($0) }
-                let r = QuantizedKernels.Requant(shift: 38, lo: 0, hi: 32767)
+                let (m, m2, shift) = Self.multipliers(c, short: checked % 2 == 1, index: checked, &rng)
+                let r = QuantizedKernels.Requant(shift: shift, lo: checked % 4 < 2 ? 0 : -32767, hi: 32767)
                 let mode = checked % 3, slopes = Self.prelu(mode, channels: c, &rng), positive: Int32 = 12_000, pshift = 14
                 let n = g.outH * g.outW * c
                 var ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
