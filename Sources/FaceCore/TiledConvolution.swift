@@ -207,24 +207,58 @@ public enum TiledConvolution {
     }
 
     /// One pixel's receptive field as pairs: k over (ky, kx, ci), zeros outside the input.
+    /// With dilation 1 the taps of one kernel row are adjacent in the input, so each row is
+    /// one copy (the first layers, 3 channels × 5 taps, spent most of their time in per-tap
+    /// copies of 6 bytes).
     @inline(__always)
     static func gather(_ g: FloatKernels.ConvGeometry, pixel: Int, into row: UnsafeMutablePointer<Int32>, pairs np: Int, _ input: UnsafePointer<Int16>) {
         let dst = UnsafeMutableRawPointer(row).assumingMemoryBound(to: Int16.self)
         let oy = pixel / g.outW, ox = pixel % g.outW, cin = g.inC
+        let rowLength = g.kw * cin
         var k = 0
         for ky in 0 ..< g.kh {
             let iy = oy * g.strideH + ky * g.dilationH - g.padTop
-            for kx in 0 ..< g.kw {
-                let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
-                if iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW {
-                    (dst + k).update(repeating: 0, count: cin)
+            let x0 = ox * g.strideW - g.padLeft
+            if iy < 0 || iy >= g.inH {
+                fill(dst + k, rowLength)
+            } else if g.dilationW == 1 {
+                // Taps kx in [lo, hi) are inside the row.
+                let lo = max(0, -x0), hi = min(g.kw, g.inW - x0)
+                if hi <= lo {
+                    fill(dst + k, rowLength)
                 } else {
-                    (dst + k).update(from: input + (iy * g.inW + ix) * cin, count: cin)
+                    fill(dst + k, lo * cin)
+                    copy(input + (iy * g.inW + x0 + lo) * cin, dst + k + lo * cin, (hi - lo) * cin)
+                    fill(dst + k + hi * cin, (g.kw - hi) * cin)
                 }
-                k += cin
+            } else {
+                for kx in 0 ..< g.kw {
+                    let ix = x0 + kx * g.dilationW
+                    if ix < 0 || ix >= g.inW { fill(dst + k + kx * cin, cin) } else { copy(input + (iy * g.inW + ix) * cin, dst + k + kx * cin, cin) }
+                }
             }
+            k += rowLength
         }
         if k < 2 * np { dst[k] = 0 }
+    }
+
+    /// Short copies inline (a library call costs more than a few elements); long ones call.
+    @inline(__always)
+    static func copy(_ src: UnsafePointer<Int16>, _ dst: UnsafeMutablePointer<Int16>, _ n: Int) {
+        if n > 32 { dst.update(from: src, count: n); return }
+        var i = 0
+        while i + 2 <= n {
+            UnsafeMutableRawPointer(dst + i).storeBytes(of: UnsafeRawPointer(src + i).loadUnaligned(as: UInt32.self), as: UInt32.self)
+            i += 2
+        }
+        if i < n { dst[i] = src[i] }
+    }
+
+    @inline(__always)
+    static func fill(_ dst: UnsafeMutablePointer<Int16>, _ n: Int) {
+        if n > 32 { dst.update(repeating: 0, count: n); return }
+        var i = 0
+        while i < n { dst[i] = 0; i += 1 }
     }
 
     /// Requantizes one pixel's block of accumulators and stores its `width` valid channels.

@@ -49,7 +49,10 @@ import Testing
     func tiledConvMatchesReference(split: Bool) {
         var rng = FuzzHarness.Random(seed: split ? 11 : 10)
         var checked = 0
-        for base in FloatKernelTests.geometries() {
+        // Plus a dilated geometry (the gather copies tap by tap there), with padding on the left.
+        let dilated = FloatKernels.ConvGeometry(inH: 7, inW: 6, inC: 0, outH: 3, outW: 2, outC: 0, kh: 3, kw: 3, strideH: 1, strideW: 2,
+                                                dilationH: 2, dilationW: 2, padTop: 0, padLeft: 1)
+        for base in FloatKernelTests.geometries() + [dilated] {
             for (cin, cout) in [(1, 1), (3, 5), (4, 8), (5, 17), (9, 3), (13, 7), (16, 33), (2, 9)] {
                 var g = base; g.inC = cin; g.outC = cout
                 let x = Self.i16(g.inH * g.inW * cin, &rng)
