@@ -18,9 +18,10 @@
 ///   portable x86-64:   row kernel 2.6–3.3 (split) / 7.7–9.9 ·  pair lanes 6.2–9.1 · int32 lanes 4.1–5.4
 ///   -target-cpu haswell: pair lanes 15–16 · int32 lanes (weights widened to Int32) 16–17
 /// The pair form is best on the portable build and within 10 % on AVX2, so it is the only one.
-/// In the engine (`facekit bench models --layers`, landmark model, portable): 1×1 layers with a
-/// residual plane 2.6 → 5.1 GMAC/s, the whole model 94.9 → 50.4 ms; AVX2 build 37.2 ms. The
-/// scalar 64-bit requantization epilogue is the next cost (see the issue-3 note).
+/// In the engine (`facekit bench models --layers`, portable build, same model file): 1×1 layers
+/// with a residual plane 2.6 → 5–7 GMAC/s; the landmark model 107–110 → 47–48 ms with these
+/// kernels, PRELU fusion and the 32-bit lane requantization (`requantLanes`: in one run, the
+/// landmark model's 1×1 split layers ran at 6.7 GMAC/s with it and 3.3 on the 64-bit epilogue).
 ///
 /// Requantization is the engine's (`FixedPoint`, one 64-bit rounding of acc·m [+ acc₂·m₂]),
 /// optionally followed by a fused PRELU in the PRELU kernel's own 32-bit arithmetic, so every

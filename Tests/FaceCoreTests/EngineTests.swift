@@ -22,7 +22,8 @@ import CAllocationCounter
         #expect(m >= 1 && a.count >= 1000)
     }
 
-    @Test(arguments: [ModelFile.Kind.detector, .blendshapes])
+    // The landmark model too: it runs the fused steps (PRELU in convolutions and ADDs).
+    @Test(arguments: [ModelFile.Kind.detector, .landmarks, .blendshapes])
     func fixedPointInferenceAllocatesNothing(kind: ModelFile.Kind) throws {
         let (_, q) = try QuantizedAccuracyTests.engines(kind)
         let input = q.input()
