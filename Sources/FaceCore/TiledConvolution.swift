@@ -2,9 +2,9 @@
 ///
 /// The row kernels this replaces kept one pixel's int32 accumulators in memory and reloaded
 /// them for every few input channels (2.6 GMAC/s on the landmark model's 1×1 layers). Here a
-/// convolution is a small matrix product: 4 output pixels × 8 output channels of accumulators
-/// stay in registers (`SIMD8<Int32>`) for the whole reduction, and each weight vector loaded is
-/// used by 4 pixels.
+/// convolution is a small matrix product: 4 output pixels × 8 or 16 output channels (one or two
+/// blocks) of accumulators stay in registers (`SIMD8<Int32>`) for the whole reduction; each
+/// weight vector loaded serves 4 pixels, each activation pair split serves both blocks.
 ///
 /// Packing (once, when an engine is set up): the reduction index k runs over (ky, kx, ci) as in
 /// the graph's HWIO weights; consecutive k are paired, and one `Int32` lane holds the pair of a

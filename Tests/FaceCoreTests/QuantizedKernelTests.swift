@@ -41,10 +41,41 @@ import Testing
         }
     }
 
+    /// One tiled kernel run against its reference (+ the reference PRELU) on random data:
+    /// bit for bit, with guard values after the outputs. `index` picks the mantissa kind, the
+    /// shift and the PRELU mode (none, shared slope, per-channel slopes).
+    static func checkTiled(depthwise: Bool, _ g: FloatKernels.ConvGeometry, split: Bool, index: Int, short: Bool, prelu: Bool = true,
+                           lo: Int32 = -32767, _ rng: inout FuzzHarness.Random) {
+        let c = g.outC
+        let x = Self.i16(g.inH * g.inW * g.inC, &rng)
+        let w = Self.i8(g.kh * g.kw * (depthwise ? c : g.inC * c), &rng), w2 = Self.i8(w.count, &rng)
+        let bias = Self.i32(c, range: 1 << 20, &rng)
+        let (m, m2, shift) = Self.multipliers(c, short: short, index: index, &rng)
+        let r = QuantizedKernels.Requant(shift: shift, lo: lo, hi: 32767)
+        let mode = prelu ? index % 3 : 0, slopes = Self.prelu(mode, channels: c, &rng), positive: Int32 = 9_000, pshift = 13
+        let n = g.outH * g.outW * c
+        var ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
+        if depthwise {
+            QuantizedKernels.depthwiseReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref,
+                                                residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil)
+        } else {
+            QuantizedKernels.conv2dReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref,
+                                             residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil)
+        }
+        Self.applyPrelu(&ref, count: n, slopes: slopes, positive: positive, shift: pshift)
+        slopes.withUnsafeBufferPointer { sp in
+            let pr = slopes.isEmpty ? nil : TiledConvolution.PReLU(positive: positive, negative: sp.baseAddress!, channels: slopes.count, shift: pshift)
+            TiledConvolution.packAndRun(depthwise: depthwise, g, input: x, weights: w, bias: bias, multipliers: m,
+                                        residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil, r, prelu: pr, output: &opt)
+        }
+        #expect(ref == opt, "\(depthwise ? "depthwise" : "conv") split=\(split) short=\(short) prelu=\(mode) \(g.inH)x\(g.inW)x\(g.inC) k\(g.kh) s\(g.strideH) → \(g.outH)x\(g.outW)x\(c)")
+        #expect(opt[n...].allSatisfy { $0 == Self.guardValue })
+    }
+
     /// TiledConvolution.conv against conv2dReference (+ prelu): every geometry, channel counts
-    /// from 1 to past two 8-lane blocks, pixel counts from 1 to past the 4-pixel tile, odd and
-    /// even reductions (the direct 1×1 path and the gathered one), with and without a residual
-    /// plane and a fused PRELU.
+    /// from 1 to past four 8-lane blocks (one- and two-block passes), pixel counts from 1 to past
+    /// the 4-pixel tile, odd and even reductions (the direct 1×1 path and the gathered one), with
+    /// and without a residual plane, long and short mantissas, and a fused PRELU.
     @Test(arguments: [false, true])
     func tiledConvMatchesReference(split: Bool) {
         var rng = FuzzHarness.Random(seed: split ? 11 : 10)
@@ -55,24 +86,7 @@ import Testing
         for base in FloatKernelTests.geometries() + [dilated] {
             for (cin, cout) in [(1, 1), (3, 5), (4, 8), (5, 17), (9, 3), (13, 7), (16, 33), (2, 9)] {
                 var g = base; g.inC = cin; g.outC = cout
-                let x = Self.i16(g.inH * g.inW * cin, &rng)
-                let w = Self.i8(g.kh * g.kw * cin * cout, &rng), w2 = Self.i8(w.count, &rng)
-                let bias = Self.i32(cout, range: 1 << 20, &rng)
-                let (m, m2, shift) = Self.multipliers(cout, short: checked % 2 == 1, index: checked, &rng)
-                let r = QuantizedKernels.Requant(shift: shift, lo: -32767, hi: 32767)
-                let mode = checked % 3, slopes = Self.prelu(mode, channels: cout, &rng), positive: Int32 = 9_000, pshift = 13
-                let n = g.outH * g.outW * cout
-                var ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
-                QuantizedKernels.conv2dReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref,
-                                                 residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil)
-                Self.applyPrelu(&ref, count: n, slopes: slopes, positive: positive, shift: pshift)
-                slopes.withUnsafeBufferPointer { sp in
-                    let pr = slopes.isEmpty ? nil : TiledConvolution.PReLU(positive: positive, negative: sp.baseAddress!, channels: slopes.count, shift: pshift)
-                    TiledConvolution.packAndRun(depthwise: false, g, input: x, weights: w, bias: bias, multipliers: m,
-                                                residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil, r, prelu: pr, output: &opt)
-                }
-                #expect(ref == opt, "conv split=\(split) prelu=\(mode) \(g.inH)x\(g.inW)x\(cin) k\(g.kh) s\(g.strideH) → \(g.outH)x\(g.outW)x\(cout)")
-                #expect(opt[n...].allSatisfy { $0 == Self.guardValue })
+                Self.checkTiled(depthwise: false, g, split: split, index: checked, short: checked % 2 == 1, &rng)
                 checked += 1
             }
         }
@@ -87,18 +101,7 @@ import Testing
             let g = FloatKernels.ConvGeometry(inH: 1, inW: pixels, inC: cin, outH: 1, outW: pixels, outC: cout, kh: 1, kw: 1,
                                               strideH: 1, strideW: 1, dilationH: 1, dilationW: 1, padTop: 0, padLeft: 0)
             for split in [false, true] {
-                let x = Self.i16(pixels * cin, &rng), w = Self.i8(cin * cout, &rng), w2 = Self.i8(w.count, &rng)
-                let bias = Self.i32(cout, range: 1 << 20, &rng)
-                let (m, m2, shift) = Self.multipliers(cout, short: split == (pixels % 2 == 1), index: pixels + cin, &rng)
-                let r = QuantizedKernels.Requant(shift: shift, lo: -32767, hi: 32767)
-                let n = pixels * cout
-                var ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
-                QuantizedKernels.conv2dReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref,
-                                                 residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil)
-                TiledConvolution.packAndRun(depthwise: false, g, input: x, weights: w, bias: bias, multipliers: m,
-                                            residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil, r, output: &opt)
-                #expect(ref == opt, "pointwise \(pixels) px \(cin)→\(cout) split=\(split)")
-                #expect(opt[n...].allSatisfy { $0 == Self.guardValue })
+                Self.checkTiled(depthwise: false, g, split: split, index: pixels + cin, short: split == (pixels % 2 == 1), prelu: false, &rng)
             }
         }
     }
@@ -110,24 +113,7 @@ import Testing
         for base in FloatKernelTests.geometries() {
             for c in [1, 3, 4, 7, 8, 16, 33] {
                 var g = base; g.inC = c; g.outC = c
-                let x = Self.i16(g.inH * g.inW * c, &rng)
-                let w = Self.i8(g.kh * g.kw * c, &rng), w2 = Self.i8(w.count, &rng)
-                let bias = Self.i32(c, range: 1 << 20, &rng)
-                let (m, m2, shift) = Self.multipliers(c, short: checked % 2 == 1, index: checked, &rng)
-                let r = QuantizedKernels.Requant(shift: shift, lo: checked % 4 < 2 ? 0 : -32767, hi: 32767)
-                let mode = checked % 3, slopes = Self.prelu(mode, channels: c, &rng), positive: Int32 = 12_000, pshift = 14
-                let n = g.outH * g.outW * c
-                var ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
-                QuantizedKernels.depthwiseReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref,
-                                                    residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil)
-                Self.applyPrelu(&ref, count: n, slopes: slopes, positive: positive, shift: pshift)
-                slopes.withUnsafeBufferPointer { sp in
-                    let pr = slopes.isEmpty ? nil : TiledConvolution.PReLU(positive: positive, negative: sp.baseAddress!, channels: slopes.count, shift: pshift)
-                    TiledConvolution.packAndRun(depthwise: true, g, input: x, weights: w, bias: bias, multipliers: m,
-                                                residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil, r, prelu: pr, output: &opt)
-                }
-                #expect(ref == opt, "depthwise split=\(split) prelu=\(mode) \(g.inH)x\(g.inW)x\(c) k\(g.kh) s\(g.strideH)")
-                #expect(opt[n...].allSatisfy { $0 == Self.guardValue })
+                Self.checkTiled(depthwise: true, g, split: split, index: checked, short: checked % 2 == 1, lo: checked % 4 < 2 ? 0 : -32767, &rng)
                 checked += 1
             }
         }
