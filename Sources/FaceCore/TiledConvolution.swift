@@ -378,8 +378,19 @@ public enum TiledConvolution {
                                  _ r: QuantizedKernels.Requant, prelu: PReLU?, output: UnsafeMutablePointer<Int16>) {
         let c = g.outC, nb = blocks(c), taps = g.kh * g.kw
         let short = lanesRequantize(multipliers, residualMultipliers, count: c, shift: r.shift)
+        // Pixel pairs whose windows lie inside the row share each weight vector's unpacking
+        // and skip the column checks (full 8-channel blocks only).
+        let pairable = c % lanes == 0
         for oy in 0 ..< g.outH {
-            for ox in 0 ..< g.outW {
+            var ox = 0
+            while ox < g.outW {
+                if pairable && ox + 1 < g.outW && ox * g.strideW - g.padLeft >= 0
+                    && (ox + 1) * g.strideW - g.padLeft + (g.kw - 1) * g.dilationW < g.inW {
+                    depthwisePair(g, oy, ox, input, weights, bias, multipliers, residual, residualMultipliers, r, prelu, short, output)
+                    ox += 2
+                    continue
+                }
+                defer { ox += 1 }
                 let out = output + (oy * g.outW + ox) * c
                 for b in 0 ..< nb {
                     let first = b * lanes, width = min(lanes, c - first)
@@ -403,6 +414,40 @@ public enum TiledConvolution {
                     requant(acc, residual == nil ? nil : acc2, first, width, bias, multipliers, residualMultipliers, r, prelu, short, out + first)
                 }
             }
+        }
+    }
+
+    /// Output pixels (oy, ox) and (oy, ox + 1), both windows inside the row, c a multiple of 8.
+    @inline(__always)
+    static func depthwisePair(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox: Int, _ input: UnsafePointer<Int16>,
+                              _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
+                              _ residual: UnsafePointer<SIMD8<Int32>>?, _ residualMultipliers: UnsafePointer<Int32>?,
+                              _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ short: Bool, _ output: UnsafeMutablePointer<Int16>) {
+        let c = g.outC, taps = g.kh * g.kw
+        let out = output + (oy * g.outW + ox) * c
+        let x0 = ox * g.strideW - g.padLeft, step = g.strideW * c
+        for b in 0 ..< c / lanes {
+            let first = b * lanes
+            var a = SIMD8<Int32>(), a2 = SIMD8<Int32>(), e = SIMD8<Int32>(), e2 = SIMD8<Int32>()
+            let wb = weights + b * taps, rb = residual.map { $0 + b * taps }
+            for ky in 0 ..< g.kh {
+                let iy = oy * g.strideH + ky * g.dilationH - g.padTop
+                if iy < 0 || iy >= g.inH { continue }
+                let row = input + (iy * g.inW + x0) * c + first
+                for kx in 0 ..< g.kw {
+                    let src = row + kx * g.dilationW * c
+                    let xa = (load8(src, lanes) &<< 16) &>> 16, xb = (load8(src + step, lanes) &<< 16) &>> 16
+                    let t = ky * g.kw + kx
+                    let w = (wb[t] &<< 16) &>> 16
+                    a &+= xa &* w; e &+= xb &* w
+                    if let rb {
+                        let w2 = (rb[t] &<< 16) &>> 16
+                        a2 &+= xa &* w2; e2 &+= xb &* w2
+                    }
+                }
+            }
+            requant(a, residual == nil ? nil : a2, first, lanes, bias, multipliers, residualMultipliers, r, prelu, short, out + first)
+            requant(e, residual == nil ? nil : e2, first, lanes, bias, multipliers, residualMultipliers, r, prelu, short, out + c + first)
         }
     }
 
