@@ -114,12 +114,9 @@ public final class LiveTracker: @unchecked Sendable {
     /// Dropped without `shutdown`: stop what runs without waiting for the tracking thread (this may
     /// run on it, when its turn held the last reference); it sees `self` gone and ends.
     deinit {
-        if let r = recorder {
-            stopDepthRecording(r)
-            _ = try? r.stop()
-        }
+        endSession()
         capture?.stop()
-        for s in subscribers.values { s.finish() }
+        finishStreams()
         snapshot?.deallocate()
     }
 
@@ -215,10 +212,7 @@ public final class LiveTracker: @unchecked Sendable {
 
     /// Stops a running session, then the tracking thread and the camera. Safe to call twice.
     public func shutdown() {
-        if let r = detachRecorder() {
-            stopDepthRecording(r)  // depth (issue 8)
-            _ = try? r.stop()
-        }
+        endSession()
         let (t, done) = lock.withLock { () -> (Thread?, DispatchSemaphore) in stopThread = true; return (thread, threadDone) }
         if t != nil { done.wait() }
         let c = lock.withLock { () -> CaptureThread? in
@@ -277,6 +271,13 @@ public final class LiveTracker: @unchecked Sendable {
 
     public func export(session id: String, to directory: String, options: ExportOptions) throws -> ExportResult {
         try Exporter(store: store).export(sessionID: id, to: directory, options: options)
+    }
+
+    /// Stops the running session, if any (shutdown and deinit).
+    private func endSession() {
+        guard let r = detachRecorder() else { return }
+        stopDepthRecording(r)  // depth (issue 8)
+        _ = try? r.stop()
     }
 
     /// Takes the running session away from the tracking thread (it stops appending at once).

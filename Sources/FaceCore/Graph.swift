@@ -157,12 +157,12 @@ public struct Graph {
     }
 
     /// Number of multiply-accumulates of one inference (convolutions only), for benchmarks.
-    public var macCount: Int {
-        var n = 0
-        for op in ops where op.code == .conv2d || op.code == .depthwiseConv2d {
-            let o = tensors[op.output].shape, f = tensors[op.inputs[1]].shape
-            n += o.reduce(1, *) * (op.code == .conv2d ? f[0] * f[1] * f[2] : f[0] * f[1])
-        }
-        return n
+    public var macCount: Int { ops.reduce(0) { $0 + macs($1) } }
+
+    /// Multiply-accumulates of one op (one weight plane; 0 for ops that are not convolutions).
+    public func macs(_ op: GraphOp) -> Int {
+        guard op.code == .conv2d || op.code == .depthwiseConv2d else { return 0 }
+        let o = tensors[op.output].shape, f = tensors[op.inputs[1]].shape
+        return o.reduce(1, *) * (op.code == .conv2d ? f[0] * f[1] * f[2] : f[0] * f[1])
     }
 }

@@ -12,8 +12,6 @@ public final class QuantizedEngine: InferenceEngine {
     private var packed: UnsafeMutableRawPointer
     private var packedUsed = 0
     private let scratchBytes: Int
-    /// Whether a PRELU that alone consumes a convolution's output runs inside that convolution.
-    public let fusesActivations: Bool
     private var pointers: [UnsafeMutableRawPointer] = []
     private var steps: [Step] = []
     private var floatInputs: [UnsafeMutableBufferPointer<Float>] = []
@@ -54,7 +52,6 @@ public final class QuantizedEngine: InferenceEngine {
         }
         self.graph = graph
         let tensors = graph.tensors
-        fusesActivations = fuseActivations
         let fused = fuseActivations ? QuantizedEngine.fusedPReLUs(graph) : []
         plan = MemoryPlan(graph: graph, elementBytes: { tensors[$0].type.byteSize }, fusedOps: fused)
         arena = UnsafeMutableRawPointer.allocate(byteCount: plan.arenaBytes, alignment: MemoryPlan.alignment)
@@ -66,7 +63,7 @@ public final class QuantizedEngine: InferenceEngine {
         for op in graph.ops where op.code == .conv2d || op.code == .depthwiseConv2d {
             let g = FloatKernels.geometry(op, graph.tensors), dw = op.code == .depthwiseConv2d
             let planes = op.inputs.count == 6 ? 2 : 1
-            packedBytes += planes * (TiledConvolution.packedCount(g, depthwise: dw) * MemoryLayout<SIMD8<Int32>>.stride + 64)
+            packedBytes += planes * TiledConvolution.packedBytes(g, depthwise: dw)
             if !dw { scratchNeed = max(scratchNeed, TiledConvolution.scratchBytes(g)) }
         }
         scratchBytes = scratchNeed
@@ -149,8 +146,11 @@ public final class QuantizedEngine: InferenceEngine {
         switch op.code {
         case .conv2d, .depthwiseConv2d:
             let g = FloatKernels.geometry(op, ts)
-            let r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]))
             let split = op.inputs.count == 6
+            let m = pointers[op.inputs[3]].assumingMemoryBound(to: Int32.self)
+            let m2 = split ? UnsafePointer(pointers[op.inputs[5]].assumingMemoryBound(to: Int32.self)) : nil
+            let r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]),
+                                             lanes: TiledConvolution.lanesRequantize(m, m2, count: g.outC, shift: p[7]))
             kind = op.code == .depthwiseConv2d ? .depthwise(g, r, split: split, prelu: nil) : .conv(g, r, split: split, prelu: nil)
         case .maxPool2d:
             kind = .maxPool(FloatKernels.geometry(op, ts), Int16(p[7]), Int16(p[8]))
@@ -198,7 +198,7 @@ public final class QuantizedEngine: InferenceEngine {
                 let dst = (packed + packedUsed).assumingMemoryBound(to: SIMD8<Int32>.self)
                 let w = inputs[k].assumingMemoryBound(to: Int8.self)
                 if dw { TiledConvolution.packDepthwise(g, weights: w, into: dst) } else { TiledConvolution.packConv(g, weights: w, into: dst) }
-                packedUsed += TiledConvolution.packedCount(g, depthwise: dw) * MemoryLayout<SIMD8<Int32>>.stride + 64
+                packedUsed += TiledConvolution.packedBytes(g, depthwise: dw)
                 inputs[k] = UnsafeMutableRawPointer(dst)
             }
         }
@@ -248,6 +248,14 @@ public final class QuantizedEngine: InferenceEngine {
     }
 
     public var stepCount: Int { steps.count }
+
+    /// Whether step `i` is a convolution that requantizes in 32-bit lanes (benchmarks).
+    public func requantizesInLanes(_ i: Int) -> Bool {
+        switch steps[i].kind {
+        case let .conv(_, r, _, _), let .depthwise(_, r, _, _): return r.lanes
+        default: return false
+        }
+    }
 
     /// Current int16 contents of an activation tensor (tests, accuracy reports).
     public func tensor(_ t: Int) -> UnsafeBufferPointer<Int16> {

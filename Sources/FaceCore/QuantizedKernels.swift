@@ -10,7 +10,10 @@ public enum QuantizedKernels {
         public var shift: Int
         public var lo: Int32
         public var hi: Int32
-        public init(shift: Int, lo: Int32, hi: Int32) { self.shift = shift; self.lo = lo; self.hi = hi }
+        /// The layer's mantissas allow the 32-bit lane epilogue (`TiledConvolution.lanesRequantize`,
+        /// decided once when a layer is set up, not on every run). References ignore it.
+        public var lanes: Bool
+        public init(shift: Int, lo: Int32, hi: Int32, lanes: Bool = false) { self.shift = shift; self.lo = lo; self.hi = hi; self.lanes = lanes }
     }
 
     @inline(__always)

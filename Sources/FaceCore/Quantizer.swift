@@ -186,13 +186,11 @@ public enum Quantizer {
             let sums = zip(main, residual).map { $0 + $1 }
             let (_, s15) = FixedPoint.multipliers(sums, maxShift: TiledConvolution.shortShifts.upperBound, bits: 15)
             let f = Double(1 << UInt64(s15))
-            let short = (main + residual).map { Int32(($0 * f).rounded()) }
             let smallest = main.filter { $0 > 0 }.map { $0 * f }.min() ?? 0
             if TiledConvolution.shortShifts.contains(s15) && smallest >= Double(Quantizer.shortMantissaMinimum) {
-                return (short, s15)
+                return ((main + residual).map { Int32(($0 * f).rounded()) }, s15)
             }
-            let (m, s) = FixedPoint.multipliers(main + residual)
-            return (m, s)
+            return FixedPoint.multipliers(main + residual)
         }
 
         /// int8 weights: error-feedback rounding against the layer's calibration Hessian when

@@ -76,6 +76,11 @@ public enum TiledConvolution {
         blocks(g.outC) * pairs(g, depthwise: depthwise)
     }
 
+    /// Bytes an engine reserves for one packed plane (keeps the next plane 64-byte aligned).
+    public static func packedBytes(_ g: FloatKernels.ConvGeometry, depthwise: Bool) -> Int {
+        packedCount(g, depthwise: depthwise) * MemoryLayout<SIMD8<Int32>>.stride + 64
+    }
+
     /// Packs HWIO int8 weights ([KH][KW][Cin][Cout]) into pair lanes (see the type's comment).
     public static func packConv(_ g: FloatKernels.ConvGeometry, weights w: UnsafePointer<Int8>, into out: UnsafeMutablePointer<SIMD8<Int32>>) {
         let k = g.kh * g.kw * g.inC, n = g.outC, np = pairs(g, depthwise: false)
@@ -123,7 +128,9 @@ public enum TiledConvolution {
     public static func packAndRun(depthwise dw: Bool, _ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
                                   bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
                                   residual: UnsafePointer<Int8>?, residualMultipliers: UnsafePointer<Int32>?,
-                                  _ r: QuantizedKernels.Requant, prelu: PReLU? = nil, output: UnsafeMutablePointer<Int16>) {
+                                  _ requant: QuantizedKernels.Requant, prelu: PReLU? = nil, output: UnsafeMutablePointer<Int16>) {
+        var r = requant
+        r.lanes = lanesRequantize(multipliers, residualMultipliers, count: g.outC, shift: r.shift)
         let n = max(packedCount(g, depthwise: dw), 1)
         let w = UnsafeMutablePointer<SIMD8<Int32>>.allocate(capacity: n), w2 = UnsafeMutablePointer<SIMD8<Int32>>.allocate(capacity: n)
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: scratchBytes(g), alignment: 64)
@@ -152,7 +159,7 @@ public enum TiledConvolution {
                             output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
         let np = pairs(g, depthwise: false), nb = blocks(g.outC), n = g.outC
         let pixels = g.outH * g.outW
-        let short = lanesRequantize(multipliers, residualMultipliers, count: n, shift: r.shift)
+        let short = r.lanes
         let isDirect = direct(g)
         let rows = scratch.assumingMemoryBound(to: Int32.self)
         // Residual accumulators after the rows, on a 64-byte boundary (SIMD8 stores may be aligned).
@@ -377,7 +384,7 @@ public enum TiledConvolution {
                                  residual: UnsafePointer<SIMD8<Int32>>?, residualMultipliers: UnsafePointer<Int32>?,
                                  _ r: QuantizedKernels.Requant, prelu: PReLU?, output: UnsafeMutablePointer<Int16>) {
         let c = g.outC, nb = blocks(c), taps = g.kh * g.kw
-        let short = lanesRequantize(multipliers, residualMultipliers, count: c, shift: r.shift)
+        let short = r.lanes
         // Pixel pairs whose windows lie inside the row share each weight vector's unpacking
         // and skip the column checks (full 8-channel blocks only).
         let pairable = c % lanes == 0

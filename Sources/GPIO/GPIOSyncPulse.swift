@@ -58,7 +58,7 @@ public final class GPIOSyncPulse: @unchecked Sendable {
     ///   an EEG recording is aligned against. This pulse is frame 0.
     public func trigger(restartingFrameCount: Bool = false) {
         let f = core.state.withLock { s -> UInt64 in
-            if restartingFrameCount { s.frames = 0; s.skipNextFrameZero = true }
+            if restartingFrameCount { s.frames = 0; s.firstPulseFrame = 0 }
             return s.frames
         }
         core.request(frame: f)
@@ -70,9 +70,7 @@ public final class GPIOSyncPulse: @unchecked Sendable {
         let fire: UInt64? = core.state.withLock { s in
             s.frames += 1
             guard everyNFrames > 0 else { return nil }
-            // After a restart the trigger's pulse was frame 0: the next one is N frames on.
-            if s.skipNextFrameZero { return s.frames % UInt64(everyNFrames) == 0 ? s.frames : nil }
-            return (s.frames - 1) % UInt64(everyNFrames) == 0 ? s.frames : nil
+            return (s.frames - s.firstPulseFrame) % UInt64(everyNFrames) == 0 ? s.frames : nil
         }
         if let f = fire { core.request(frame: f) }
     }
@@ -89,8 +87,9 @@ public final class GPIOSyncPulse: @unchecked Sendable {
 
     private struct State {
         var frames: UInt64 = 0
-        /// Set by a restarting trigger: pulses fall on frames N, 2N, … after it.
-        var skipNextFrameZero = false
+        /// The frame the every-N pulses count from: the first frame (1), or 0 after a restarting
+        /// trigger, whose own pulse was frame 0 (so the next fall on frames N, 2N, …).
+        var firstPulseFrame: UInt64 = 1
         var pendingFrame: UInt64?
         var busy = false
         var stopping = false

@@ -73,7 +73,7 @@ struct BenchModelsCommand: Command {
                 do { q = try QuantizedEngine(graph: qg) } catch let e as CoreError { throw ModelLoading.fail(fixedModel, e) }
                 _ = q.input().update(from: x)
                 fixed[kind.name] = Self.measure(runs: runs, warmup: warmup) { q.run() }
-                if layers { layerReport += Self.layerTimes(name: "\(kind.name) (fixed point)", ops: q.graph.ops, tensors: q.graph.tensors, count: q.stepCount, runs: max(10, runs / 5), weights: q.graph.weights) { q.execute($0) } }
+                if layers { layerReport += Self.layerTimes(name: "\(kind.name) (fixed point)", graph: q.graph, count: q.stepCount, runs: max(10, runs / 5), lanes: q.requantizesInLanes) { q.execute($0) } }
             }
         }
         var ref: [String: [String: Double]] = [:]
@@ -127,10 +127,11 @@ struct BenchModelsCommand: Command {
 
     /// Per-layer time and share, from running each step alone many times.
     static func layerTimes(_ engine: FloatEngine, name: String, runs: Int) -> [String] {
-        layerTimes(name: "\(name) (float)", ops: engine.graph.ops, tensors: engine.graph.tensors, count: engine.stepCount, runs: runs) { engine.execute($0) }
+        layerTimes(name: "\(name) (float)", graph: engine.graph, count: engine.stepCount, runs: runs) { engine.execute($0) }
     }
 
-    static func layerTimes(name: String, ops: [GraphOp], tensors: [GraphTensor], count: Int, runs: Int, weights: [UInt8]? = nil, _ step: (Int) -> Void) -> [String] {
+    static func layerTimes(name: String, graph: Graph, count: Int, runs: Int, lanes: ((Int) -> Bool)? = nil, _ step: (Int) -> Void) -> [String] {
+        let ops = graph.ops, tensors = graph.tensors
         var rows: [(Int, Double)] = []
         for i in 0 ..< count {
             let t = measure(runs: runs, warmup: 2) { step(i) }
@@ -144,29 +145,25 @@ struct BenchModelsCommand: Command {
             out.append(String(format: "  %4d %-18@ %8.3f ms %5.1f%%  %@ -> %@%@", i, "\(op.code.name)" as NSString, t, 100 * t / total,
                               "\(tensors[op.inputs[0]].shape)" as NSString, "\(tensors[op.output].shape)" as NSString, note as NSString))
         }
-        out += classSummary(ops: ops, tensors: tensors, weights: weights, rows: rows, total: total)
+        out += classSummary(graph, rows: rows, total: total, lanes: lanes)
         return out
     }
 
     /// Time per kind of layer with its multiply-adds (a residual plane counts twice) and the
-    /// rate reached, so the slow kernel shapes stand out from the per-layer list.
-    static func classSummary(ops: [GraphOp], tensors: [GraphTensor], weights: [UInt8]?, rows: [(Int, Double)], total: Double) -> [String] {
+    /// rate reached, so the slow kernel shapes stand out from the per-layer list. `lanes` tells
+    /// which steps requantize in 32-bit lanes (fixed point only).
+    static func classSummary(_ graph: Graph, rows: [(Int, Double)], total: Double, lanes: ((Int) -> Bool)?) -> [String] {
         var byClass: [String: (ms: Double, macs: Double, count: Int)] = [:]
         for (i, t) in rows {
-            let op = ops[i], out = tensors[op.output].shape
+            let op = graph.ops[i]
             var name = "\(op.code.name)", macs = 0.0
             if op.code == .conv2d || op.code == .depthwiseConv2d {
-                let w = tensors[op.inputs[1]].shape   // [KH, KW, I, O] or [KH, KW, C]
-                let outPixels = Double(out.dropLast().reduce(1, *))
-                let planes = op.inputs.count == 6 ? 2.0 : 1.0
-                if op.code == .conv2d {
-                    macs = outPixels * Double(w[0] * w[1] * w[2]) * Double(out.last ?? 1) * planes
-                    name = "CONV_2D \(w[0])x\(w[1])"
-                } else {
-                    macs = outPixels * Double(w[0] * w[1]) * Double(out.last ?? 1) * planes
-                }
+                let w = graph.tensors[op.inputs[1]].shape   // [KH, KW, I, O] or [KH, KW, C]
+                let planes = op.inputs.count == 6 ? 2 : 1
+                macs = Double(graph.macs(op) * planes)
+                if op.code == .conv2d { name = "CONV_2D \(w[0])x\(w[1])" }
                 name += planes == 2 ? " split" : ""
-                if let weights, op.inputs.count >= 4, !shortRequant(op, tensors: tensors, weights: weights) { name += " req64" }
+                if let lanes, !lanes(i) { name += " req64" }
             }
             let c = byClass[name] ?? (0, 0, 0)
             byClass[name] = (c.ms + t, c.macs + macs, c.count + 1)
@@ -177,20 +174,6 @@ struct BenchModelsCommand: Command {
             out.append(String(format: "    %-24@ %8.3f ms %5.1f%%  %3d  %8.2f M  %@", name as NSString, c.ms, 100 * c.ms / total, c.count, c.macs / 1e6, rate as NSString))
         }
         return out
-    }
-
-    /// Whether a convolution requantizes in 32-bit lanes (`TiledConvolution.lanesRequantize`).
-    static func shortRequant(_ op: GraphOp, tensors: [GraphTensor], weights: [UInt8]) -> Bool {
-        weights.withUnsafeBytes { raw in
-            func ints(_ t: Int) -> [Int32] {
-                (0 ..< tensors[t].elementCount).map { raw.loadUnaligned(fromByteOffset: tensors[t].dataOffset + 4 * $0, as: Int32.self) }
-            }
-            let m = ints(op.inputs[3]), m2 = op.inputs.count == 6 ? ints(op.inputs[5]) : nil
-            return m.withUnsafeBufferPointer { mp in
-                if let m2 { return m2.withUnsafeBufferPointer { TiledConvolution.lanesRequantize(mp.baseAddress!, $0.baseAddress!, count: m.count, shift: op.params[7]) } }
-                return TiledConvolution.lanesRequantize(mp.baseAddress!, nil, count: m.count, shift: op.params[7])
-            }
-        }
     }
 
     /// LiteRT in a child process (scripts/reference/litert_bench.py in the verification venv).
