@@ -225,12 +225,20 @@ public enum TiledConvolution {
                        _ d0: inout SIMD8<Int32>, _ d1: inout SIMD8<Int32>, _ d2: inout SIMD8<Int32>, _ d3: inout SIMD8<Int32>) {
         for q in 0 ..< count {
             let wv = w[q], vv = v[q]
+            #if arch(x86_64)
+            @inline(__always) func step(_ x: Int32, _ c: inout SIMD8<Int32>, _ d: inout SIMD8<Int32>) {
+                let xv = SIMD8(repeating: x)
+                c &+= pairDot(xv, wv)
+                d &+= pairDot(xv, vv)
+            }
+            #else
             let wl = (wv &<< 16) &>> 16, wh = wv &>> 16, vl = (vv &<< 16) &>> 16, vh = vv &>> 16
             @inline(__always) func step(_ x: Int32, _ c: inout SIMD8<Int32>, _ d: inout SIMD8<Int32>) {
                 let xl = SIMD8(repeating: (x &<< 16) &>> 16), xh = SIMD8(repeating: x &>> 16)
                 c &+= xl &* wl &+ xh &* wh
                 d &+= xl &* vl &+ xh &* vh
             }
+            #endif
             step(a0[q], &c0, &d0); step(a1[q], &c1, &d1); step(a2[q], &c2, &d2); step(a3[q], &c3, &d3)
         }
     }
@@ -242,12 +250,39 @@ public enum TiledConvolution {
                      _ c0: inout SIMD8<Int32>, _ c1: inout SIMD8<Int32>, _ c2: inout SIMD8<Int32>, _ c3: inout SIMD8<Int32>) {
         for q in 0 ..< count {
             let wv = w[q]
+            #if arch(x86_64)
+            c0 &+= pairDot(SIMD8(repeating: a0[q]), wv)
+            c1 &+= pairDot(SIMD8(repeating: a1[q]), wv)
+            c2 &+= pairDot(SIMD8(repeating: a2[q]), wv)
+            c3 &+= pairDot(SIMD8(repeating: a3[q]), wv)
+            #else
             let wl = (wv &<< 16) &>> 16, wh = wv &>> 16
             c0 &+= pairProduct(a0[q], wl, wh)
             c1 &+= pairProduct(a1[q], wl, wh)
             c2 &+= pairProduct(a2[q], wl, wh)
             c3 &+= pairProduct(a3[q], wl, wh)
+            #endif
         }
+    }
+
+    /// lo(x)·lo(w) + hi(x)·hi(w) in every lane (each lane an int16 pair, sums wrapping like
+    /// the other form). Written as "widen both int16 vectors, multiply, add even and odd lanes"
+    /// because that is the pattern LLVM's x86 back end turns into one PMADDWD per 4 lanes
+    /// (VPMADDWD per 8 on AVX2): 6 instructions per pixel and pair of 8 channels instead of ~17
+    /// for the shift-and-multiply form. The stdlib's SIMD conversions stay calls; the loop
+    /// below does not. On aarch64 this form is 4 SMULL + 4 UZP, worse than the
+    /// shift-and-multiply form's SMLAL/MLA, so NEON keeps that.
+    @inline(__always)
+    static func pairDot(_ x: SIMD8<Int32>, _ w: SIMD8<Int32>) -> SIMD8<Int32> {
+        let p = widen(unsafeBitCast(x, to: SIMD16<Int16>.self)) &* widen(unsafeBitCast(w, to: SIMD16<Int16>.self))
+        return p.evenHalf &+ p.oddHalf
+    }
+
+    @inline(__always)
+    static func widen(_ v: SIMD16<Int16>) -> SIMD16<Int32> {
+        var r = SIMD16<Int32>()
+        for i in 0 ..< 16 { r[i] = Int32(v[i]) }
+        return r
     }
 
     @inline(__always)
