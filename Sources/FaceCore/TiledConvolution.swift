@@ -67,9 +67,13 @@ public enum TiledConvolution {
     }
 
     /// Pairs in one output channel's reduction.
+    /// Depthwise pairs taps within a kernel row: (kx 0, 1), (2, 3), …, an odd row's last tap
+    /// with a zero weight.
     public static func pairs(_ g: FloatKernels.ConvGeometry, depthwise: Bool) -> Int {
-        depthwise ? g.kh * g.kw : (g.kh * g.kw * g.inC + 1) / 2
+        depthwise ? g.kh * rowPairs(g) : (g.kh * g.kw * g.inC + 1) / 2
     }
+
+    static func rowPairs(_ g: FloatKernels.ConvGeometry) -> Int { (g.kw + 1) / 2 }
 
     /// `SIMD8<Int32>` elements of one packed weight plane.
     public static func packedCount(_ g: FloatKernels.ConvGeometry, depthwise: Bool) -> Int {
@@ -97,15 +101,22 @@ public enum TiledConvolution {
         }
     }
 
-    /// Packs depthwise int8 weights ([KH][KW][C]) as [channel block][tap] of `SIMD8<Int32>`,
-    /// one weight per lane (depthwise has no reduction over channels to pair).
+    /// Packs depthwise int8 weights ([KH][KW][C]) as [channel block][ky][tap pair] of
+    /// `SIMD8<Int32>`: lane j holds channel j's weights of taps (ky, 2h) and (ky, 2h + 1), the
+    /// same pair form as `packConv` with the reduction running over taps instead of channels.
     public static func packDepthwise(_ g: FloatKernels.ConvGeometry, weights w: UnsafePointer<Int8>, into out: UnsafeMutablePointer<SIMD8<Int32>>) {
-        let c = g.outC, taps = g.kh * g.kw
+        let c = g.outC, hp = rowPairs(g), np = pairs(g, depthwise: true)
         for b in 0 ..< blocks(c) {
-            for t in 0 ..< taps {
-                var v = SIMD8<Int32>()
-                for j in 0 ..< lanes where b * lanes + j < c { v[j] = Int32(w[t * c + b * lanes + j]) }
-                out[b * taps + t] = v
+            for ky in 0 ..< g.kh {
+                for h in 0 ..< hp {
+                    var v = SIMD8<Int32>()
+                    for j in 0 ..< lanes where b * lanes + j < c {
+                        let ch = b * lanes + j, t = ky * g.kw + 2 * h
+                        let lo = Int32(w[t * c + ch]), hi = 2 * h + 1 < g.kw ? Int32(w[(t + 1) * c + ch]) : 0
+                        v[j] = (lo & 0xffff) | (hi &<< 16)
+                    }
+                    out[b * np + ky * hp + h] = v
+                }
             }
         }
     }
@@ -176,16 +187,6 @@ public enum TiledConvolution {
                 for i in 0 ..< count { gather(g, pixel: p + i, into: rows + i * np, pairs: np, input) }
                 a0 = UnsafePointer(rows); a1 = count > 1 ? a0 + np : a0; a2 = count > 2 ? a0 + 2 * np : a0; a3 = count > 3 ? a0 + 3 * np : a0
             }
-            // Requantizes and stores the 4 pixels × 8 channels of block `blk`.
-            @inline(__always) func emit(_ blk: Int, _ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>, _ a: Int) {
-                let first = blk * lanes, width = min(lanes, n - first)
-                let out = output + p * n + first
-                let split = residual != nil
-                requant(c0, split ? acc2[a] : nil, first, width, bias, multipliers, residualMultipliers, r, prelu, short, out)
-                if count > 1 { requant(c1, split ? acc2[a + 1] : nil, first, width, bias, multipliers, residualMultipliers, r, prelu, short, out + n) }
-                if count > 2 { requant(c2, split ? acc2[a + 2] : nil, first, width, bias, multipliers, residualMultipliers, r, prelu, short, out + 2 * n) }
-                if count > 3 { requant(c3, split ? acc2[a + 3] : nil, first, width, bias, multipliers, residualMultipliers, r, prelu, short, out + 3 * n) }
-            }
             var b = 0
             while b < nb {
                 // Two blocks (16 channels) per pass where there are two: each activation pair is
@@ -209,12 +210,30 @@ public enum TiledConvolution {
                 } else {
                     dot4(a0, a1, a2, a3, weights + b * np, np, &c0, &c1, &c2, &c3)
                 }
-                emit(b, c0, c1, c2, c3, 0)
-                if two { emit(b + 1, d0, d1, d2, d3, 4) }
+                let split = residual != nil, out = output + p * n
+                emitTile(b, count, c0, c1, c2, c3, split ? acc2 : nil, n, bias, multipliers, residualMultipliers, r, prelu, short, out)
+                if two { emitTile(b + 1, count, d0, d1, d2, d3, split ? acc2 + 4 : nil, n, bias, multipliers, residualMultipliers, r, prelu, short, out) }
                 b += two ? 2 : 1
             }
             p += count
         }
+    }
+
+    /// Requantizes and stores `count` pixels × 8 channels of block `blk` (`acc2`: the residual
+    /// plane's accumulators of the same pixels). A static function, not a local one: a local
+    /// function capturing the pixel counter, once LLVM stopped inlining it, allocated its
+    /// context on every call (caught by `fixedPointInferenceAllocatesNothing`).
+    @inline(__always)
+    static func emitTile(_ blk: Int, _ count: Int, _ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>,
+                         _ acc2: UnsafeMutablePointer<SIMD8<Int32>>?, _ n: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
+                         _ m2: UnsafePointer<Int32>?, _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ short: Bool,
+                         _ output: UnsafeMutablePointer<Int16>) {
+        let first = blk * lanes, width = min(lanes, n - first)
+        let out = output + first
+        requant(c0, acc2?[0], first, width, bias, m, m2, r, prelu, short, out)
+        if count > 1 { requant(c1, acc2?[1], first, width, bias, m, m2, r, prelu, short, out + n) }
+        if count > 2 { requant(c2, acc2?[2], first, width, bias, m, m2, r, prelu, short, out + 2 * n) }
+        if count > 3 { requant(c3, acc2?[3], first, width, bias, m, m2, r, prelu, short, out + 3 * n) }
     }
 
     /// The microkernel for two blocks: four pixels against blocks `w` and `v`.
@@ -352,8 +371,17 @@ public enum TiledConvolution {
                         _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ short: Bool, _ out: UnsafeMutablePointer<Int16>) {
         if short && width == lanes {
             requantLanes(acc, acc2, bias + first, m + first, m2.map { $0 + first }, r, prelu, first, out)
-            return
+        } else {
+            requantScalar(acc, acc2, first, width, bias, m, m2, r, prelu, out)
         }
+    }
+
+    /// The 64-bit epilogue, out of line: inlined, its unrolled lanes made `requant` too large
+    /// for the inliner, so the lane path was a call too (perf showed it as its own function).
+    @inline(never)
+    static func requantScalar(_ acc: SIMD8<Int32>, _ acc2: SIMD8<Int32>?, _ first: Int, _ width: Int,
+                              _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?,
+                              _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ out: UnsafeMutablePointer<Int16>) {
         // A full block gets a loop of constant trip count, which LLVM unrolls.
         if width == lanes {
             requantLanes(acc, acc2, first, lanes, bias, m, m2, r, prelu, out)
@@ -401,7 +429,7 @@ public enum TiledConvolution {
         }
         let t = Int32(r.shift - 16)
         var y = (high &+ (low &>> 16) &+ SIMD8(repeating: Int32(1) &<< Int32(r.shift - 17))) &>> t
-        y = y.clamped(lowerBound: SIMD8(repeating: r.lo), upperBound: SIMD8(repeating: r.hi))
+        y = QuantizedKernels.clamp(y, r.lo, r.hi)
         if let pr = prelu {
             let neg = pr.channels == 1 ? SIMD8(repeating: pr.negative[0]) : load(pr.negative + first)
             let rr: Int32 = pr.shift == 0 ? 0 : 1 << Int32(pr.shift - 1)
@@ -413,44 +441,48 @@ public enum TiledConvolution {
     // MARK: DEPTHWISE_CONV_2D
 
     /// DEPTHWISE_CONV_2D with packed weights (`packDepthwise`): per pixel and block of 8
-    /// channels, the accumulators stay in registers across the taps.
+    /// channels, the accumulators stay in registers across the taps, which are taken in pairs
+    /// of a kernel row (`TapPair`). Measured (bench models --layers, portable, same run):
+    /// landmark depthwise layers 2.9 -> … GMAC/s with tap pairs.
     public static func depthwise(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
                                  bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
                                  residual: UnsafePointer<SIMD8<Int32>>?, residualMultipliers: UnsafePointer<Int32>?,
                                  _ r: QuantizedKernels.Requant, prelu: PReLU?, output: UnsafeMutablePointer<Int16>) {
-        let c = g.outC, nb = blocks(c), taps = g.kh * g.kw
+        let c = g.outC, nb = blocks(c), np = pairs(g, depthwise: true), hp = rowPairs(g)
         let short = r.lanes
-        // Pixel pairs whose windows lie inside the row share each weight vector's unpacking
-        // and skip the column checks (full 8-channel blocks only).
-        let pairable = c % lanes == 0
+        // Pixel pairs whose windows lie inside the row share each weight vector and skip the
+        // column checks (full 8-channel blocks only).
+        // Interior columns: ox·sW - padL ≥ 0 and ox·sW - padL + (kw-1)·dW < inW.
+        let xlo = (g.padLeft + g.strideW - 1) / g.strideW
+        let xhi = min(g.outW, max(xlo, (g.inW - 1 - (g.kw - 1) * g.dilationW + g.padLeft) / g.strideW + 1))
+        let interiorPairs = c % lanes == 0 && g.inW - 1 - (g.kw - 1) * g.dilationW + g.padLeft >= 0 ? (xhi - xlo) / 2 : 0
         for oy in 0 ..< g.outH {
+            if interiorPairs > 0 {
+                depthwiseInterior(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, residual, residualMultipliers, r, prelu, short, output)
+            }
             var ox = 0
             while ox < g.outW {
-                if pairable && ox + 1 < g.outW && ox * g.strideW - g.padLeft >= 0
-                    && (ox + 1) * g.strideW - g.padLeft + (g.kw - 1) * g.dilationW < g.inW {
-                    depthwisePair(g, oy, ox, input, weights, bias, multipliers, residual, residualMultipliers, r, prelu, short, output)
-                    ox += 2
-                    continue
-                }
+                if interiorPairs > 0 && ox == xlo { ox += 2 * interiorPairs; continue }
                 defer { ox += 1 }
                 let out = output + (oy * g.outW + ox) * c
                 for b in 0 ..< nb {
                     let first = b * lanes, width = min(lanes, c - first)
                     var acc = SIMD8<Int32>(), acc2 = SIMD8<Int32>()
-                    let wb = weights + b * taps, rb = residual.map { $0 + b * taps }
+                    let wb = weights + b * np, rb = residual.map { $0 + b * np }
+                    // Channels of tap (iy, ix), zeros outside the input.
+                    @inline(__always) func tap(_ iy: Int, _ kx: Int) -> SIMD8<Int16> {
+                        let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
+                        if kx >= g.kw || ix < 0 || ix >= g.inW { return SIMD8() }
+                        return load16(input + (iy * g.inW + ix) * c + first, width)
+                    }
                     for ky in 0 ..< g.kh {
                         let iy = oy * g.strideH + ky * g.dilationH - g.padTop
                         if iy < 0 || iy >= g.inH { continue }
-                        for kx in 0 ..< g.kw {
-                            let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
-                            if ix < 0 || ix >= g.inW { continue }
-                            // (Both operands carry the int16 shifts: with them LLVM multiplies
-                            // 16-bit (PMULLW/PMULHW); without, it emulates a 32-bit PMULLD.)
-                            let x = (load8(input + (iy * g.inW + ix) * c + first, width) &<< 16) &>> 16
-                            let t = ky * g.kw + kx
-                            // The shifts tell LLVM the weights are int16, so it multiplies 16-bit.
-                            acc &+= x &* ((wb[t] &<< 16) &>> 16)
-                            if let rb { acc2 &+= x &* ((rb[t] &<< 16) &>> 16) }
+                        for h in 0 ..< hp {
+                            let x = TapPair(tap(iy, 2 * h), tap(iy, 2 * h + 1))
+                            let q = ky * hp + h
+                            acc &+= x.dot(wb[q])
+                            if let rb { acc2 &+= x.dot(rb[q]) }
                         }
                     }
                     requant(acc, residual == nil ? nil : acc2, first, width, bias, multipliers, residualMultipliers, r, prelu, short, out + first)
@@ -459,48 +491,98 @@ public enum TiledConvolution {
         }
     }
 
-    /// Output pixels (oy, ox) and (oy, ox + 1), both windows inside the row, c a multiple of 8.
-    @inline(__always)
-    static func depthwisePair(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox: Int, _ input: UnsafePointer<Int16>,
-                              _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
-                              _ residual: UnsafePointer<SIMD8<Int32>>?, _ residualMultipliers: UnsafePointer<Int32>?,
-                              _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ short: Bool, _ output: UnsafeMutablePointer<Int16>) {
-        let c = g.outC, taps = g.kh * g.kw
-        let out = output + (oy * g.outW + ox) * c
-        let x0 = ox * g.strideW - g.padLeft, step = g.strideW * c
-        for b in 0 ..< c / lanes {
-            let first = b * lanes
-            var a = SIMD8<Int32>(), a2 = SIMD8<Int32>(), e = SIMD8<Int32>(), e2 = SIMD8<Int32>()
-            let wb = weights + b * taps, rb = residual.map { $0 + b * taps }
-            for ky in 0 ..< g.kh {
-                let iy = oy * g.strideH + ky * g.dilationH - g.padTop
-                if iy < 0 || iy >= g.inH { continue }
-                let row = input + (iy * g.inW + x0) * c + first
-                for kx in 0 ..< g.kw {
-                    let src = row + kx * g.dilationW * c
-                    let xa = (load8(src, lanes) &<< 16) &>> 16, xb = (load8(src + step, lanes) &<< 16) &>> 16
-                    let t = ky * g.kw + kx
-                    let w = (wb[t] &<< 16) &>> 16
-                    a &+= xa &* w; e &+= xb &* w
-                    if let rb {
-                        let w2 = (rb[t] &<< 16) &>> 16
-                        a2 &+= xa &* w2; e2 &+= xb &* w2
-                    }
+    /// Pixels (oy, ox0 …< ox0 + 2·pairs), every window inside the input row, c a multiple of
+    /// 8: two pixels at a time share each weight vector and skip the column checks. One call
+    /// per output row: called per pixel pair, the set-up and argument passing cost as much as
+    /// the taps of a 3×3 window.
+    static func depthwiseInterior(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
+                                  _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
+                                  _ residual: UnsafePointer<SIMD8<Int32>>?, _ residualMultipliers: UnsafePointer<Int32>?,
+                                  _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ short: Bool, _ output: UnsafeMutablePointer<Int16>) {
+        let c = g.outC, np = pairs(g, depthwise: true)
+        let step = g.strideW * c
+        var ky0 = 0, ky1 = g.kh
+        while ky0 < ky1 && oy * g.strideH + ky0 * g.dilationH - g.padTop < 0 { ky0 += 1 }
+        while ky1 > ky0 && oy * g.strideH + (ky1 - 1) * g.dilationH - g.padTop >= g.inH { ky1 -= 1 }
+        for first in stride(from: 0, to: c, by: lanes) {
+            let wb = weights + first / lanes * np, vb = (residual ?? weights) + first / lanes * np
+            for i in 0 ..< pairCount {
+                let ox = ox0 + 2 * i
+                let base = input + ((oy * g.strideH - g.padTop) * g.inW + ox * g.strideW - g.padLeft) * c + first
+                var a = SIMD8<Int32>(), e = a, a2 = a, e2 = a
+                // `split` is a literal at each call, so the residual plane's work is compiled in
+                // or out rather than tested per tap (tested per tap, LLVM also rematerialized the
+                // interleave and spilled accumulators).
+                if residual != nil {
+                    windowPair(g, base, c, step, ky0, ky1, wb, vb, split: true, &a, &e, &a2, &e2)
+                } else {
+                    windowPair(g, base, c, step, ky0, ky1, wb, vb, split: false, &a, &e, &a2, &e2)
                 }
+                let out = output + (oy * g.outW + ox) * c + first
+                requant(a, residual == nil ? nil : a2, first, lanes, bias, multipliers, residualMultipliers, r, prelu, short, out)
+                requant(e, residual == nil ? nil : e2, first, lanes, bias, multipliers, residualMultipliers, r, prelu, short, out + c)
             }
-            requant(a, residual == nil ? nil : a2, first, lanes, bias, multipliers, residualMultipliers, r, prelu, short, out + first)
-            requant(e, residual == nil ? nil : e2, first, lanes, bias, multipliers, residualMultipliers, r, prelu, short, out + c + first)
         }
     }
 
-    /// Eight int16 channels widened to int32 lanes; a partial block reads only `width`.
+    /// The taps of kernel rows ky0 ..< ky1 for two pixels `step` apart (`base` = the first
+    /// pixel's window origin, channel block included).
     @inline(__always)
-    static func load8(_ p: UnsafePointer<Int16>, _ width: Int) -> SIMD8<Int32> {
-        if width == lanes {
-            return SIMD8(Int32(p[0]), Int32(p[1]), Int32(p[2]), Int32(p[3]), Int32(p[4]), Int32(p[5]), Int32(p[6]), Int32(p[7]))
+    static func windowPair(_ g: FloatKernels.ConvGeometry, _ base: UnsafePointer<Int16>, _ c: Int, _ step: Int, _ ky0: Int, _ ky1: Int,
+                           _ wb: UnsafePointer<SIMD8<Int32>>, _ vb: UnsafePointer<SIMD8<Int32>>, split: Bool,
+                           _ a: inout SIMD8<Int32>, _ e: inout SIMD8<Int32>, _ a2: inout SIMD8<Int32>, _ e2: inout SIMD8<Int32>) {
+        let hp = rowPairs(g), full = g.kw / 2, dx = g.dilationW * c
+        for ky in ky0 ..< ky1 {
+            let row = base + ky * g.dilationH * g.inW * c
+            var q = ky * hp
+            for h in 0 ..< full {
+                let src = row + 2 * h * dx
+                let x = TapPair(load16(src, lanes), load16(src + dx, lanes))
+                let y = TapPair(load16(src + step, lanes), load16(src + dx + step, lanes))
+                let w = wb[q]
+                a &+= x.dot(w); e &+= y.dot(w)
+                if split { let v = vb[q]; a2 &+= x.dot(v); e2 &+= y.dot(v) }
+                q += 1
+            }
+            if full < hp {
+                let src = row + 2 * full * dx
+                let x = TapPair(load16(src, lanes), SIMD8()), y = TapPair(load16(src + step, lanes), SIMD8())
+                let w = wb[q]
+                a &+= x.dot(w); e &+= y.dot(w)
+                if split { let v = vb[q]; a2 &+= x.dot(v); e2 &+= y.dot(v) }
+            }
         }
-        var v = SIMD8<Int32>()
-        for j in 0 ..< width { v[j] = Int32(p[j]) }
+    }
+
+    /// Two taps of 8 channels, held in the form the target multiplies best, against packed
+    /// pair vectors: `dot(w)` = x·lo(w) + y·hi(w) per channel.
+    struct TapPair {
+        #if arch(x86_64)
+        // Interleaved into int16 pairs for `pairDot` (PMADDWD). Written on int32 lanes: LLVM
+        // makes this two PUNPCK?WD; the same interleave built as a SIMD16<Int16> element by
+        // element became 20 shuffles, shifts and packs.
+        let v: SIMD8<Int32>
+        @inline(__always) init(_ x: SIMD8<Int16>, _ y: SIMD8<Int16>) { v = (TiledConvolution.widen(x) & 0xffff) | (TiledConvolution.widen(y) &<< 16) }
+        @inline(__always) func dot(_ w: SIMD8<Int32>) -> SIMD8<Int32> { TiledConvolution.pairDot(v, w) }
+        #else
+        // NEON multiplies widened lanes (SMLAL/MLA) and needs no interleave.
+        let x: SIMD8<Int32>, y: SIMD8<Int32>
+        @inline(__always) init(_ x: SIMD8<Int16>, _ y: SIMD8<Int16>) { self.x = TiledConvolution.widen(x); self.y = TiledConvolution.widen(y) }
+        @inline(__always) func dot(_ w: SIMD8<Int32>) -> SIMD8<Int32> { x &* ((w &<< 16) &>> 16) &+ y &* (w &>> 16) }
+        #endif
+    }
+
+    @inline(__always)
+    static func widen(_ v: SIMD8<Int16>) -> SIMD8<Int32> {
+        SIMD8(Int32(v[0]), Int32(v[1]), Int32(v[2]), Int32(v[3]), Int32(v[4]), Int32(v[5]), Int32(v[6]), Int32(v[7]))
+    }
+
+    /// Eight int16 channels; a partial block reads only `width` and leaves zeros.
+    @inline(__always)
+    static func load16(_ p: UnsafePointer<Int16>, _ width: Int) -> SIMD8<Int16> {
+        if width == lanes { return UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int16>.self) }
+        var v = SIMD8<Int16>()
+        for j in 0 ..< width { v[j] = p[j] }
         return v
     }
 }

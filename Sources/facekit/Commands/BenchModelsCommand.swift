@@ -141,7 +141,8 @@ struct BenchModelsCommand: Command {
         var out = ["\(name): per-layer median times (sum \(String(format: "%.3f", total)) ms), slowest first"]
         for (i, t) in rows.sorted(by: { $0.1 > $1.1 }).prefix(15) {
             let op = ops[i]
-            let note = op.inputs.count == 6 ? " +residual plane" : ""
+            var note = op.inputs.count == 6 ? " +residual plane" : ""
+            if (op.code == .conv2d || op.code == .depthwiseConv2d), let lanes, !lanes(i) { note += " req64" }
             out.append(String(format: "  %4d %-18@ %8.3f ms %5.1f%%  %@ -> %@%@", i, "\(op.code.name)" as NSString, t, 100 * t / total,
                               "\(tensors[op.inputs[0]].shape)" as NSString, "\(tensors[op.output].shape)" as NSString, note as NSString))
         }
