@@ -146,7 +146,7 @@ public enum QuantizedKernels {
             while i < n {
                 for blk in stride(from: 0, to: c, by: 8) {
                     let o = i + blk
-                    var v = (load8(a + o) &* ma &+ load8(b + o) &* mb &+ r) &>> sh
+                    var v = (weightedSum(a + o, b + o, ma, mb) &+ r) &>> sh
                     v = clamp(v, lo, hi)
                     let neg = UnsafeRawPointer(mn + blk).loadUnaligned(as: SIMD8<Int32>.self)
                     store8((v &* select(v, neg, mp) &+ rp) &>> shp, out + o)
@@ -160,6 +160,20 @@ public enum QuantizedKernels {
             let m = v >= 0 ? mp : mn[c == 1 ? 0 : i % c]
             out[i] = Int16(truncatingIfNeeded: min(max((v &* m &+ rp) &>> shp, -32767), 32767))
         }
+    }
+
+    /// a·ma + b·mb for 8 lanes of int16 a and b, |ma|, |mb| < 2^15 (sums wrap like the scalar
+    /// form, and stay inside int32 for the element-wise multipliers' 14 bits). On x86_64 the
+    /// two inputs are interleaved into int16 pairs and multiplied by (ma, mb) with one PMADDWD
+    /// per 4 lanes (`TiledConvolution.pairDot`); NEON keeps widening multiplies.
+    @inline(__always)
+    static func weightedSum(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ ma: Int32, _ mb: Int32) -> SIMD8<Int32> {
+        let x = UnsafeRawPointer(a).loadUnaligned(as: SIMD8<Int16>.self), y = UnsafeRawPointer(b).loadUnaligned(as: SIMD8<Int16>.self)
+        #if arch(x86_64)
+        return TiledConvolution.pairDot(TiledConvolution.TapPair(x, y).v, SIMD8(repeating: (ma & 0xffff) | (mb &<< 16)))
+        #else
+        return TiledConvolution.widen(x) &* ma &+ TiledConvolution.widen(y) &* mb
+        #endif
     }
 
     /// The PRELU slope per lane: `negative` where v < 0, else `positive`. Bitwise, because
@@ -233,9 +247,15 @@ public enum QuantizedKernels {
                 // The residual-add hot path: 14-bit multipliers keep it in 32-bit lanes.
                 let ma = Int32(p.m0), mb = Int32(p.m1), r = Int32(round0), sh = Int32(s0), lo = Int32(p.lo), hi = Int32(p.hi)
                 if sa == 1 && sb == 1 {
-                    for i in 0 ..< d3 {
+                    var i = 0
+                    while i + 8 <= d3 {
+                        store8(clamp((weightedSum(pa + i, pb + i, ma, mb) &+ r) &>> sh, lo, hi), o + i)
+                        i += 8
+                    }
+                    while i < d3 {
                         let v = (Int32(pa[i]) &* ma &+ Int32(pb[i]) &* mb &+ r) &>> sh
                         o[i] = Int16(truncatingIfNeeded: min(max(v, lo), hi))
+                        i += 1
                     }
                 } else {
                     for i in 0 ..< d3 {

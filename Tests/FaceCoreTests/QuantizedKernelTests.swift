@@ -122,15 +122,17 @@ import Testing
     /// The residual add's vectorized loop against the scalar formula.
     @Test func addMatchesScalarFormula() {
         var rng = FuzzHarness.Random(seed: 30)
-        for n in [1, 3, 8, 17, 64, 97] {
+        // Sizes on and off the 8-lane vector path; a clamp range narrower than int16 (an ADD
+        // with a fused RELU-like range) as well as the full one.
+        for n in [1, 3, 8, 17, 64, 97] { for (lo, hi) in [(Int64(-32767), Int64(32767)), (-1_000, 20_000)] {
             let a = Self.i16(n, &rng), b = Self.i16(n, &rng)
-            let p = QuantizedKernels.BinaryParams(m0: 12_345, m1: -9_876, s0: 14, lo: -32767, hi: 32767)
+            let p = QuantizedKernels.BinaryParams(m0: 12_345, m1: -9_876, s0: 14, lo: lo, hi: hi)
             var out = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
             QuantizedKernels.binary(.add, FloatKernels.Broadcast4(out: [n], a: [n], b: [n]), a, b, p, &out)
             let want = (0 ..< n).map { QuantizedKernels.apply(.add, Int64(a[$0]), Int64(b[$0]), p) }
             #expect(Array(out[0 ..< n]) == want)
             #expect(out[n...].allSatisfy { $0 == Self.guardValue })
-        }
+        } }
     }
 
     /// The fused ADD → PRELU against the two kernels it replaces, per-channel and shared slopes,
