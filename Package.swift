@@ -10,7 +10,13 @@ import PackageDescription
 
 // A deployment may build FaceCore for its exact CPU: FACEKIT_CPU=cortex-a76 (dot product),
 // FACEKIT_CPU=haswell (AVX2), … The default is the portable baseline of the architecture.
-let cpuFlags: [String] = Context.environment["FACEKIT_CPU"].map { ["-target-cpu", $0] } ?? []
+let cpu = Context.environment["FACEKIT_CPU"]
+// x86 CPUs with AVX2 (16 registers of 8 int32 lanes) also get FACEKIT_WIDE_VECTORS: FaceCore's
+// convolution then keeps 4 pixels × 16 channels of accumulators in registers, which the
+// portable SSE2 build (16 registers of 4 lanes) would spill.
+let wideVectorCPUs = ["haswell", "broadwell", "skylake", "skylake-avx512", "cascadelake", "icelake-client", "icelake-server",
+                      "tigerlake", "alderlake", "sapphirerapids", "znver1", "znver2", "znver3", "znver4", "x86-64-v3", "x86-64-v4"]
+let cpuFlags: [String] = cpu.map { ["-target-cpu", $0] + (wideVectorCPUs.contains($0) ? ["-D", "FACEKIT_WIDE_VECTORS"] : []) } ?? []
 
 let package = Package(
     name: "facekit",

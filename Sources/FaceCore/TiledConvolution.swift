@@ -193,7 +193,13 @@ public enum TiledConvolution {
                 // split into halves once for both. Measured (bench models, same runs): AVX2 build
                 // detector 7.9–9.9 → 6.7 ms, landmarks 31.8–33.0 → 27.3, blendshapes 3.9 → 2.9;
                 // portable build unchanged to 3 % faster (its 8 accumulators spill a little).
+                // With PMADDWD the portable x86 build (16 XMM registers, two-operand SSE)
+                // spilled half its accumulators on every pair, so it keeps one block per pass.
+                #if arch(x86_64) && !FACEKIT_WIDE_VECTORS
+                let two = false
+                #else
                 let two = b + 1 < nb
+                #endif
                 var c0 = SIMD8<Int32>(), c1 = c0, c2 = c0, c3 = c0, d0 = c0, d1 = c0, d2 = c0, d3 = c0
                 if let res = residual {
                     if two {
