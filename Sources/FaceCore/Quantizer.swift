@@ -23,7 +23,7 @@ public enum Quantizer {
 
     /// The smallest main mantissa a short (15-bit) requantization may leave a channel (see
     /// `Builder.convMultipliers`).
-    public static let shortMantissaMinimum: Int32 = 1 << 11
+    public static let shortMantissaMinimum: Int32 = 1 << 9
 
     /// A convolution whose int8 weights alone change its output by more than this (relative
     /// RMS on calibration data) gets a residual int8 plane. Measured on the landmark model: the
@@ -177,11 +177,14 @@ public enum Quantizer {
         /// mantissa below 2^15 lets the tiled kernels requantize exactly in 32-bit lanes
         /// (`TiledConvolution.lanesRequantize`), 2.5× fewer instructions than the 64-bit
         /// scalar epilogue, which was a third of the landmark model's time. Taken only when every
-        /// channel keeps ≥ `shortMantissaMinimum` (a relative gain error ≤ 2^-12 per channel;
+        /// channel keeps ≥ `shortMantissaMinimum` (a relative gain error ≤ 2^-10 per channel;
         /// the per-channel scales of a layer span up to 2^8, so some layers keep 31 bits).
-        /// Measured without the minimum (every layer short): landmarks vs float max error
-        /// 0.447 → 0.867 % IOD, p99 0.132 → 0.146 %, the still 45-m7 p95 0.454 → 0.624 %, for
-        /// ~3 ms of 47 — not worth it; with it, accuracy is unchanged from 31-bit mantissas.
+        /// Measured, landmarks vs float (mean / p99 / max % of IOD), and the landmark model's
+        /// layers on the 64-bit epilogue:
+        ///   minimum 2^11: 0.049 / 0.132 / 0.447, 11 layers (7.5 ms of 28 in the same run);
+        ///   minimum 2^9:  0.048 / 0.146 / 0.532, 2 layers (3.5 ms), the model ~2 ms faster;
+        ///   no minimum:   max 0.867, the still 45-m7 p95 vs MediaPipe 0.454 → 0.624 % (session 3).
+        /// 2^9 keeps every figure far inside the accuracy limits (0.5 / 1.5 %) for the speed.
         static func convMultipliers(_ main: [Double], residual: [Double]) -> ([Int32], Int) {
             let sums = zip(main, residual).map { $0 + $1 }
             let (_, s15) = FixedPoint.multipliers(sums, maxShift: TiledConvolution.shortShifts.upperBound, bits: 15)
