@@ -435,12 +435,15 @@ public enum TiledConvolution {
         }
         let t = Int32(r.shift - 16)
         var y = (high &+ (low &>> 16) &+ SIMD8(repeating: Int32(1) &<< Int32(r.shift - 17))) &>> t
-        y = QuantizedKernels.clamp(y, r.lo, r.hi)
-        if let pr = prelu {
-            let neg = pr.channels == 1 ? SIMD8(repeating: pr.negative[0]) : load(pr.negative + first)
-            let rr: Int32 = pr.shift == 0 ? 0 : 1 << Int32(pr.shift - 1)
-            y = (y &* QuantizedKernels.select(y, neg, pr.positive) &+ rr) &>> Int32(pr.shift)
+        guard let pr = prelu else {
+            // The activation's clamp in the store's int16 min/max.
+            QuantizedKernels.store8(y, out, lo: Int16(truncatingIfNeeded: r.lo), hi: Int16(truncatingIfNeeded: r.hi))
+            return
         }
+        y = QuantizedKernels.clamp(y, r.lo, r.hi)
+        let neg = pr.channels == 1 ? SIMD8(repeating: pr.negative[0]) : load(pr.negative + first)
+        let rr: Int32 = pr.shift == 0 ? 0 : 1 << Int32(pr.shift - 1)
+        y = (y &* QuantizedKernels.select(y, neg, pr.positive) &+ rr) &>> Int32(pr.shift)
         QuantizedKernels.store8(y, out)
     }
 
