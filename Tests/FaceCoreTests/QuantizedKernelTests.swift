@@ -110,7 +110,13 @@ import Testing
     func tiledDepthwiseMatchesReference(split: Bool) {
         var rng = FuzzHarness.Random(seed: split ? 21 : 20)
         var checked = 0
-        for base in FloatKernelTests.geometries() {
+        // Plus wide rows with stride = dilation (1 and 2), which take the interior pixel-pair
+        // path with a 3-wide window and the column step equal to the pixel step.
+        let wide = [1, 2].map { d in
+            FloatKernels.ConvGeometry(inH: 7, inW: 16, inC: 0, outH: 7 - 2 * d, outW: d == 1 ? 16 : 7, outC: 0, kh: 3, kw: 3, strideH: 1,
+                                      strideW: d, dilationH: d, dilationW: d, padTop: 0, padLeft: 1)
+        }
+        for base in FloatKernelTests.geometries() + wide {
             for c in [1, 3, 4, 7, 8, 16, 33] {
                 var g = base; g.inC = c; g.outC = c
                 Self.checkTiled(depthwise: true, g, split: split, index: checked, short: checked % 2 == 1, lo: checked % 4 < 2 ? 0 : -32767, &rng)
