@@ -2,17 +2,17 @@
 ///
 /// The row kernels this replaces kept one pixel's int32 accumulators in memory and reloaded
 /// them for every few input channels (2.6 GMAC/s on the landmark model's 1×1 layers). Here a
-/// convolution is a small matrix product: 4 output pixels × 8 or 16 output channels (one or two
-/// blocks) of accumulators stay in registers (`SIMD8<Int32>`) for the whole reduction; each
-/// weight vector loaded serves 4 pixels, each activation pair split serves both blocks.
+/// convolution is a small matrix product: 4 output pixels × 8 output channels (16 on AVX2 and
+/// NEON builds: two blocks) of accumulators stay in registers (`SIMD8<Int32>`) for the whole
+/// reduction; each weight vector loaded serves 4 pixels, each activation pair both blocks.
 ///
 /// Packing (once, when an engine is set up): the reduction index k runs over (ky, kx, ci) as in
 /// the graph's HWIO weights; consecutive k are paired, and one `Int32` lane holds the pair of a
 /// weight plane for one output channel: low half w[k], high half w[k+1]. A packed plane is
 /// [channel block of 8][pair] of `SIMD8<Int32>`, padded with zero weights. Activations are read
 /// as the same pairs (two int16 in one `Int32`), so one lane-wise step is
-/// lo(x)·lo(w) + hi(x)·hi(w) — LLVM lowers the sign-extending shifts and multiplies to
-/// PMULLW/PMULHW (SSE2), VPMULLD (AVX2) or SMULL/SMLAL (NEON); see the measurements below.
+/// lo(x)·lo(w) + hi(x)·hi(w): one PMADDWD per 4 lanes on x86 (`pairDot`; VPMADDWD per 8 on
+/// AVX2), shifts and SMLAL/MLA on NEON.
 ///
 /// Measured (scratch benchmark, 2 cores AMD EPYC, 1×1 shapes of the three models, GMAC/s):
 ///   portable x86-64:   row kernel 2.6–3.3 (split) / 7.7–9.9 ·  pair lanes 6.2–9.1 · int32 lanes 4.1–5.4
@@ -22,6 +22,9 @@
 /// with a residual plane 2.6 → 5–7 GMAC/s; the landmark model 107–110 → 47–48 ms with these
 /// kernels, PRELU fusion and the 32-bit lane requantization (`requantLanes`: in one run, the
 /// landmark model's 1×1 split layers ran at 6.7 GMAC/s with it and 3.3 on the 64-bit epilogue).
+/// With PMADDWD (session 4, same model file, portable): those layers 6.3 → 9.0 GMAC/s, and
+/// 12–13 with one block per pass; the landmark model 43 → 24 ms with the depthwise, ADD and
+/// store changes below.
 ///
 /// Requantization is the engine's (`FixedPoint`, one 64-bit rounding of acc·m [+ acc₂·m₂]),
 /// optionally followed by a fused PRELU in the PRELU kernel's own 32-bit arithmetic, so every
