@@ -150,7 +150,8 @@ public final class QuantizedEngine: InferenceEngine {
             let m = pointers[op.inputs[3]].assumingMemoryBound(to: Int32.self)
             let m2 = split ? UnsafePointer(pointers[op.inputs[5]].assumingMemoryBound(to: Int32.self)) : nil
             let r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]),
-                                             lanes: TiledConvolution.lanesRequantize(m, m2, count: g.outC, shift: p[7]))
+                                             lanes: TiledConvolution.lanesRequantize(m, m2, count: g.outC, shift: p[7]),
+                                             wide: TiledConvolution.wideRequantize(m, m2, count: g.outC, shift: p[7]))
             kind = op.code == .depthwiseConv2d ? .depthwise(g, r, split: split, prelu: nil) : .conv(g, r, split: split, prelu: nil)
         case .maxPool2d:
             kind = .maxPool(FloatKernels.geometry(op, ts), Int16(p[7]), Int16(p[8]))
@@ -252,7 +253,7 @@ public final class QuantizedEngine: InferenceEngine {
     /// Whether step `i` is a convolution that requantizes in 32-bit lanes (benchmarks).
     public func requantizesInLanes(_ i: Int) -> Bool {
         switch steps[i].kind {
-        case let .conv(_, r, _, _), let .depthwise(_, r, _, _): return r.lanes
+        case let .conv(_, r, _, _), let .depthwise(_, r, _, _): return r.lanes || r.wide
         default: return false
         }
     }

@@ -13,7 +13,11 @@ public enum QuantizedKernels {
         /// The layer's mantissas allow the 32-bit lane epilogue (`TiledConvolution.lanesRequantize`,
         /// decided once when a layer is set up, not on every run). References ignore it.
         public var lanes: Bool
-        public init(shift: Int, lo: Int32, hi: Int32, lanes: Bool = false) { self.shift = shift; self.lo = lo; self.hi = hi; self.lanes = lanes }
+        /// The mantissas allow the wide 32-bit lane epilogue instead (`TiledConvolution.wideRequantize`).
+        public var wide: Bool
+        public init(shift: Int, lo: Int32, hi: Int32, lanes: Bool = false, wide: Bool = false) {
+            self.shift = shift; self.lo = lo; self.hi = hi; self.lanes = lanes; self.wide = wide
+        }
     }
 
     @inline(__always)

@@ -193,7 +193,11 @@ public enum Quantizer {
             if TiledConvolution.shortShifts.contains(s15) && smallest >= Double(Quantizer.shortMantissaMinimum) {
                 return ((main + residual).map { Int32(($0 * f).rounded()) }, s15)
             }
-            return FixedPoint.multipliers(main + residual)
+            // Otherwise 29-bit sums (relative precision 2^-21 for a channel 2^8 below the
+            // largest), which the wide lane epilogue takes (`TiledConvolution.wideRequantize`).
+            let (_, s29) = FixedPoint.multipliers(sums, bits: 29)
+            let g = Double(1 << UInt64(s29))
+            return ((main + residual).map { Int32(($0 * g).rounded()) }, s29)
         }
 
         /// int8 weights: error-feedback rounding against the layer's calibration Hessian when

@@ -11,18 +11,74 @@ import Testing
     static func i8(_ n: Int, _ rng: inout FuzzHarness.Random) -> [Int8] { (0 ..< n).map { _ in Int8(Int(rng.next() % 255) - 127) } }
     static func i32(_ n: Int, range: Int, _ rng: inout FuzzHarness.Random) -> [Int32] { (0 ..< n).map { _ in Int32(Int(rng.next() % UInt64(2 * range + 1)) - range) } }
 
-    /// Requantization mantissas and shift: 30-bit mantissas (the 64-bit scalar epilogue), or
-    /// short ones with m + m₂ < 2^15 (the 32-bit lane epilogue), sweeping every shift the lane
-    /// epilogue accepts, its edges included, so outputs both saturate and stay in range.
+    /// Requantization mantissas and shift: 30-bit mantissas (the 64-bit scalar epilogue),
+    /// 29-bit sums (the wide lane epilogue), or short ones with m + m₂ < 2^15 (the 32-bit lane
+    /// epilogue), sweeping every shift the lane epilogues accept, their edges included, so
+    /// outputs both saturate and stay in range.
     static func multipliers(_ n: Int, short: Bool, index: Int, _ rng: inout FuzzHarness.Random) -> ([Int32], [Int32], Int) {
-        if !short {
+        if !short && index % 4 < 2 {
             return (Self.i32(n, range: 1 << 30, &rng).map { abs($0) }, Self.i32(n, range: 1 << 23, &rng).map { abs($0) }, 40)
+        }
+        if !short {
+            let m = (0 ..< n).map { _ in Int32(rng.next() % UInt64((1 << 29) - (1 << 22))) }, m2 = (0 ..< n).map { _ in Int32(rng.next() % (1 << 22)) }
+            let shifts = TiledConvolution.wideShifts
+            let shift = index % 3 == 0 ? shifts.lowerBound : index % 3 == 1 ? shifts.upperBound : 34 + (index % 9)
+            #expect(m.withUnsafeBufferPointer { mp in m2.withUnsafeBufferPointer { TiledConvolution.wideRequantize(mp.baseAddress!, $0.baseAddress!, count: n, shift: shift) } })
+            return (m, m2, shift)
         }
         let m = (0 ..< n).map { _ in Int32(rng.next() % UInt64((1 << 15) - 256)) }, m2 = (0 ..< n).map { _ in Int32(rng.next() % 256) }
         let shifts = TiledConvolution.shortShifts
         let shift = index % 7 == 0 ? shifts.lowerBound : index % 7 == 1 ? shifts.upperBound : 22 + (index % 15)
         #expect(m.withUnsafeBufferPointer { mp in m2.withUnsafeBufferPointer { TiledConvolution.lanesRequantize(mp.baseAddress!, $0.baseAddress!, count: n, shift: shift) } })
         return (m, m2, shift)
+    }
+
+    /// The two 32-bit lane epilogues against the 64-bit formula on many random blocks: the
+    /// accumulators' magnitudes spread over every power of two (int32 extremes included) and
+    /// mantissas and shifts over each path's whole range, so the rare carries between the
+    /// split halves are reached (the convolution sweeps above see few of them).
+    @Test func laneRequantizationMatches64BitFormula() {
+        var rng = FuzzHarness.Random(seed: 41)
+        func acc() -> Int32 {
+            let k = Int(rng.next() % 33)
+            if k == 32 { return rng.next() % 2 == 0 ? Int32.min : Int32.max }
+            let v = Int64(rng.next() % (UInt64(1) << UInt64(k)))
+            return Int32(truncatingIfNeeded: rng.next() % 2 == 0 ? v : -v)
+        }
+        var checked = 0
+        for trial in 0 ..< 400_000 {
+            let wide = trial % 2 == 0
+            let limit: UInt64 = wide ? 1 << 29 : 1 << 15
+            var m = [Int32](repeating: 0, count: 8), m2 = m, bias = m
+            for j in 0 ..< 8 {
+                let total = rng.next() % limit
+                let part = trial % 3 == 0 ? 0 : rng.next() % (total + 1)
+                m[j] = Int32(total - part); m2[j] = Int32(part); bias[j] = acc() / 4
+            }
+            let shifts = wide ? TiledConvolution.wideShifts : TiledConvolution.shortShifts
+            // Mostly the smallest shift, where a carry lost in the split halves shows most often.
+            let shift = trial % 4 == 0 ? shifts.lowerBound + Int(rng.next() % UInt64(shifts.count)) : shifts.lowerBound
+            var a = SIMD8<Int32>(), b = SIMD8<Int32>()
+            for j in 0 ..< 8 { a[j] = acc(); b[j] = acc() }
+            let r = QuantizedKernels.Requant(shift: shift, lo: -32767, hi: 32767)
+            var out = [Int16](repeating: 0, count: 8)
+            m.withUnsafeBufferPointer { mp in m2.withUnsafeBufferPointer { m2p in bias.withUnsafeBufferPointer { bp in
+                out.withUnsafeMutableBufferPointer { op in
+                    if wide {
+                        TiledConvolution.requantWide(a, b, bp.baseAddress!, mp.baseAddress!, m2p.baseAddress!, r, nil, 0, op.baseAddress!)
+                    } else {
+                        TiledConvolution.requantLanes(a, b, bp.baseAddress!, mp.baseAddress!, m2p.baseAddress!, r, nil, 0, op.baseAddress!)
+                    }
+                }
+            } } }
+            for j in 0 ..< 8 {
+                let v = Int64(a[j] &+ bias[j]) * Int64(m[j]) + Int64(b[j]) * Int64(m2[j])
+                let want = FixedPoint.clamp16(FixedPoint.apply(v, 1, shift))
+                if out[j] != want { Issue.record("\(wide ? "wide" : "short") shift \(shift) acc \(a[j]) bias \(bias[j]) acc2 \(b[j]) m \(m[j]) m2 \(m2[j]): \(out[j]) != \(want)"); return }
+                checked += 1
+            }
+        }
+        #expect(checked == 3_200_000)
     }
 
     /// A fused PRELU (per channel or shared slope) for the kernels under test, or none.
