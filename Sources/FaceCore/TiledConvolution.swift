@@ -59,12 +59,17 @@ public enum TiledConvolution {
     ///   low = aL·m + bL·m₂ (0 ≤ low < 2^31), and
     ///   ⌊(acc·m + acc₂·m₂ + 2^(s-1)) / 2^s⌋ = ⌊(high + ⌊low / 2^16⌋ + 2^(s-17)) / 2^(s-16)⌋.
     /// The quantizer picks such mantissas when they keep every channel precise enough
-    /// (`Quantizer.shortMantissaMinimum`); other layers take the 64-bit scalar epilogue.
+    /// (`Quantizer.shortMantissaMinimum`); other layers take the wide lane epilogue
+    /// (`wideRequantize`) or, failing that, the 64-bit scalar one.
     public static func lanesRequantize(_ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?, count: Int, shift: Int) -> Bool {
-        guard shortShifts.contains(shift) else { return false }
+        shortShifts.contains(shift) && mantissas(m, m2, count: count, below: 1 << 15)
+    }
+
+    /// Every channel's mantissas non-negative with m + m₂ < `limit`.
+    static func mantissas(_ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?, count: Int, below limit: Int) -> Bool {
         for c in 0 ..< count {
             let r = m2?[c] ?? 0
-            if m[c] < 0 || r < 0 || Int(m[c]) + Int(r) >= 1 << 15 { return false }
+            if m[c] < 0 || r < 0 || Int(m[c]) + Int(r) >= limit { return false }
         }
         return true
     }
@@ -83,12 +88,7 @@ public enum TiledConvolution {
     /// every term inside int32 for t ≤ 29. The quantizer gives layers that cannot have short
     /// mantissas 29-bit ones (`Quantizer.Builder.convMultipliers`).
     public static func wideRequantize(_ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?, count: Int, shift: Int) -> Bool {
-        guard wideShifts.contains(shift) else { return false }
-        for c in 0 ..< count {
-            let r = m2?[c] ?? 0
-            if m[c] < 0 || r < 0 || Int(m[c]) + Int(r) >= 1 << 29 { return false }
-        }
-        return true
+        wideShifts.contains(shift) && mantissas(m, m2, count: count, below: 1 << 29)
     }
 
     /// Pairs in one output channel's reduction.
