@@ -196,7 +196,6 @@ public enum TiledConvolution {
                             output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
         let np = pairs(g, depthwise: false), nb = blocks(g.outC), n = g.outC
         let pixels = g.outH * g.outW
-        let short = r.lanes
         let isDirect = direct(g)
         let rows = scratch.assumingMemoryBound(to: Int32.self)
         // Residual accumulators after the rows, on a 64-byte boundary (SIMD8 stores may be aligned).
@@ -243,8 +242,8 @@ public enum TiledConvolution {
                     dot4(a0, a1, a2, a3, weights + b * np, np, &c0, &c1, &c2, &c3)
                 }
                 let split = residual != nil, out = output + p * n
-                emitTile(b, count, c0, c1, c2, c3, split ? acc2 : nil, n, bias, multipliers, residualMultipliers, r, prelu, short, out)
-                if two { emitTile(b + 1, count, d0, d1, d2, d3, split ? acc2 + 4 : nil, n, bias, multipliers, residualMultipliers, r, prelu, short, out) }
+                emitTile(b, count, c0, c1, c2, c3, split ? acc2 : nil, n, bias, multipliers, residualMultipliers, r, prelu, out)
+                if two { emitTile(b + 1, count, d0, d1, d2, d3, split ? acc2 + 4 : nil, n, bias, multipliers, residualMultipliers, r, prelu, out) }
                 b += two ? 2 : 1
             }
             p += count
@@ -258,14 +257,14 @@ public enum TiledConvolution {
     @inline(__always)
     static func emitTile(_ blk: Int, _ count: Int, _ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>,
                          _ acc2: UnsafeMutablePointer<SIMD8<Int32>>?, _ n: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
-                         _ m2: UnsafePointer<Int32>?, _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ short: Bool,
+                         _ m2: UnsafePointer<Int32>?, _ r: QuantizedKernels.Requant, _ prelu: PReLU?,
                          _ output: UnsafeMutablePointer<Int16>) {
         let first = blk * lanes, width = min(lanes, n - first)
         let out = output + first
-        requant(c0, acc2?[0], first, width, bias, m, m2, r, prelu, short, out)
-        if count > 1 { requant(c1, acc2?[1], first, width, bias, m, m2, r, prelu, short, out + n) }
-        if count > 2 { requant(c2, acc2?[2], first, width, bias, m, m2, r, prelu, short, out + 2 * n) }
-        if count > 3 { requant(c3, acc2?[3], first, width, bias, m, m2, r, prelu, short, out + 3 * n) }
+        requant(c0, acc2?[0], first, width, bias, m, m2, r, prelu, out)
+        if count > 1 { requant(c1, acc2?[1], first, width, bias, m, m2, r, prelu, out + n) }
+        if count > 2 { requant(c2, acc2?[2], first, width, bias, m, m2, r, prelu, out + 2 * n) }
+        if count > 3 { requant(c3, acc2?[3], first, width, bias, m, m2, r, prelu, out + 3 * n) }
     }
 
     /// The microkernel for two blocks: four pixels against blocks `w` and `v`.
@@ -400,14 +399,22 @@ public enum TiledConvolution {
     @inline(__always)
     static func requant(_ acc: SIMD8<Int32>, _ acc2: SIMD8<Int32>?, _ first: Int, _ width: Int,
                         _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?,
-                        _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ short: Bool, _ out: UnsafeMutablePointer<Int16>) {
-        if short && width == lanes {
-            requantLanes(acc, acc2, bias + first, m + first, m2.map { $0 + first }, r, prelu, first, out)
-        } else if r.wide && width == lanes {
-            requantWide(acc, acc2, bias + first, m + first, m2.map { $0 + first }, r, prelu, first, out)
-        } else {
+                        _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ out: UnsafeMutablePointer<Int16>) {
+        guard width == lanes, r.lanes || r.wide else {
             requantScalar(acc, acc2, first, width, bias, m, m2, r, prelu, out)
+            return
         }
+        let m2f = m2.map { $0 + first }
+        var y = r.lanes ? requantLanes(acc, acc2, bias + first, m + first, m2f, r) : requantWide(acc, acc2, bias + first, m + first, m2f, r)
+        guard let pr = prelu else {
+            // The activation's clamp in the store's int16 min/max.
+            QuantizedKernels.store8(y, out, lo: Int16(truncatingIfNeeded: r.lo), hi: Int16(truncatingIfNeeded: r.hi))
+            return
+        }
+        y = QuantizedKernels.clamp(y, r.lo, r.hi)
+        let neg = pr.channels == 1 ? SIMD8(repeating: pr.negative[0]) : UnsafeRawPointer(pr.negative + first).loadUnaligned(as: SIMD8<Int32>.self)
+        let rr: Int32 = pr.shift == 0 ? 0 : 1 << Int32(pr.shift - 1)
+        QuantizedKernels.store8((y &* QuantizedKernels.select(y, neg, pr.positive) &+ rr) &>> Int32(pr.shift), out)
     }
 
     /// The 64-bit epilogue, out of line: inlined, its unrolled lanes made `requant` too large
@@ -445,12 +452,12 @@ public enum TiledConvolution {
         }
     }
 
-    /// The 32-bit lane requantization of one full block (see `lanesRequantize` for why it is
-    /// exact). The `&<< 16 &>> 16` on 16-bit operands lets LLVM multiply 16-bit lanes.
+    /// The 32-bit lane requantization of one full block, before the activation clamp (see
+    /// `lanesRequantize` for why it is exact). The `&<< 16 &>> 16` on 16-bit operands lets LLVM
+    /// multiply 16-bit lanes.
     @inline(__always)
     static func requantLanes(_ acc: SIMD8<Int32>, _ acc2: SIMD8<Int32>?, _ bias: UnsafePointer<Int32>,
-                             _ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?,
-                             _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ first: Int, _ out: UnsafeMutablePointer<Int16>) {
+                             _ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?, _ r: QuantizedKernels.Requant) -> SIMD8<Int32> {
         @inline(__always) func load(_ p: UnsafePointer<Int32>) -> SIMD8<Int32> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int32>.self) }
         let a = acc &+ load(bias)
         let mv = (load(m) &<< 16) &>> 16
@@ -462,27 +469,16 @@ public enum TiledConvolution {
             low &+= (b & 0xffff) &* m2v
         }
         let t = Int32(r.shift - 16)
-        var y = (high &+ (low &>> 16) &+ SIMD8(repeating: Int32(1) &<< Int32(r.shift - 17))) &>> t
-        guard let pr = prelu else {
-            // The activation's clamp in the store's int16 min/max.
-            QuantizedKernels.store8(y, out, lo: Int16(truncatingIfNeeded: r.lo), hi: Int16(truncatingIfNeeded: r.hi))
-            return
-        }
-        y = QuantizedKernels.clamp(y, r.lo, r.hi)
-        let neg = pr.channels == 1 ? SIMD8(repeating: pr.negative[0]) : load(pr.negative + first)
-        let rr: Int32 = pr.shift == 0 ? 0 : 1 << Int32(pr.shift - 1)
-        y = (y &* QuantizedKernels.select(y, neg, pr.positive) &+ rr) &>> Int32(pr.shift)
-        QuantizedKernels.store8(y, out)
+        return (high &+ (low &>> 16) &+ SIMD8(repeating: Int32(1) &<< Int32(r.shift - 17))) &>> t
     }
 
-    /// The wide 32-bit lane requantization of one full block (29-bit mantissas; see
+    /// The wide 32-bit lane requantization of one full block, before the activation clamp (29-bit mantissas; see
     /// `wideRequantize` for why it is exact). Measured (bench models --layers, minimum of 3
     /// runs, portable): the landmark model's two layers that had the scalar 64-bit epilogue,
     /// the first 3×3 convolution 2.43 → 1.90 ms and a 1×1 convolution 1.10 → 0.86 ms.
     @inline(__always)
     static func requantWide(_ acc: SIMD8<Int32>, _ acc2: SIMD8<Int32>?, _ bias: UnsafePointer<Int32>,
-                            _ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?,
-                            _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ first: Int, _ out: UnsafeMutablePointer<Int16>) {
+                            _ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?, _ r: QuantizedKernels.Requant) -> SIMD8<Int32> {
         @inline(__always) func load(_ p: UnsafePointer<Int32>) -> SIMD8<Int32> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int32>.self) }
         let a = acc &+ load(bias), b = acc2 ?? SIMD8()
         let mv = load(m), m2v = m2.map { load($0) } ?? SIMD8()
@@ -493,16 +489,7 @@ public enum TiledConvolution {
         let pl = mulAdd16(aL, bL, mH, m2H) &+ ((mH &+ m2H) &<< 15), ql = mulAdd16(aL, bL, mL, m2L) &+ ((mL &+ m2L) &<< 15)
         let e = qh &+ (pl &>> 2) &+ (ql &>> 16) &+ ((((pl & 3) &<< 14) &+ (ql & 0xffff)) &>> 16)
         let t = Int32(r.shift - 16)
-        var y = (ph &+ ((e &+ SIMD8(repeating: Int32(1) &<< (t - 1))) &>> 14)) &>> (t - 14)
-        guard let pr = prelu else {
-            QuantizedKernels.store8(y, out, lo: Int16(truncatingIfNeeded: r.lo), hi: Int16(truncatingIfNeeded: r.hi))
-            return
-        }
-        y = QuantizedKernels.clamp(y, r.lo, r.hi)
-        let neg = pr.channels == 1 ? SIMD8(repeating: pr.negative[0]) : load(pr.negative + first)
-        let rr: Int32 = pr.shift == 0 ? 0 : 1 << Int32(pr.shift - 1)
-        y = (y &* QuantizedKernels.select(y, neg, pr.positive) &+ rr) &>> Int32(pr.shift)
-        QuantizedKernels.store8(y, out)
+        return (ph &+ ((e &+ SIMD8(repeating: Int32(1) &<< (t - 1))) &>> 14)) &>> (t - 14)
     }
 
     /// x·m + y·m₂ per lane for x, y in int16 range and m, m₂ ≥ 0 with m + m₂ < 2^15: one PMADDWD
@@ -521,13 +508,12 @@ public enum TiledConvolution {
     /// DEPTHWISE_CONV_2D with packed weights (`packDepthwise`): per pixel and block of 8
     /// channels, the accumulators stay in registers across the taps, which are taken in pairs
     /// of a kernel row (`TapPair`). Measured (bench models --layers, portable, same run):
-    /// landmark depthwise layers 2.9 -> … GMAC/s with tap pairs.
+    /// landmark depthwise layers 2.9 → 5.4–6.0 GMAC/s with tap pairs and the interior path.
     public static func depthwise(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
                                  bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
                                  residual: UnsafePointer<SIMD8<Int32>>?, residualMultipliers: UnsafePointer<Int32>?,
                                  _ r: QuantizedKernels.Requant, prelu: PReLU?, output: UnsafeMutablePointer<Int16>) {
         let c = g.outC, nb = blocks(c), np = pairs(g, depthwise: true), hp = rowPairs(g)
-        let short = r.lanes
         // Pixel pairs whose windows lie inside the row share each weight vector and skip the
         // column checks (full 8-channel blocks only).
         // Interior columns: ox·sW - padL ≥ 0 and ox·sW - padL + (kw-1)·dW < inW.
@@ -536,7 +522,7 @@ public enum TiledConvolution {
         let interiorPairs = g.inW - 1 - (g.kw - 1) * g.dilationW + g.padLeft >= 0 ? (xhi - xlo) / 2 : 0
         for oy in 0 ..< g.outH {
             if interiorPairs > 0 {
-                depthwiseInterior(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, residual, residualMultipliers, r, prelu, short, output)
+                depthwiseInterior(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, residual, residualMultipliers, r, prelu, output)
             }
             var ox = 0
             while ox < g.outW {
@@ -563,7 +549,7 @@ public enum TiledConvolution {
                             if let rb { acc2 &+= x.dot(rb[q]) }
                         }
                     }
-                    requant(acc, residual == nil ? nil : acc2, first, width, bias, multipliers, residualMultipliers, r, prelu, short, out + first)
+                    requant(acc, residual == nil ? nil : acc2, first, width, bias, multipliers, residualMultipliers, r, prelu, out + first)
                 }
             }
         }
@@ -576,7 +562,7 @@ public enum TiledConvolution {
     static func depthwiseInterior(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
                                   _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
                                   _ residual: UnsafePointer<SIMD8<Int32>>?, _ residualMultipliers: UnsafePointer<Int32>?,
-                                  _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ short: Bool, _ output: UnsafeMutablePointer<Int16>) {
+                                  _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ output: UnsafeMutablePointer<Int16>) {
         let c = g.outC, np = pairs(g, depthwise: true)
         let step = g.strideW * c
         var ky0 = 0, ky1 = g.kh
@@ -602,8 +588,8 @@ public enum TiledConvolution {
                 case (false, false): windowPair(g, base, c, width, step, ky0, ky1, wb, vb, split: false, &a, &e, &a2, &e2)
                 }
                 let out = output + (oy * g.outW + ox) * c + first
-                requant(a, residual == nil ? nil : a2, first, width, bias, multipliers, residualMultipliers, r, prelu, short, out)
-                requant(e, residual == nil ? nil : e2, first, width, bias, multipliers, residualMultipliers, r, prelu, short, out + c)
+                requant(a, residual == nil ? nil : a2, first, width, bias, multipliers, residualMultipliers, r, prelu, out)
+                requant(e, residual == nil ? nil : e2, first, width, bias, multipliers, residualMultipliers, r, prelu, out + c)
             }
         }
     }

@@ -60,15 +60,11 @@ import Testing
             let shift = trial % 4 == 0 ? shifts.lowerBound + Int(rng.next() % UInt64(shifts.count)) : shifts.lowerBound
             var a = SIMD8<Int32>(), b = SIMD8<Int32>()
             for j in 0 ..< 8 { a[j] = acc(); b[j] = acc() }
-            let r = QuantizedKernels.Requant(shift: shift, lo: -32767, hi: 32767)
+            let r = QuantizedKernels.Requant(shift: shift, lo: -32767, hi: 32767, lanes: !wide, wide: wide)
             var out = [Int16](repeating: 0, count: 8)
             m.withUnsafeBufferPointer { mp in m2.withUnsafeBufferPointer { m2p in bias.withUnsafeBufferPointer { bp in
                 out.withUnsafeMutableBufferPointer { op in
-                    if wide {
-                        TiledConvolution.requantWide(a, b, bp.baseAddress!, mp.baseAddress!, m2p.baseAddress!, r, nil, 0, op.baseAddress!)
-                    } else {
-                        TiledConvolution.requantLanes(a, b, bp.baseAddress!, mp.baseAddress!, m2p.baseAddress!, r, nil, 0, op.baseAddress!)
-                    }
+                    TiledConvolution.requant(a, b, 0, 8, bp.baseAddress!, mp.baseAddress!, m2p.baseAddress!, r, nil, op.baseAddress!)
                 }
             } } }
             for j in 0 ..< 8 {
