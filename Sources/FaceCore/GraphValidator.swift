@@ -58,15 +58,22 @@ public enum GraphValidator {
         var base = op
         switch op.code {
         case .conv2d, .depthwiseConv2d:
-            guard s.count == 4 || s.count == 6, p.count == 10, isConst(1, .int8), isConst(2, .int32), isConst(3, .int32),
+            guard s.count == 4, p.count == 10, isConst(1, .int8) || isConst(1, .int16), isConst(2, .int32), isConst(3, .int32),
                   s[3] == [out.last ?? -1] else { throw fail("bad integer convolution operands") }
-            if s.count == 6 {
-                guard isConst(4, .int8), s[4] == s[1], isConst(5, .int32), s[5] == s[3] else { throw fail("bad residual weight plane") }
-            }
             try activation(0); try shift(p[7]); try clampPair(p[8], p[9])
             base.inputs = Array(op.inputs[0 ..< 3]); base.params = Array(p[0 ..< 7])
             // The float rule checks the filter shape; fix its element type by shape only.
             try check(base, shapes: Array(s[0 ..< 3]), out: out, graph: g, index: k)
+            // The kernels accumulate in int32 without overflow checks; the weights must keep
+            // every channel's sum inside it (`WeightPlane`).
+            let wt = t[op.inputs[1]], bt = t[op.inputs[2]], channels = out.last ?? 0
+            guard !g.weights.isEmpty, bt.elementCount == channels, wt.elementCount % max(channels, 1) == 0 else { throw fail("bad integer convolution operands") }
+            let fits = g.weights.withUnsafeBytes { raw in
+                WeightPlane(base: raw.baseAddress! + wt.dataOffset, wide: wt.type == .int16)
+                    .fitsAccumulator(count: wt.elementCount, channels: channels,
+                                     bias: (raw.baseAddress! + bt.dataOffset).assumingMemoryBound(to: Int32.self))
+            }
+            guard fits else { throw fail("convolution weights can overflow the int32 accumulator; convert the model again with this facekit") }
             return
         case .maxPool2d:
             guard p.count == 9 else { throw fail("bad pool parameters") }

@@ -1,4 +1,4 @@
-/// Executes an integer `Graph` (int16 activations, int8 weights; see `Quantizer`). Like
+/// Executes an integer `Graph` (int16 activations, int8 or int16 weights; see `Quantizer`). Like
 /// `FloatEngine`, everything is prepared in `init` and `run()` allocates nothing. Inputs are
 /// given as floats and quantized on entry; outputs are dequantized on exit — the only float
 /// arithmetic of an inference.
@@ -19,9 +19,9 @@ public final class QuantizedEngine: InferenceEngine {
     private static let minimumScratchBytes = 1 << 16
 
     enum Kind {
-        /// CONV_2D (or DEPTHWISE), optionally with a residual plane and a fused PRELU.
-        case conv(FloatKernels.ConvGeometry, QuantizedKernels.Requant, split: Bool, prelu: TiledConvolution.PReLU?)
-        case depthwise(FloatKernels.ConvGeometry, QuantizedKernels.Requant, split: Bool, prelu: TiledConvolution.PReLU?)
+        /// CONV_2D (or DEPTHWISE), optionally with a fused PRELU.
+        case conv(FloatKernels.ConvGeometry, QuantizedKernels.Requant, prelu: TiledConvolution.PReLU?)
+        case depthwise(FloatKernels.ConvGeometry, QuantizedKernels.Requant, prelu: TiledConvolution.PReLU?)
         /// ADD of two same-shape tensors, then PRELU (`QuantizedKernels.addPReLU`).
         case addPReLU(QuantizedKernels.BinaryParams, positive: Int32, channels: Int, shift: Int, count: Int)
         /// A PRELU fused into the op before it.
@@ -62,8 +62,7 @@ public final class QuantizedEngine: InferenceEngine {
         var packedBytes = 0, scratchNeed = QuantizedEngine.minimumScratchBytes
         for op in graph.ops where op.code == .conv2d || op.code == .depthwiseConv2d {
             let g = FloatKernels.geometry(op, graph.tensors), dw = op.code == .depthwiseConv2d
-            let planes = op.inputs.count == 6 ? 2 : 1
-            packedBytes += planes * TiledConvolution.packedBytes(g, depthwise: dw)
+            packedBytes += TiledConvolution.packedBytes(g, depthwise: dw)
             if !dw { scratchNeed = max(scratchNeed, TiledConvolution.scratchBytes(g)) }
         }
         scratchBytes = scratchNeed
@@ -121,8 +120,8 @@ public final class QuantizedEngine: InferenceEngine {
                                         channels: graph.tensors[next.inputs[1]].elementCount, shift: next.params[1])
         var f = s
         switch s.kind {
-        case let .conv(g, r, split, nil): f.kind = .conv(g, r, split: split, prelu: pr)
-        case let .depthwise(g, r, split, nil): f.kind = .depthwise(g, r, split: split, prelu: pr)
+        case let .conv(g, r, nil): f.kind = .conv(g, r, prelu: pr)
+        case let .depthwise(g, r, nil): f.kind = .depthwise(g, r, prelu: pr)
         case let .binary(.add, _, p):
             f.kind = .addPReLU(p, positive: pr.positive, channels: pr.channels, shift: pr.shift, count: graph.tensors[next.output].elementCount)
             f.inputs = [s.inputs[0], s.inputs[1], pointers[next.inputs[1]]]
@@ -146,13 +145,11 @@ public final class QuantizedEngine: InferenceEngine {
         switch op.code {
         case .conv2d, .depthwiseConv2d:
             let g = FloatKernels.geometry(op, ts)
-            let split = op.inputs.count == 6
             let m = pointers[op.inputs[3]].assumingMemoryBound(to: Int32.self)
-            let m2 = split ? UnsafePointer(pointers[op.inputs[5]].assumingMemoryBound(to: Int32.self)) : nil
             let r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]),
-                                             lanes: TiledConvolution.lanesRequantize(m, m2, count: g.outC, shift: p[7]),
-                                             wide: TiledConvolution.wideRequantize(m, m2, count: g.outC, shift: p[7]))
-            kind = op.code == .depthwiseConv2d ? .depthwise(g, r, split: split, prelu: nil) : .conv(g, r, split: split, prelu: nil)
+                                             lanes: TiledConvolution.lanesRequantize(m, count: g.outC, shift: p[7]),
+                                             wide: TiledConvolution.wideRequantize(m, count: g.outC, shift: p[7]))
+            kind = op.code == .depthwiseConv2d ? .depthwise(g, r, prelu: nil) : .conv(g, r, prelu: nil)
         case .maxPool2d:
             kind = .maxPool(FloatKernels.geometry(op, ts), Int16(p[7]), Int16(p[8]))
         case .prelu:
@@ -195,13 +192,11 @@ public final class QuantizedEngine: InferenceEngine {
         var inputs = op.inputs.map { pointers[$0] }
         if op.code == .conv2d || op.code == .depthwiseConv2d {
             let g = FloatKernels.geometry(op, ts), dw = op.code == .depthwiseConv2d
-            for k in [1, 4] where k < op.inputs.count {
-                let dst = (packed + packedUsed).assumingMemoryBound(to: SIMD8<Int32>.self)
-                let w = inputs[k].assumingMemoryBound(to: Int8.self)
-                if dw { TiledConvolution.packDepthwise(g, weights: w, into: dst) } else { TiledConvolution.packConv(g, weights: w, into: dst) }
-                packedUsed += TiledConvolution.packedBytes(g, depthwise: dw)
-                inputs[k] = UnsafeMutableRawPointer(dst)
-            }
+            let dst = (packed + packedUsed).assumingMemoryBound(to: SIMD8<Int32>.self)
+            let w = WeightPlane(base: inputs[1], wide: ts[op.inputs[1]].type == .int16)
+            if dw { TiledConvolution.packDepthwise(g, weights: w, into: dst) } else { TiledConvolution.packConv(g, weights: w, into: dst) }
+            packedUsed += TiledConvolution.packedBytes(g, depthwise: dw)
+            inputs[1] = UnsafeMutableRawPointer(dst)
         }
         return Step(kind: kind, inputs: inputs, output: pointers[op.output])
     }
@@ -253,7 +248,7 @@ public final class QuantizedEngine: InferenceEngine {
     /// Whether step `i` is a convolution that requantizes in 32-bit lanes (benchmarks).
     public func requantizesInLanes(_ i: Int) -> Bool {
         switch steps[i].kind {
-        case let .conv(_, r, _, _), let .depthwise(_, r, _, _): return r.lanes || r.wide
+        case let .conv(_, r, _), let .depthwise(_, r, _): return r.lanes || r.wide
         default: return false
         }
     }
@@ -268,17 +263,13 @@ public final class QuantizedEngine: InferenceEngine {
         @inline(__always) func i16(_ p: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Int16> { p.assumingMemoryBound(to: Int16.self) }
         let out = i16(s.output)
         switch s.kind {
-        case let .conv(g, r, split, prelu):
+        case let .conv(g, r, prelu):
             TiledConvolution.conv(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: SIMD8<Int32>.self),
                                   bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
-                                  residual: split ? UnsafePointer(s.inputs[4].assumingMemoryBound(to: SIMD8<Int32>.self)) : nil,
-                                  residualMultipliers: split ? UnsafePointer(s.inputs[5].assumingMemoryBound(to: Int32.self)) : nil,
                                   r, prelu: prelu, output: out, scratch: scratch)
-        case let .depthwise(g, r, split, prelu):
+        case let .depthwise(g, r, prelu):
             TiledConvolution.depthwise(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: SIMD8<Int32>.self),
                                        bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
-                                       residual: split ? UnsafePointer(s.inputs[4].assumingMemoryBound(to: SIMD8<Int32>.self)) : nil,
-                                       residualMultipliers: split ? UnsafePointer(s.inputs[5].assumingMemoryBound(to: Int32.self)) : nil,
                                        r, prelu: prelu, output: out)
         case let .addPReLU(p, mp, c, sh, n):
             QuantizedKernels.addPReLU(i16(s.inputs[0]), i16(s.inputs[1]), p, positive: mp, negative: s.inputs[2].assumingMemoryBound(to: Int32.self),

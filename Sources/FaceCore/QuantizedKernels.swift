@@ -1,4 +1,4 @@
-/// Integer kernels: int16 activations, int8 weights, int32 accumulators, requantization by
+/// Integer kernels: int16 activations, int8 or int16 weights (`WeightPlane`), int32 accumulators, requantization by
 /// int32 mantissa + shared shift (`FixedPoint`). The convolution references here are plain
 /// loops; the engine runs the register-tiled versions in `TiledConvolution`, tested bit-exact
 /// against these (QuantizedKernelTests). Integer sums are exact, so any loop order gives the
@@ -28,48 +28,40 @@ public enum QuantizedKernels {
 
     // MARK: Convolution (weights packed HWIO, [KH][KW][Cin][Cout])
 
-    public static func conv2dReference(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
+    public static func conv2dReference(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
                                        bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant,
-                                       output: UnsafeMutablePointer<Int16>,
-                                       residual: UnsafePointer<Int8>? = nil, residualMultipliers: UnsafePointer<Int32>? = nil) {
+                                       output: UnsafeMutablePointer<Int16>) {
         for oy in 0 ..< g.outH { for ox in 0 ..< g.outW { for co in 0 ..< g.outC {
-            var acc = bias[co], acc2: Int32 = 0
+            var acc = bias[co]
             for ky in 0 ..< g.kh { for kx in 0 ..< g.kw {
                 let iy = oy * g.strideH + ky * g.dilationH - g.padTop
                 let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
                 if iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW { continue }
                 for ci in 0 ..< g.inC {
                     let x = Int32(input[(iy * g.inW + ix) * g.inC + ci]), k = ((ky * g.kw + kx) * g.inC + ci) * g.outC + co
-                    acc &+= x &* Int32(weights[k])
-                    if let r2 = residual { acc2 &+= x &* Int32(r2[k]) }
+                    acc &+= x &* weights[k]
                 }
             } }
-            var v = Int64(acc) &* Int64(multipliers[co])
-            if let m2 = residualMultipliers { v &+= Int64(acc2) &* Int64(m2[co]) }
-            v = FixedPoint.apply(v, 1, r.shift)
+            let v = FixedPoint.apply(Int64(acc), Int64(multipliers[co]), r.shift)
             output[(oy * g.outW + ox) * g.outC + co] = Int16(truncatingIfNeeded: min(max(v, Int64(r.lo)), Int64(r.hi)))
         } } }
     }
 
     // MARK: Depthwise (weights [KH][KW][C])
 
-    public static func depthwiseReference(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
+    public static func depthwiseReference(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
                                           bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant,
-                                          output: UnsafeMutablePointer<Int16>,
-                                          residual: UnsafePointer<Int8>? = nil, residualMultipliers: UnsafePointer<Int32>? = nil) {
+                                          output: UnsafeMutablePointer<Int16>) {
         for oy in 0 ..< g.outH { for ox in 0 ..< g.outW { for c in 0 ..< g.outC {
-            var acc = bias[c], acc2: Int32 = 0
+            var acc = bias[c]
             for ky in 0 ..< g.kh { for kx in 0 ..< g.kw {
                 let iy = oy * g.strideH + ky * g.dilationH - g.padTop
                 let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
                 if iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW { continue }
                 let x = Int32(input[(iy * g.inW + ix) * g.inC + c]), k = (ky * g.kw + kx) * g.outC + c
-                acc &+= x &* Int32(weights[k])
-                if let r2 = residual { acc2 &+= x &* Int32(r2[k]) }
+                acc &+= x &* weights[k]
             } }
-            var v = Int64(acc) &* Int64(multipliers[c])
-            if let m2 = residualMultipliers { v &+= Int64(acc2) &* Int64(m2[c]) }
-            v = FixedPoint.apply(v, 1, r.shift)
+            let v = FixedPoint.apply(Int64(acc), Int64(multipliers[c]), r.shift)
             output[(oy * g.outW + ox) * g.outC + c] = Int16(truncatingIfNeeded: min(max(v, Int64(r.lo)), Int64(r.hi)))
         } } }
     }

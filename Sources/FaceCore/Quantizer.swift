@@ -1,7 +1,10 @@
 /// Converts a float graph into the integer graph the fixed-point engine runs.
 ///
-/// - Weights of CONV_2D and DEPTHWISE_CONV_2D: int8, symmetric, one scale per output channel,
-///   values in [-127, 127]; biases int32 in the accumulator's scale.
+/// - Weights of CONV_2D and DEPTHWISE_CONV_2D: symmetric, one scale per output channel; int8
+///   (values in [-127, 127]), or int16 for layers whose int8 rounding measurably moves their
+///   output (`splitThreshold`), recorded per layer as the weight tensor's type. Every scale keeps
+///   the layer's int32 accumulators from overflowing (`WeightPlane`); biases int32 in the
+///   accumulator's scale.
 /// - Activations: int16, symmetric, one scale per tensor from calibration (the largest |value|
 ///   seen on real face crops). int8 activations were measured to lose too much on these models
 ///   (see `facekit model convert --report`); every activation's type is recorded per tensor in
@@ -25,13 +28,21 @@ public enum Quantizer {
     /// `Builder.convMultipliers`).
     public static let shortMantissaMinimum: Int32 = 1 << 9
 
-    /// A convolution whose int8 weights alone change its output by more than this (relative
-    /// RMS on calibration data) gets a residual int8 plane. Measured on the landmark model: the
-    /// early 1×1 layers with 8–16 inputs are at 1–3 % and flip the face-presence decision on
-    /// ambiguous crops; most layers are below 0.5 %.
+    /// A convolution whose int8 weights change its output by more than this (relative RMS on
+    /// calibration data) gets int16 weights. Measured on the landmark model: the early 1×1
+    /// layers with 8–16 inputs are at 1–3 % and flip the face-presence decision on ambiguous
+    /// crops; most layers are below 0.5 %.
+    ///
+    /// Such layers used to get a second int8 plane holding the rounding residual (about 14 bits
+    /// in all, and twice the multiply-adds). int16 weights reach the kernels as the same packed
+    /// int16 pairs, once; their precision is set by the accumulator bound instead
+    /// (`weightScales`: the largest |w| of a landmark-model layer has 10–15 bits, median 14).
+    /// Measured against two int8 planes: landmarks vs float mean 0.050 → 0.062 % of IOD, p99
+    /// 0.144 → 0.177 %, max 0.532 → 0.721 %; vs MediaPipe, the worst still (45-m7) p95 0.569 →
+    /// 0.470 %; the landmark model 24.1 → 17.7 ms (portable, minimum of 3 alternating runs).
     public static let splitThreshold = 0.002
 
-    /// The threshold per model. The landmark model splits every convolution: its error compounds
+    /// The threshold per model. The landmark model widens every convolution: its error compounds
     /// through 100+ layers, and the Hessian estimate of each layer's share under-predicts it. With
     /// 0.002 (97 % of its MACs split) the still 45-m7-di-ph.jpg was 0.87 % IOD median from MediaPipe;
     /// with every layer split, 0.23 % (0-f1-su-ph: 0.38 → 0.06 %), for ≤ 3 % more MACs.
@@ -138,7 +149,7 @@ public enum Quantizer {
 
         /// √(Σ_c Δw_cᵀ H Δw_c / Σ_c w_cᵀ H w_c): the layer's output error from weight rounding on
         /// calibration data, relative to its output.
-        static func relativeOutputError(_ w: [Float], residual r: [Float], cout: Int, hessian h: [Double]) -> Double {
+        static func relativeOutputError(_ w: [Float], rounding r: [Float], cout: Int, hessian h: [Double]) -> Double {
             let k = w.count / cout
             var num = 0.0, den = 0.0
             var hv = [Double](repeating: 0, count: k)
@@ -158,7 +169,7 @@ public enum Quantizer {
         }
 
         /// The same measure for a depthwise layer (one T×T Hessian block per channel).
-        static func depthwiseRelativeOutputError(_ w: [Float], residual r: [Float], channels c: Int, hessian h: [Double]) -> Double {
+        static func depthwiseRelativeOutputError(_ w: [Float], rounding r: [Float], channels c: Int, hessian h: [Double]) -> Double {
             let t = w.count / c
             var num = 0.0, den = 0.0
             for ch in 0 ..< c {
@@ -172,9 +183,9 @@ public enum Quantizer {
             return den > 0 ? (num / den).squareRoot() : 0
         }
 
-        /// Requantization mantissas of a convolution (main plane, then residual plane) and
-        /// their shared shift. Short mantissas when the layer allows: every main + residual
-        /// mantissa below 2^15 lets the tiled kernels requantize exactly in 32-bit lanes
+        /// Requantization mantissas of a convolution and their shared shift. Short mantissas
+        /// when the layer allows: every mantissa below 2^15 lets the tiled kernels requantize
+        /// exactly in 32-bit lanes
         /// (`TiledConvolution.lanesRequantize`), 2.5× fewer instructions than the 64-bit
         /// scalar epilogue, which was a third of the landmark model's time. Taken only when every
         /// channel keeps ≥ `shortMantissaMinimum` (a relative gain error ≤ 2^-10 per channel;
@@ -185,19 +196,54 @@ public enum Quantizer {
         ///   minimum 2^9:  0.048 / 0.146 / 0.532, 2 layers (3.5 ms), the model ~2 ms faster;
         ///   no minimum:   max 0.867, the still 45-m7 p95 vs MediaPipe 0.454 → 0.624 % (session 3).
         /// 2^9 keeps every figure far inside the accuracy limits (0.5 / 1.5 %) for the speed.
-        static func convMultipliers(_ main: [Double], residual: [Double]) -> ([Int32], Int) {
-            let sums = zip(main, residual).map { $0 + $1 }
-            let (_, s15) = FixedPoint.multipliers(sums, maxShift: TiledConvolution.shortShifts.upperBound, bits: 15)
+        static func convMultipliers(_ real: [Double]) -> ([Int32], Int) {
+            let (_, s15) = FixedPoint.multipliers(real, maxShift: TiledConvolution.shortShifts.upperBound, bits: 15)
             let f = Double(1 << UInt64(s15))
-            let smallest = main.filter { $0 > 0 }.map { $0 * f }.min() ?? 0
+            let smallest = real.filter { $0 > 0 }.map { $0 * f }.min() ?? 0
             if TiledConvolution.shortShifts.contains(s15) && smallest >= Double(Quantizer.shortMantissaMinimum) {
-                return ((main + residual).map { Int32(($0 * f).rounded()) }, s15)
+                return (real.map { Int32(($0 * f).rounded()) }, s15)
             }
-            // Otherwise 29-bit sums (relative precision 2^-21 for a channel 2^8 below the
+            // Otherwise 29-bit mantissas (relative precision 2^-21 for a channel 2^8 below the
             // largest), which the wide lane epilogue takes (`TiledConvolution.wideRequantize`).
-            let (_, s29) = FixedPoint.multipliers(sums, bits: 29)
+            let (_, s29) = FixedPoint.multipliers(real, bits: 29)
             let g = Double(1 << UInt64(s29))
-            return ((main + residual).map { Int32(($0 * g).rounded()) }, s29)
+            return (real.map { Int32(($0 * g).rounded()) }, s29)
+        }
+
+        /// Per-channel weight scales for integers in [-limit, limit]: max|w| / limit, raised
+        /// where needed so that no int16 input can overflow the int32 accumulator:
+        /// |bias/(sx·s)| + 32767 · Σ_k |w_k/s| must stay below 2^31 with room for rounding
+        /// (each |q| may round up by ½; `quantizedChannel` checks the rounded integers).
+        static func weightScales(_ w: [Float], bias: [Float], inputScale sx: Float, cout: Int, limit: Double) -> [Double] {
+            let k = w.count / cout
+            var maxAbs = [Double](repeating: 0, count: cout), l1 = maxAbs
+            for (i, v) in w.enumerated() { maxAbs[i % cout] = max(maxAbs[i % cout], Double(abs(v))); l1[i % cout] += Double(abs(v)) }
+            let bound = Double(WeightPlane.activationBound)
+            let budget = Double(Int32.max) - bound * (Double(k) / 2 + 1) - 1
+            return (0 ..< cout).map { c in
+                max(maxAbs[c] / limit, (bound * l1[c] + Double(abs(bias[c])) / Double(sx)) / budget, 1e-12)
+            }
+        }
+
+        /// Channel `c`'s integers by plain rounding at scale `s` (raised in steps of 2^-10 until
+        /// the accumulator bound holds for the rounded values) and its int32 bias.
+        static func quantizedChannel(_ w: [Float], bias: Float, inputScale sx: Float, c: Int, cout: Int,
+                                     scale s0: Double, limit: Double) -> (q: [Int32], bias: Int32, scale: Double) {
+            var s = s0
+            while true {
+                var q: [Int32] = [], l1: Int64 = 0
+                for i in stride(from: c, to: w.count, by: cout) {
+                    let v = Int32(max(-limit, min(limit, (Double(w[i]) / s).rounded())))
+                    q.append(v); l1 += Int64(abs(v))
+                }
+                let b = Self.biasInteger(bias, sx, s)
+                if Int64(abs(Int64(b))) + WeightPlane.activationBound * l1 <= Int64(Int32.max) { return (q, b, s) }
+                s *= 1 + 1.0 / 1024
+            }
+        }
+
+        static func biasInteger(_ b: Float, _ sx: Float, _ s: Double) -> Int32 {
+            Int32(max(-2147483647, min(2147483647, (Double(b) / (Double(sx) * s)).rounded())))
         }
 
         /// int8 weights: error-feedback rounding against the layer's calibration Hessian when
@@ -228,43 +274,44 @@ public enum Quantizer {
                 let (x, sx) = operand(op.inputs[0])
                 let filter = source.floats(op.inputs[1]), bias = source.floats(op.inputs[2])
                 let fshape = source.tensors[op.inputs[1]].shape
-                let cout = fshape[fshape.count - 1]
-                // Per output channel (the last axis in both packed layouts).
-                var maxAbs = [Float](repeating: 0, count: cout)
-                for (i, w) in filter.enumerated() { maxAbs[i % cout] = max(maxAbs[i % cout], abs(w)) }
-                let sw = maxAbs.map { max($0, 1e-12) / 127 }
-                let qw = Self.roundWeights(filter, cout: cout, scales: sw, hessian: hessians[k], depthwise: op.code == .depthwiseConv2d)
+                let cout = fshape[fshape.count - 1], dw = op.code == .depthwiseConv2d
                 let so = scaleFromRange(o)
-                let qb = (0 ..< cout).map { c -> Int32 in
-                    let v = (Double(bias[c]) / (Double(sx) * Double(sw[c]))).rounded()
-                    return Int32(max(-2147483647, min(2147483647, v)))
-                }
+                // Per output channel (the last axis in both packed layouts).
+                let sw8 = Self.weightScales(filter, bias: bias, inputScale: sx, cout: cout, limit: 127)
+                let qw8 = Self.roundWeights(filter, cout: cout, scales: sw8.map { Float($0) }, hessian: hessians[k], depthwise: dw)
                 // Layers whose int8 rounding still moves their output measurably (by the
-                // calibration Hessian) get a second int8 plane holding the rounding residual.
-                var residual: [Int8]? = nil, rs = [Float](repeating: 0, count: cout)
+                // calibration Hessian) get int16 weights.
+                var wide = false
                 if let h = hessians[k] {
-                    let r = (0 ..< filter.count).map { filter[$0] - Float(qw[$0]) * sw[$0 % cout] }
-                    let err = op.code == .conv2d ? Self.relativeOutputError(filter, residual: r, cout: cout, hessian: h)
-                                                 : Self.depthwiseRelativeOutputError(filter, residual: r, channels: cout, hessian: h)
-                    if err > splitThreshold {
-                        var m = [Float](repeating: 0, count: cout)
-                        for (i, v) in r.enumerated() { m[i % cout] = max(m[i % cout], abs(v)) }
-                        rs = m.map { max($0, 1e-20) / 127 }
-                        residual = WeightRounding.plain(r, c: cout, scales: rs)
+                    let r = (0 ..< filter.count).map { filter[$0] - Float(qw8[$0]) * Float(sw8[$0 % cout]) }
+                    let err = dw ? Self.depthwiseRelativeOutputError(filter, rounding: r, channels: cout, hessian: h)
+                                 : Self.relativeOutputError(filter, rounding: r, cout: cout, hessian: h)
+                    wide = err > splitThreshold
+                }
+                let limit: Double = wide ? 32767 : 127
+                let sw0 = wide ? Self.weightScales(filter, bias: bias, inputScale: sx, cout: cout, limit: limit) : sw8
+                var qw = wide ? [Int32](repeating: 0, count: filter.count) : qw8.map { Int32($0) }
+                var qb = [Int32](repeating: 0, count: cout), sw = sw0
+                for c in 0 ..< cout {
+                    // int8 channels keep their error-feedback rounding when it fits the bound.
+                    if !wide {
+                        var l1: Int64 = 0
+                        for i in stride(from: c, to: filter.count, by: cout) { l1 += Int64(abs(qw[i])) }
+                        let b = Self.biasInteger(bias[c], sx, sw[c])
+                        if Int64(abs(Int64(b))) + WeightPlane.activationBound * l1 <= Int64(Int32.max) { qb[c] = b; continue }
                     }
+                    let ch = Self.quantizedChannel(filter, bias: bias[c], inputScale: sx, c: c, cout: cout, scale: sw0[c], limit: limit)
+                    for (j, v) in ch.q.enumerated() { qw[j * cout + c] = v }
+                    qb[c] = ch.bias; sw[c] = ch.scale
                 }
-                let (mant, shift) = Self.convMultipliers((0 ..< cout).map { Double(sx) * Double(sw[$0]) / Double(so) },
-                                                         residual: (0 ..< cout).map { Double(sx) * Double(rs[$0]) / Double(so) })
-                let wt = constant(qw, type: .int8, shape: fshape, name: source.tensors[op.inputs[1]].name, scale: 0)
+                let (mant, shift) = Self.convMultipliers((0 ..< cout).map { Double(sx) * sw[$0] / Double(so) })
+                let name = source.tensors[op.inputs[1]].name
+                let wt = wide ? constant(qw.map { Int16($0) }, type: .int16, shape: fshape, name: name, scale: 0)
+                              : constant(qw.map { Int8($0) }, type: .int8, shape: fshape, name: name, scale: 0)
                 let bt = constant(qb, type: .int32, shape: [cout], name: source.tensors[op.inputs[2]].name, scale: 0)
-                let mt = constant(Array(mant[0 ..< cout]), type: .int32, shape: [cout], name: "requant", scale: 0)
-                var inputs = [x, wt, bt, mt]
-                if let q2 = residual {
-                    inputs.append(constant(q2, type: .int8, shape: fshape, name: "residual", scale: 0))
-                    inputs.append(constant(Array(mant[cout...]), type: .int32, shape: [cout], name: "requant_residual", scale: 0))
-                }
+                let mt = constant(mant, type: .int32, shape: [cout], name: "requant", scale: 0)
                 let (lo, hi) = clampRange(p[6], so)
-                emit(op.code, inputs, scale: so, Array(p[0 ..< 7]) + [shift, lo, hi])
+                emit(op.code, [x, wt, bt, mt], scale: so, Array(p[0 ..< 7]) + [shift, lo, hi])
             case .maxPool2d:
                 let (x, sx) = operand(op.inputs[0])
                 let (lo, hi) = clampRange(p[6], sx)

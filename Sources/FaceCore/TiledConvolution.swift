@@ -18,15 +18,15 @@
 ///   portable x86-64:   row kernel 2.6–3.3 (split) / 7.7–9.9 ·  pair lanes 6.2–9.1 · int32 lanes 4.1–5.4
 ///   -target-cpu haswell: pair lanes 15–16 · int32 lanes (weights widened to Int32) 16–17
 /// The pair form is best on the portable build and within 10 % on AVX2, so it is the only one.
-/// In the engine (`facekit bench models --layers`, portable build, same model file): 1×1 layers
-/// with a residual plane 2.6 → 5–7 GMAC/s; the landmark model 107–110 → 47–48 ms with these
-/// kernels, PRELU fusion and the 32-bit lane requantization (`requantLanes`: in one run, the
-/// landmark model's 1×1 split layers ran at 6.7 GMAC/s with it and 3.3 on the 64-bit epilogue).
-/// With PMADDWD (session 4, same model file, portable): those layers 6.3 → 9.0 GMAC/s, and
-/// 12–13 with one block per pass; the landmark model 43 → 24 ms with the depthwise, ADD and
-/// store changes below.
+/// In the engine (`facekit bench models --layers`, portable build, same model file; the GMAC/s
+/// count both int8 planes that split layers had before int16 weights, `WeightPlane`): 1×1
+/// layers 2.6 → 5–7 GMAC/s; the landmark model 107–110 → 47–48 ms with these kernels, PRELU
+/// fusion and the 32-bit lane requantization (`requantLanes`: in one run, the landmark model's
+/// 1×1 layers ran at 6.7 GMAC/s with it and 3.3 on the 64-bit epilogue). With PMADDWD
+/// (session 4, portable): those layers 6.3 → 9.0 GMAC/s, and 12–13 with one block per pass;
+/// the landmark model 43 → 24 ms with the depthwise, ADD and store changes below.
 ///
-/// Requantization is the engine's (`FixedPoint`, one 64-bit rounding of acc·m [+ acc₂·m₂]),
+/// Requantization is the engine's (`FixedPoint`, one 64-bit rounding of acc·m),
 /// optionally followed by a fused PRELU in the PRELU kernel's own 32-bit arithmetic, so every
 /// result is bit-identical to `QuantizedKernels.conv2dReference` (+ `prelu`); tested.
 public enum TiledConvolution {
@@ -53,24 +53,20 @@ public enum TiledConvolution {
     public static let shortShifts = 17 ... 46
 
     /// Whether a layer's requantization can run in 32-bit lanes, bit-identical to the 64-bit
-    /// formula: non-negative mantissas with m + m₂ < 2^15 per channel, and a shift in
-    /// `shortShifts`. With a = acc split as aH·2^16 + aL (aL = a & 0xffff, the same for acc₂):
-    ///   acc·m + acc₂·m₂ = high·2^16 + low, high = aH·m + bH·m₂ (|high| < 2^30),
-    ///   low = aL·m + bL·m₂ (0 ≤ low < 2^31), and
-    ///   ⌊(acc·m + acc₂·m₂ + 2^(s-1)) / 2^s⌋ = ⌊(high + ⌊low / 2^16⌋ + 2^(s-17)) / 2^(s-16)⌋.
+    /// formula: mantissas 0 ≤ m < 2^15 per channel, and a shift in `shortShifts`. With
+    /// a = acc split as aH·2^16 + aL (aL = a & 0xffff):
+    ///   acc·m = high·2^16 + low, high = aH·m (|high| < 2^30), low = aL·m (0 ≤ low < 2^31), and
+    ///   ⌊(acc·m + 2^(s-1)) / 2^s⌋ = ⌊(high + ⌊low / 2^16⌋ + 2^(s-17)) / 2^(s-16)⌋.
     /// The quantizer picks such mantissas when they keep every channel precise enough
     /// (`Quantizer.shortMantissaMinimum`); other layers take the wide lane epilogue
     /// (`wideRequantize`) or, failing that, the 64-bit scalar one.
-    public static func lanesRequantize(_ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?, count: Int, shift: Int) -> Bool {
-        shortShifts.contains(shift) && mantissas(m, m2, count: count, below: 1 << 15)
+    public static func lanesRequantize(_ m: UnsafePointer<Int32>, count: Int, shift: Int) -> Bool {
+        shortShifts.contains(shift) && mantissas(m, count: count, below: 1 << 15)
     }
 
-    /// Every channel's mantissas non-negative with m + m₂ < `limit`.
-    static func mantissas(_ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?, count: Int, below limit: Int) -> Bool {
-        for c in 0 ..< count {
-            let r = m2?[c] ?? 0
-            if m[c] < 0 || r < 0 || Int(m[c]) + Int(r) >= limit { return false }
-        }
+    /// Every channel's mantissa in 0 ..< `limit`.
+    static func mantissas(_ m: UnsafePointer<Int32>, count: Int, below limit: Int32) -> Bool {
+        for c in 0 ..< count where m[c] < 0 || m[c] >= limit { return false }
         return true
     }
 
@@ -78,17 +74,17 @@ public enum TiledConvolution {
     public static let wideShifts = 30 ... 45
 
     /// Whether a layer's requantization can run in 32-bit lanes with mantissas of up to 29 bits:
-    /// non-negative, m + m₂ < 2^29 per channel, shift in `wideShifts`. Split each mantissa as
-    /// m = mH·2^14 + mL (mH + m₂H < 2^15, mL + m₂L < 2^15) and acc as aH·2^16 + aL (aL ≥ 0), and
-    /// P = acc·mH + acc₂·m₂H = PH·2^16 + PL, Q = acc·mL + acc₂·m₂L = QH·2^16 + QL, each half by
-    /// the short form (|PH|, |QH| < 2^30, 0 ≤ PL, QL < 2^31). Then T = acc·m + acc₂·m₂ =
-    /// P·2^14 + Q, and ⌊T / 2^16⌋ = PH·2^14 + E with
+    /// 0 ≤ m < 2^29 per channel, shift in `wideShifts`. Split each mantissa as
+    /// m = mH·2^14 + mL (mH, mL < 2^15) and acc as aH·2^16 + aL (aL ≥ 0), and
+    /// P = acc·mH = PH·2^16 + PL, Q = acc·mL = QH·2^16 + QL, each half by the short form
+    /// (|PH|, |QH| < 2^30, 0 ≤ PL, QL < 2^31). Then T = acc·m = P·2^14 + Q, and
+    /// ⌊T / 2^16⌋ = PH·2^14 + E with
     ///   E = QH + ⌊PL/4⌋ + ⌊QL/2^16⌋ + ⌊((PL mod 4)·2^14 + QL mod 2^16) / 2^16⌋  (|E| < 2^30 + 2^29 + 2^16),
     /// so with t = s - 16 ≥ 14: ⌊(T + 2^(s-1)) / 2^s⌋ = ⌊(PH + ⌊(E + 2^(t-1)) / 2^14⌋) / 2^(t-14)⌋,
     /// every term inside int32 for t ≤ 29. The quantizer gives layers that cannot have short
     /// mantissas 29-bit ones (`Quantizer.Builder.convMultipliers`).
-    public static func wideRequantize(_ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?, count: Int, shift: Int) -> Bool {
-        wideShifts.contains(shift) && mantissas(m, m2, count: count, below: 1 << 29)
+    public static func wideRequantize(_ m: UnsafePointer<Int32>, count: Int, shift: Int) -> Bool {
+        wideShifts.contains(shift) && mantissas(m, count: count, below: 1 << 29)
     }
 
     /// Pairs in one output channel's reduction.
@@ -110,15 +106,15 @@ public enum TiledConvolution {
         packedCount(g, depthwise: depthwise) * MemoryLayout<SIMD8<Int32>>.stride + 64
     }
 
-    /// Packs HWIO int8 weights ([KH][KW][Cin][Cout]) into pair lanes (see the type's comment).
-    public static func packConv(_ g: FloatKernels.ConvGeometry, weights w: UnsafePointer<Int8>, into out: UnsafeMutablePointer<SIMD8<Int32>>) {
+    /// Packs HWIO weights ([KH][KW][Cin][Cout]) into pair lanes (see the type's comment).
+    public static func packConv(_ g: FloatKernels.ConvGeometry, weights w: WeightPlane, into out: UnsafeMutablePointer<SIMD8<Int32>>) {
         let k = g.kh * g.kw * g.inC, n = g.outC, np = pairs(g, depthwise: false)
         for b in 0 ..< blocks(n) {
             for q in 0 ..< np {
                 var v = SIMD8<Int32>()
                 for j in 0 ..< lanes where b * lanes + j < n {
                     let c = b * lanes + j
-                    let lo = Int32(w[2 * q * n + c]), hi = 2 * q + 1 < k ? Int32(w[(2 * q + 1) * n + c]) : 0
+                    let lo = w[2 * q * n + c], hi = 2 * q + 1 < k ? w[(2 * q + 1) * n + c] : 0
                     v[j] = (lo & 0xffff) | (hi &<< 16)
                 }
                 out[b * np + q] = v
@@ -126,10 +122,10 @@ public enum TiledConvolution {
         }
     }
 
-    /// Packs depthwise int8 weights ([KH][KW][C]) as [channel block][ky][tap pair] of
+    /// Packs depthwise weights ([KH][KW][C]) as [channel block][ky][tap pair] of
     /// `SIMD8<Int32>`: lane j holds channel j's weights of taps (ky, 2h) and (ky, 2h + 1), the
     /// same pair form as `packConv` with the reduction running over taps instead of channels.
-    public static func packDepthwise(_ g: FloatKernels.ConvGeometry, weights w: UnsafePointer<Int8>, into out: UnsafeMutablePointer<SIMD8<Int32>>) {
+    public static func packDepthwise(_ g: FloatKernels.ConvGeometry, weights w: WeightPlane, into out: UnsafeMutablePointer<SIMD8<Int32>>) {
         let c = g.outC, hp = rowPairs(g), np = pairs(g, depthwise: true)
         for b in 0 ..< blocks(c) {
             for ky in 0 ..< g.kh {
@@ -137,7 +133,7 @@ public enum TiledConvolution {
                     var v = SIMD8<Int32>()
                     for j in 0 ..< lanes where b * lanes + j < c {
                         let ch = b * lanes + j, t = ky * g.kw + 2 * h
-                        let lo = Int32(w[t * c + ch]), hi = 2 * h + 1 < g.kw ? Int32(w[(t + 1) * c + ch]) : 0
+                        let lo = w[t * c + ch], hi = 2 * h + 1 < g.kw ? w[(t + 1) * c + ch] : 0
                         v[j] = (lo & 0xffff) | (hi &<< 16)
                     }
                     out[b * np + ky * hp + h] = v
@@ -146,9 +142,9 @@ public enum TiledConvolution {
         }
     }
 
-    /// Scratch bytes `conv` needs: im2col rows of one tile, and residual accumulators.
+    /// Scratch bytes `conv` needs: im2col rows of one tile.
     public static func scratchBytes(_ g: FloatKernels.ConvGeometry) -> Int {
-        (tile * pairs(g, depthwise: false) * 4 + 63) / 64 * 64 + 2 * tile * lanes * 4 + 64
+        (tile * pairs(g, depthwise: false) * 4 + 63) / 64 * 64
     }
 
     /// Whether `conv` reads activation pairs straight from the input tensor: a 1×1, stride-1,
@@ -159,47 +155,38 @@ public enum TiledConvolution {
             && g.inC % 2 == 0 && g.inH == g.outH && g.inW == g.outW
     }
 
-    /// Packs the int8 weights and runs the kernel, allocating its buffers: for tests and the ARM
+    /// Packs the weights and runs the kernel, allocating its buffers: for tests and the ARM
     /// driver, which check single layers; the engine packs once at set-up.
-    public static func packAndRun(depthwise dw: Bool, _ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
+    public static func packAndRun(depthwise dw: Bool, _ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
                                   bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
-                                  residual: UnsafePointer<Int8>?, residualMultipliers: UnsafePointer<Int32>?,
                                   _ requant: QuantizedKernels.Requant, prelu: PReLU? = nil, output: UnsafeMutablePointer<Int16>) {
         var r = requant
-        r.lanes = lanesRequantize(multipliers, residualMultipliers, count: g.outC, shift: r.shift)
-        r.wide = wideRequantize(multipliers, residualMultipliers, count: g.outC, shift: r.shift)
-        let n = max(packedCount(g, depthwise: dw), 1)
-        let w = UnsafeMutablePointer<SIMD8<Int32>>.allocate(capacity: n), w2 = UnsafeMutablePointer<SIMD8<Int32>>.allocate(capacity: n)
-        let scratch = UnsafeMutableRawPointer.allocate(byteCount: scratchBytes(g), alignment: 64)
-        defer { w.deallocate(); w2.deallocate(); scratch.deallocate() }
+        r.lanes = lanesRequantize(multipliers, count: g.outC, shift: r.shift)
+        r.wide = wideRequantize(multipliers, count: g.outC, shift: r.shift)
+        let w = UnsafeMutablePointer<SIMD8<Int32>>.allocate(capacity: max(packedCount(g, depthwise: dw), 1))
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: max(scratchBytes(g), 64), alignment: 64)
+        defer { w.deallocate(); scratch.deallocate() }
         if dw {
             packDepthwise(g, weights: weights, into: w)
-            if let residual { packDepthwise(g, weights: residual, into: w2) }
-            depthwise(g, input: input, weights: w, bias: bias, multipliers: multipliers, residual: residual == nil ? nil : UnsafePointer(w2),
-                      residualMultipliers: residualMultipliers, r, prelu: prelu, output: output)
+            depthwise(g, input: input, weights: w, bias: bias, multipliers: multipliers, r, prelu: prelu, output: output)
         } else {
             packConv(g, weights: weights, into: w)
-            if let residual { packConv(g, weights: residual, into: w2) }
-            conv(g, input: input, weights: w, bias: bias, multipliers: multipliers, residual: residual == nil ? nil : UnsafePointer(w2),
-                 residualMultipliers: residualMultipliers, r, prelu: prelu, output: output, scratch: scratch)
+            conv(g, input: input, weights: w, bias: bias, multipliers: multipliers, r, prelu: prelu, output: output, scratch: scratch)
         }
     }
 
     // MARK: CONV_2D
 
-    /// CONV_2D: out = requant(acc·m [+ acc₂·m₂]) [→ PRELU], acc = bias + x·w, acc₂ = x·w₂.
-    /// `weights`/`residual` are packed by `packConv`; scratch holds `scratchBytes(g)`.
+    /// CONV_2D: out = requant(acc·m) [→ PRELU], acc = bias + x·w.
+    /// `weights` are packed by `packConv`; scratch holds `scratchBytes(g)`.
     public static func conv(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
                             bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
-                            residual: UnsafePointer<SIMD8<Int32>>?, residualMultipliers: UnsafePointer<Int32>?,
                             _ r: QuantizedKernels.Requant, prelu: PReLU?,
                             output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
         let np = pairs(g, depthwise: false), nb = blocks(g.outC), n = g.outC
         let pixels = g.outH * g.outW
         let isDirect = direct(g)
         let rows = scratch.assumingMemoryBound(to: Int32.self)
-        // Residual accumulators after the rows, on a 64-byte boundary (SIMD8 stores may be aligned).
-        let acc2 = (scratch + (tile * np * 4 + 63) / 64 * 64).assumingMemoryBound(to: SIMD8<Int32>.self)
         var p = 0
         while p < pixels {
             let count = min(tile, pixels - p)
@@ -226,45 +213,37 @@ public enum TiledConvolution {
                 let two = b + 1 < nb
                 #endif
                 var c0 = SIMD8<Int32>(), c1 = c0, c2 = c0, c3 = c0, d0 = c0, d1 = c0, d2 = c0, d3 = c0
-                if let res = residual {
-                    if two {
-                        dot4x2(a0, a1, a2, a3, res + b * np, res + (b + 1) * np, np, &c0, &c1, &c2, &c3, &d0, &d1, &d2, &d3)
-                    } else {
-                        dot4(a0, a1, a2, a3, res + b * np, np, &c0, &c1, &c2, &c3)
-                    }
-                    acc2[0] = c0; acc2[1] = c1; acc2[2] = c2; acc2[3] = c3
-                    acc2[4] = d0; acc2[5] = d1; acc2[6] = d2; acc2[7] = d3
-                    c0 = SIMD8(); c1 = c0; c2 = c0; c3 = c0; d0 = c0; d1 = c0; d2 = c0; d3 = c0
-                }
                 if two {
                     dot4x2(a0, a1, a2, a3, weights + b * np, weights + (b + 1) * np, np, &c0, &c1, &c2, &c3, &d0, &d1, &d2, &d3)
                 } else {
                     dot4(a0, a1, a2, a3, weights + b * np, np, &c0, &c1, &c2, &c3)
                 }
-                let split = residual != nil, out = output + p * n
-                emitTile(b, count, c0, c1, c2, c3, split ? acc2 : nil, n, bias, multipliers, residualMultipliers, r, prelu, out)
-                if two { emitTile(b + 1, count, d0, d1, d2, d3, split ? acc2 + 4 : nil, n, bias, multipliers, residualMultipliers, r, prelu, out) }
+                let out = output + p * n
+                emitTile(b, count, c0, c1, c2, c3, n, bias, multipliers, r, prelu, out)
+                if two { emitTile(b + 1, count, d0, d1, d2, d3, n, bias, multipliers, r, prelu, out) }
                 b += two ? 2 : 1
             }
             p += count
         }
     }
 
-    /// Requantizes and stores `count` pixels × 8 channels of block `blk` (`acc2`: the residual
-    /// plane's accumulators of the same pixels). A static function, not a local one: a local
-    /// function capturing the pixel counter, once LLVM stopped inlining it, allocated its
-    /// context on every call (caught by `fixedPointInferenceAllocatesNothing`).
-    @inline(__always)
+    /// Requantizes and stores `count` pixels × 8 channels of block `blk`. A static function, not
+    /// a local one: a local function capturing the pixel counter, once LLVM stopped inlining it,
+    /// allocated its context on every call (caught by `fixedPointInferenceAllocatesNothing`).
+    /// `@_transparent` here and on `requant`: with `@inline(__always)` both stayed calls (seen in
+    /// the assembly), passing the accumulators through memory once per tile and block. Inlined,
+    /// measured (ab runs, minimum of 3, portable): landmark 1×1 layers 7.37 → 6.11 ms, the
+    /// landmark model 15.4 → 14.3 ms, the detector 3.76 → 3.47 ms.
+    @_transparent
     static func emitTile(_ blk: Int, _ count: Int, _ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>,
-                         _ acc2: UnsafeMutablePointer<SIMD8<Int32>>?, _ n: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
-                         _ m2: UnsafePointer<Int32>?, _ r: QuantizedKernels.Requant, _ prelu: PReLU?,
-                         _ output: UnsafeMutablePointer<Int16>) {
+                         _ n: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
+                         _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ output: UnsafeMutablePointer<Int16>) {
         let first = blk * lanes, width = min(lanes, n - first)
         let out = output + first
-        requant(c0, acc2?[0], first, width, bias, m, m2, r, prelu, out)
-        if count > 1 { requant(c1, acc2?[1], first, width, bias, m, m2, r, prelu, out + n) }
-        if count > 2 { requant(c2, acc2?[2], first, width, bias, m, m2, r, prelu, out + 2 * n) }
-        if count > 3 { requant(c3, acc2?[3], first, width, bias, m, m2, r, prelu, out + 3 * n) }
+        requant(c0, first, width, bias, m, r, prelu, out)
+        if count > 1 { requant(c1, first, width, bias, m, r, prelu, out + n) }
+        if count > 2 { requant(c2, first, width, bias, m, r, prelu, out + 2 * n) }
+        if count > 3 { requant(c3, first, width, bias, m, r, prelu, out + 3 * n) }
     }
 
     /// The microkernel for two blocks: four pixels against blocks `w` and `v`.
@@ -396,16 +375,14 @@ public enum TiledConvolution {
     }
 
     /// Requantizes one pixel's block of accumulators and stores its `width` valid channels.
-    @inline(__always)
-    static func requant(_ acc: SIMD8<Int32>, _ acc2: SIMD8<Int32>?, _ first: Int, _ width: Int,
-                        _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?,
+    @_transparent
+    static func requant(_ acc: SIMD8<Int32>, _ first: Int, _ width: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
                         _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ out: UnsafeMutablePointer<Int16>) {
         guard width == lanes, r.lanes || r.wide else {
-            requantScalar(acc, acc2, first, width, bias, m, m2, r, prelu, out)
+            requantScalar(acc, first, width, bias, m, r, prelu, out)
             return
         }
-        let m2f = m2.map { $0 + first }
-        var y = r.lanes ? requantLanes(acc, acc2, bias + first, m + first, m2f, r) : requantWide(acc, acc2, bias + first, m + first, m2f, r)
+        var y = r.lanes ? requantLanes(acc, bias + first, m + first, r) : requantWide(acc, bias + first, m + first, r)
         guard let pr = prelu else {
             // The activation's clamp in the store's int16 min/max.
             QuantizedKernels.store8(y, out, lo: Int16(truncatingIfNeeded: r.lo), hi: Int16(truncatingIfNeeded: r.hi))
@@ -420,27 +397,24 @@ public enum TiledConvolution {
     /// The 64-bit epilogue, out of line: inlined, its unrolled lanes made `requant` too large
     /// for the inliner, so the lane path was a call too (perf showed it as its own function).
     @inline(never)
-    static func requantScalar(_ acc: SIMD8<Int32>, _ acc2: SIMD8<Int32>?, _ first: Int, _ width: Int,
-                              _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?,
+    static func requantScalar(_ acc: SIMD8<Int32>, _ first: Int, _ width: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
                               _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ out: UnsafeMutablePointer<Int16>) {
         // A full block gets a loop of constant trip count, which LLVM unrolls.
         if width == lanes {
-            requantLanes(acc, acc2, first, lanes, bias, m, m2, r, prelu, out)
+            requantLanes(acc, first, lanes, bias, m, r, prelu, out)
         } else {
-            requantLanes(acc, acc2, first, width, bias, m, m2, r, prelu, out)
+            requantLanes(acc, first, width, bias, m, r, prelu, out)
         }
     }
 
     @inline(__always)
-    static func requantLanes(_ acc: SIMD8<Int32>, _ acc2: SIMD8<Int32>?, _ first: Int, _ width: Int,
-                             _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?,
+    static func requantLanes(_ acc: SIMD8<Int32>, _ first: Int, _ width: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
                              _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ out: UnsafeMutablePointer<Int16>) {
         let round = r.shift == 0 ? 0 : Int64(1) << Int64(r.shift - 1)
         let s = Int64(r.shift), lo = Int64(r.lo), hi = Int64(r.hi)
         for j in 0 ..< width {
             let c = first + j
-            var v = Int64(acc[j] &+ bias[c]) &* Int64(m[c])
-            if let a2 = acc2, let m2 { v &+= Int64(a2[j]) &* Int64(m2[c]) }
+            let v = Int64(acc[j] &+ bias[c]) &* Int64(m[c])
             var y = min(max((v &+ round) &>> s, lo), hi)
             if let pr = prelu {
                 let x = Int32(truncatingIfNeeded: y)
@@ -456,18 +430,12 @@ public enum TiledConvolution {
     /// `lanesRequantize` for why it is exact). The `&<< 16 &>> 16` on 16-bit operands lets LLVM
     /// multiply 16-bit lanes.
     @inline(__always)
-    static func requantLanes(_ acc: SIMD8<Int32>, _ acc2: SIMD8<Int32>?, _ bias: UnsafePointer<Int32>,
-                             _ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?, _ r: QuantizedKernels.Requant) -> SIMD8<Int32> {
-        @inline(__always) func load(_ p: UnsafePointer<Int32>) -> SIMD8<Int32> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int32>.self) }
-        let a = acc &+ load(bias)
-        let mv = (load(m) &<< 16) &>> 16
-        var high = (a &>> 16) &* mv
-        var low = (a & 0xffff) &* mv
-        if let b = acc2, let m2 {
-            let m2v = (load(m2) &<< 16) &>> 16
-            high &+= (b &>> 16) &* m2v
-            low &+= (b & 0xffff) &* m2v
-        }
+    static func requantLanes(_ acc: SIMD8<Int32>, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
+                             _ r: QuantizedKernels.Requant) -> SIMD8<Int32> {
+        let a = acc &+ load32(bias)
+        let mv = (load32(m) &<< 16) &>> 16
+        let high = (a &>> 16) &* mv
+        let low = (a & 0xffff) &* mv
         let t = Int32(r.shift - 16)
         return (high &+ (low &>> 16) &+ SIMD8(repeating: Int32(1) &<< Int32(r.shift - 17))) &>> t
     }
@@ -477,31 +445,33 @@ public enum TiledConvolution {
     /// runs, portable): the landmark model's two layers that had the scalar 64-bit epilogue,
     /// the first 3×3 convolution 2.43 → 1.90 ms and a 1×1 convolution 1.10 → 0.86 ms.
     @inline(__always)
-    static func requantWide(_ acc: SIMD8<Int32>, _ acc2: SIMD8<Int32>?, _ bias: UnsafePointer<Int32>,
-                            _ m: UnsafePointer<Int32>, _ m2: UnsafePointer<Int32>?, _ r: QuantizedKernels.Requant) -> SIMD8<Int32> {
-        @inline(__always) func load(_ p: UnsafePointer<Int32>) -> SIMD8<Int32> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int32>.self) }
-        let a = acc &+ load(bias), b = acc2 ?? SIMD8()
-        let mv = load(m), m2v = m2.map { load($0) } ?? SIMD8()
-        let mH = mv &>> 14, mL = mv & 0x3fff, m2H = m2v &>> 14, m2L = m2v & 0x3fff
-        // Signed high halves, and low halves offset into int16 range (added back below).
-        let aH = a &>> 16, bH = b &>> 16, aL = (a & 0xffff) &- 0x8000, bL = (b & 0xffff) &- 0x8000
-        let ph = mulAdd16(aH, bH, mH, m2H), qh = mulAdd16(aH, bH, mL, m2L)
-        let pl = mulAdd16(aL, bL, mH, m2H) &+ ((mH &+ m2H) &<< 15), ql = mulAdd16(aL, bL, mL, m2L) &+ ((mL &+ m2L) &<< 15)
+    static func requantWide(_ acc: SIMD8<Int32>, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
+                            _ r: QuantizedKernels.Requant) -> SIMD8<Int32> {
+        let a = acc &+ load32(bias), mv = load32(m)
+        let mH = mv &>> 14, mL = mv & 0x3fff
+        // Signed high half, and the low half offset into int16 range (added back below).
+        let aH = a &>> 16, aL = (a & 0xffff) &- 0x8000
+        let ph = mul16(aH, mH), qh = mul16(aH, mL)
+        let pl = mul16(aL, mH) &+ (mH &<< 15), ql = mul16(aL, mL) &+ (mL &<< 15)
         let e = qh &+ (pl &>> 2) &+ (ql &>> 16) &+ ((((pl & 3) &<< 14) &+ (ql & 0xffff)) &>> 16)
         let t = Int32(r.shift - 16)
         return (ph &+ ((e &+ SIMD8(repeating: Int32(1) &<< (t - 1))) &>> 14)) &>> (t - 14)
     }
 
-    /// x·m + y·m₂ per lane for x, y in int16 range and m, m₂ ≥ 0 with m + m₂ < 2^15: one PMADDWD
-    /// per 4 lanes on x86 (`pairDot`), 16-bit multiplies elsewhere.
+    /// x·m per lane for x in int16 range and 0 ≤ m < 2^15: one PMADDWD per 4 lanes on x86
+    /// (`pairDot` with a zero high half; SSE2 has no 32-bit lane multiply), 16-bit multiplies
+    /// elsewhere.
     @inline(__always)
-    static func mulAdd16(_ x: SIMD8<Int32>, _ y: SIMD8<Int32>, _ m: SIMD8<Int32>, _ m2: SIMD8<Int32>) -> SIMD8<Int32> {
+    static func mul16(_ x: SIMD8<Int32>, _ m: SIMD8<Int32>) -> SIMD8<Int32> {
         #if arch(x86_64)
-        return pairDot((x & 0xffff) | (y &<< 16), (m & 0xffff) | (m2 &<< 16))
+        return pairDot(x & 0xffff, m & 0xffff)
         #else
-        return ((x &<< 16) &>> 16) &* ((m &<< 16) &>> 16) &+ ((y &<< 16) &>> 16) &* ((m2 &<< 16) &>> 16)
+        return ((x &<< 16) &>> 16) &* ((m &<< 16) &>> 16)
         #endif
     }
+
+    @inline(__always)
+    static func load32(_ p: UnsafePointer<Int32>) -> SIMD8<Int32> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int32>.self) }
 
     // MARK: DEPTHWISE_CONV_2D
 
@@ -510,9 +480,7 @@ public enum TiledConvolution {
     /// of a kernel row (`TapPair`). Measured (bench models --layers, portable, same run):
     /// landmark depthwise layers 2.9 → 5.4–6.0 GMAC/s with tap pairs and the interior path.
     public static func depthwise(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
-                                 bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
-                                 residual: UnsafePointer<SIMD8<Int32>>?, residualMultipliers: UnsafePointer<Int32>?,
-                                 _ r: QuantizedKernels.Requant, prelu: PReLU?, output: UnsafeMutablePointer<Int16>) {
+                                 bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: QuantizedKernels.Requant, prelu: PReLU?, output: UnsafeMutablePointer<Int16>) {
         let c = g.outC, nb = blocks(c), np = pairs(g, depthwise: true), hp = rowPairs(g)
         // Pixel pairs whose windows lie inside the row share each weight vector and skip the
         // column checks (full 8-channel blocks only).
@@ -522,7 +490,7 @@ public enum TiledConvolution {
         let interiorPairs = g.inW - 1 - (g.kw - 1) * g.dilationW + g.padLeft >= 0 ? (xhi - xlo) / 2 : 0
         for oy in 0 ..< g.outH {
             if interiorPairs > 0 {
-                depthwiseInterior(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, residual, residualMultipliers, r, prelu, output)
+                depthwiseInterior(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, r, prelu, output)
             }
             var ox = 0
             while ox < g.outW {
@@ -531,8 +499,8 @@ public enum TiledConvolution {
                 let out = output + (oy * g.outW + ox) * c
                 for b in 0 ..< nb {
                     let first = b * lanes, width = min(lanes, c - first)
-                    var acc = SIMD8<Int32>(), acc2 = SIMD8<Int32>()
-                    let wb = weights + b * np, rb = residual.map { $0 + b * np }
+                    var acc = SIMD8<Int32>()
+                    let wb = weights + b * np
                     // Channels of tap (iy, ix), zeros outside the input.
                     @inline(__always) func tap(_ iy: Int, _ kx: Int) -> SIMD8<Int16> {
                         let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
@@ -544,12 +512,10 @@ public enum TiledConvolution {
                         if iy < 0 || iy >= g.inH { continue }
                         for h in 0 ..< hp {
                             let x = TapPair(tap(iy, 2 * h), tap(iy, 2 * h + 1))
-                            let q = ky * hp + h
-                            acc &+= x.dot(wb[q])
-                            if let rb { acc2 &+= x.dot(rb[q]) }
+                            acc &+= x.dot(wb[ky * hp + h])
                         }
                     }
-                    requant(acc, residual == nil ? nil : acc2, first, width, bias, multipliers, residualMultipliers, r, prelu, out + first)
+                    requant(acc, first, width, bias, multipliers, r, prelu, out + first)
                 }
             }
         }
@@ -561,7 +527,6 @@ public enum TiledConvolution {
     /// the taps of a 3×3 window.
     static func depthwiseInterior(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
                                   _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
-                                  _ residual: UnsafePointer<SIMD8<Int32>>?, _ residualMultipliers: UnsafePointer<Int32>?,
                                   _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ output: UnsafeMutablePointer<Int16>) {
         let c = g.outC, np = pairs(g, depthwise: true)
         let step = g.strideW * c
@@ -570,26 +535,22 @@ public enum TiledConvolution {
         while ky1 > ky0 && oy * g.strideH + (ky1 - 1) * g.dilationH - g.padTop >= g.inH { ky1 -= 1 }
         for first in stride(from: 0, to: c, by: lanes) {
             let width = min(lanes, c - first)
-            let wb = weights + first / lanes * np, vb = (residual ?? weights) + first / lanes * np
+            let wb = weights + first / lanes * np
             for i in 0 ..< pairCount {
                 let ox = ox0 + 2 * i
                 let base = input + ((oy * g.strideH - g.padTop) * g.inW + ox * g.strideW - g.padLeft) * c + first
-                var a = SIMD8<Int32>(), e = a, a2 = a, e2 = a
-                // `split` is a literal at each call, so the residual plane's work is compiled in
-                // or out rather than tested per tap (tested per tap, LLVM also rematerialized the
-                // interleave and spilled accumulators).
+                var a = SIMD8<Int32>(), e = a
                 // A full block passes the constant `lanes`, so its loads compile to plain vector
                 // loads (with the width a run-time value inside the tap loop, the landmark
                 // model's depthwise layers took 5.2 ms instead of 4.0-4.5).
-                switch (residual != nil, width == lanes) {
-                case (true, true): windowPair(g, base, c, lanes, step, ky0, ky1, wb, vb, split: true, &a, &e, &a2, &e2)
-                case (false, true): windowPair(g, base, c, lanes, step, ky0, ky1, wb, vb, split: false, &a, &e, &a2, &e2)
-                case (true, false): windowPair(g, base, c, width, step, ky0, ky1, wb, vb, split: true, &a, &e, &a2, &e2)
-                case (false, false): windowPair(g, base, c, width, step, ky0, ky1, wb, vb, split: false, &a, &e, &a2, &e2)
+                if width == lanes {
+                    windowPair(g, base, c, lanes, step, ky0, ky1, wb, &a, &e)
+                } else {
+                    windowPair(g, base, c, width, step, ky0, ky1, wb, &a, &e)
                 }
                 let out = output + (oy * g.outW + ox) * c + first
-                requant(a, residual == nil ? nil : a2, first, width, bias, multipliers, residualMultipliers, r, prelu, out)
-                requant(e, residual == nil ? nil : e2, first, width, bias, multipliers, residualMultipliers, r, prelu, out + c)
+                requant(a, first, width, bias, multipliers, r, prelu, out)
+                requant(e, first, width, bias, multipliers, r, prelu, out + c)
             }
         }
     }
@@ -598,8 +559,7 @@ public enum TiledConvolution {
     /// pixel's window origin, channel block included; `width` channels of it are read).
     @inline(__always)
     static func windowPair(_ g: FloatKernels.ConvGeometry, _ base: UnsafePointer<Int16>, _ c: Int, _ width: Int, _ step: Int, _ ky0: Int, _ ky1: Int,
-                           _ wb: UnsafePointer<SIMD8<Int32>>, _ vb: UnsafePointer<SIMD8<Int32>>, split: Bool,
-                           _ a: inout SIMD8<Int32>, _ e: inout SIMD8<Int32>, _ a2: inout SIMD8<Int32>, _ e2: inout SIMD8<Int32>) {
+                           _ wb: UnsafePointer<SIMD8<Int32>>, _ a: inout SIMD8<Int32>, _ e: inout SIMD8<Int32>) {
         let hp = rowPairs(g), full = g.kw / 2, dx = g.dilationW * c
         for ky in ky0 ..< ky1 {
             let row = base + ky * g.dilationH * g.inW * c
@@ -610,7 +570,6 @@ public enum TiledConvolution {
                 let y = TapPair(load16(src + step, width), load16(src + dx + step, width))
                 let w = wb[q]
                 a &+= x.dot(w); e &+= y.dot(w)
-                if split { let v = vb[q]; a2 &+= x.dot(v); e2 &+= y.dot(v) }
                 q += 1
             }
             if full < hp {
@@ -618,7 +577,6 @@ public enum TiledConvolution {
                 let x = TapPair(load16(src, width), SIMD8()), y = TapPair(load16(src + step, width), SIMD8())
                 let w = wb[q]
                 a &+= x.dot(w); e &+= y.dot(w)
-                if split { let v = vb[q]; a2 &+= x.dot(v); e2 &+= y.dot(v) }
             }
         }
     }

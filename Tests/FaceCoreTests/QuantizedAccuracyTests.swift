@@ -160,4 +160,37 @@ import Testing
             #expect(!bytes.contains(0x80))
         }
     }
+
+    /// int16 weights: the quantizer keeps every channel's accumulator inside int32 for any input
+    /// (`WeightPlane`), and a model file whose weights break that bound is refused at load.
+    @Test func int16WeightsFitTheAccumulator() throws {
+        let g = try TestData.graph(.landmarks)
+        let q = try Quantizer.convert(g, kind: .landmarks, calibrationInputs: try Self.calibrationInputs(.landmarks))
+        let convs = q.ops.filter { $0.code == .conv2d || $0.code == .depthwiseConv2d }
+        // The landmark model widens every convolution (`Quantizer.splitThreshold(for:)`).
+        #expect(convs.allSatisfy { q.tensors[$0.inputs[1]].type == .int16 })
+        var bits: [Int] = []
+        for op in convs {
+            let w = q.tensors[op.inputs[1]], b = q.tensors[op.inputs[2]]
+            let fits = q.weights.withUnsafeBytes { raw in
+                let plane = WeightPlane(base: raw.baseAddress! + w.dataOffset, wide: true)
+                bits.append((0 ..< w.elementCount).map { abs(plane[$0]) }.max().map { Int32.bitWidth - $0.leadingZeroBitCount } ?? 0)
+                return plane.fitsAccumulator(count: w.elementCount, channels: b.elementCount,
+                                             bias: (raw.baseAddress! + b.dataOffset).assumingMemoryBound(to: Int32.self))
+            }
+            #expect(fits)
+        }
+        bits.sort()
+        print("int16 weights: \(convs.count) convolutions, magnitude bits min \(bits.first ?? 0) median \(bits[bits.count / 2]) max \(bits.last ?? 0)")
+        #expect(bits.first ?? 0 >= 9)
+        // The first convolution's weights all at 32767: any large input would overflow.
+        var bad = q
+        let w = bad.tensors[convs[0].inputs[1]]
+        for i in 0 ..< w.elementCount { bad.weights[w.dataOffset + 2 * i] = 0xff; bad.weights[w.dataOffset + 2 * i + 1] = 0x7f }
+        #expect(throws: CoreError.self) { try GraphValidator.validate(bad) }
+        let file = ModelFile.write([(.landmarks, bad)])
+        #expect(throws: CoreError.self) { _ = try file.withUnsafeBytes { raw throws(CoreError) in try ModelFile.graph(raw, kind: .landmarks) } }
+        let good = ModelFile.write([(.landmarks, q)])
+        #expect(throws: Never.self) { _ = try good.withUnsafeBytes { raw throws(CoreError) in try ModelFile.graph(raw, kind: .landmarks) } }
+    }
 }

@@ -11,26 +11,28 @@ import Testing
     static func i8(_ n: Int, _ rng: inout FuzzHarness.Random) -> [Int8] { (0 ..< n).map { _ in Int8(Int(rng.next() % 255) - 127) } }
     static func i32(_ n: Int, range: Int, _ rng: inout FuzzHarness.Random) -> [Int32] { (0 ..< n).map { _ in Int32(Int(rng.next() % UInt64(2 * range + 1)) - range) } }
 
+    static func i16Weights(_ n: Int, _ rng: inout FuzzHarness.Random) -> [Int16] { (0 ..< n).map { _ in Int16(Int(rng.next() % 65535) - 32767) } }
+
     /// Requantization mantissas and shift: 30-bit mantissas (the 64-bit scalar epilogue),
-    /// 29-bit sums (the wide lane epilogue), or short ones with m + m₂ < 2^15 (the 32-bit lane
+    /// 29-bit ones (the wide lane epilogue), or short ones below 2^15 (the 32-bit lane
     /// epilogue), sweeping every shift the lane epilogues accept, their edges included, so
     /// outputs both saturate and stay in range.
-    static func multipliers(_ n: Int, short: Bool, index: Int, _ rng: inout FuzzHarness.Random) -> ([Int32], [Int32], Int) {
+    static func multipliers(_ n: Int, short: Bool, index: Int, _ rng: inout FuzzHarness.Random) -> ([Int32], Int) {
         if !short && index % 4 < 2 {
-            return (Self.i32(n, range: 1 << 30, &rng).map { abs($0) }, Self.i32(n, range: 1 << 23, &rng).map { abs($0) }, 40)
+            return (Self.i32(n, range: 1 << 30, &rng).map { abs($0) }, 40)
         }
         if !short {
-            let m = (0 ..< n).map { _ in Int32(rng.next() % UInt64((1 << 29) - (1 << 22))) }, m2 = (0 ..< n).map { _ in Int32(rng.next() % (1 << 22)) }
+            let m = (0 ..< n).map { _ in Int32(rng.next() % UInt64(1 << 29)) }
             let shifts = TiledConvolution.wideShifts
             let shift = index % 3 == 0 ? shifts.lowerBound : index % 3 == 1 ? shifts.upperBound : 34 + (index % 9)
-            #expect(m.withUnsafeBufferPointer { mp in m2.withUnsafeBufferPointer { TiledConvolution.wideRequantize(mp.baseAddress!, $0.baseAddress!, count: n, shift: shift) } })
-            return (m, m2, shift)
+            #expect(m.withUnsafeBufferPointer { TiledConvolution.wideRequantize($0.baseAddress!, count: n, shift: shift) })
+            return (m, shift)
         }
-        let m = (0 ..< n).map { _ in Int32(rng.next() % UInt64((1 << 15) - 256)) }, m2 = (0 ..< n).map { _ in Int32(rng.next() % 256) }
+        let m = (0 ..< n).map { _ in Int32(rng.next() % UInt64(1 << 15)) }
         let shifts = TiledConvolution.shortShifts
         let shift = index % 7 == 0 ? shifts.lowerBound : index % 7 == 1 ? shifts.upperBound : 22 + (index % 15)
-        #expect(m.withUnsafeBufferPointer { mp in m2.withUnsafeBufferPointer { TiledConvolution.lanesRequantize(mp.baseAddress!, $0.baseAddress!, count: n, shift: shift) } })
-        return (m, m2, shift)
+        #expect(m.withUnsafeBufferPointer { TiledConvolution.lanesRequantize($0.baseAddress!, count: n, shift: shift) })
+        return (m, shift)
     }
 
     /// The two 32-bit lane epilogues against the 64-bit formula on many random blocks: the
@@ -49,28 +51,24 @@ import Testing
         for trial in 0 ..< 400_000 {
             let wide = trial % 2 == 0
             let limit: UInt64 = wide ? 1 << 29 : 1 << 15
-            var m = [Int32](repeating: 0, count: 8), m2 = m, bias = m
-            for j in 0 ..< 8 {
-                let total = rng.next() % limit
-                let part = trial % 3 == 0 ? 0 : rng.next() % (total + 1)
-                m[j] = Int32(total - part); m2[j] = Int32(part); bias[j] = acc() / 4
-            }
+            var m = [Int32](repeating: 0, count: 8), bias = m
+            for j in 0 ..< 8 { m[j] = Int32(rng.next() % limit); bias[j] = acc() / 4 }
             let shifts = wide ? TiledConvolution.wideShifts : TiledConvolution.shortShifts
             // Mostly the smallest shift, where a carry lost in the split halves shows most often.
             let shift = trial % 4 == 0 ? shifts.lowerBound + Int(rng.next() % UInt64(shifts.count)) : shifts.lowerBound
-            var a = SIMD8<Int32>(), b = SIMD8<Int32>()
-            for j in 0 ..< 8 { a[j] = acc(); b[j] = acc() }
+            var a = SIMD8<Int32>()
+            for j in 0 ..< 8 { a[j] = acc() }
             let r = QuantizedKernels.Requant(shift: shift, lo: -32767, hi: 32767, lanes: !wide, wide: wide)
             var out = [Int16](repeating: 0, count: 8)
-            m.withUnsafeBufferPointer { mp in m2.withUnsafeBufferPointer { m2p in bias.withUnsafeBufferPointer { bp in
+            m.withUnsafeBufferPointer { mp in bias.withUnsafeBufferPointer { bp in
                 out.withUnsafeMutableBufferPointer { op in
-                    TiledConvolution.requant(a, b, 0, 8, bp.baseAddress!, mp.baseAddress!, m2p.baseAddress!, r, nil, op.baseAddress!)
+                    TiledConvolution.requant(a, 0, 8, bp.baseAddress!, mp.baseAddress!, r, nil, op.baseAddress!)
                 }
-            } } }
+            } }
             for j in 0 ..< 8 {
-                let v = Int64(a[j] &+ bias[j]) * Int64(m[j]) + Int64(b[j]) * Int64(m2[j])
+                let v = Int64(a[j] &+ bias[j]) * Int64(m[j])
                 let want = FixedPoint.clamp16(FixedPoint.apply(v, 1, shift))
-                if out[j] != want { Issue.record("\(wide ? "wide" : "short") shift \(shift) acc \(a[j]) bias \(bias[j]) acc2 \(b[j]) m \(m[j]) m2 \(m2[j]): \(out[j]) != \(want)"); return }
+                if out[j] != want { Issue.record("\(wide ? "wide" : "short") shift \(shift) acc \(a[j]) bias \(bias[j]) m \(m[j]): \(out[j]) != \(want)"); return }
                 checked += 1
             }
         }
@@ -95,42 +93,42 @@ import Testing
 
     /// One tiled kernel run against its reference (+ the reference PRELU) on random data:
     /// bit for bit, with guard values after the outputs. `index` picks the mantissa kind, the
-    /// shift and the PRELU mode (none, shared slope, per-channel slopes).
-    static func checkTiled(depthwise: Bool, _ g: FloatKernels.ConvGeometry, split: Bool, index: Int, short: Bool, prelu: Bool = true,
+    /// shift and the PRELU mode (none, shared slope, per-channel slopes). `wide`: int16 weights
+    /// over their whole range, so accumulators also wrap (both kernels wrap alike).
+    static func checkTiled(depthwise: Bool, _ g: FloatKernels.ConvGeometry, wide: Bool, index: Int, short: Bool, prelu: Bool = true,
                            lo: Int32 = -32767, _ rng: inout FuzzHarness.Random) {
         let c = g.outC
         let x = Self.i16(g.inH * g.inW * g.inC, &rng)
-        let w = Self.i8(g.kh * g.kw * (depthwise ? c : g.inC * c), &rng), w2 = Self.i8(w.count, &rng)
+        let count = g.kh * g.kw * (depthwise ? c : g.inC * c)
+        let w8 = Self.i8(wide ? 0 : count, &rng), w16 = Self.i16Weights(wide ? count : 0, &rng)
         let bias = Self.i32(c, range: 1 << 20, &rng)
-        let (m, m2, shift) = Self.multipliers(c, short: short, index: index, &rng)
+        let (m, shift) = Self.multipliers(c, short: short, index: index, &rng)
         let r = QuantizedKernels.Requant(shift: shift, lo: lo, hi: 32767)
         let mode = prelu ? index % 3 : 0, slopes = Self.prelu(mode, channels: c, &rng), positive: Int32 = 9_000, pshift = 13
         let n = g.outH * g.outW * c
         var ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
-        if depthwise {
-            QuantizedKernels.depthwiseReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref,
-                                                residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil)
-        } else {
-            QuantizedKernels.conv2dReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref,
-                                             residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil)
-        }
-        Self.applyPrelu(&ref, count: n, slopes: slopes, positive: positive, shift: pshift)
-        slopes.withUnsafeBufferPointer { sp in
+        w8.withUnsafeBufferPointer { p8 in w16.withUnsafeBufferPointer { p16 in slopes.withUnsafeBufferPointer { sp in
+            let w = wide ? WeightPlane(p16.baseAddress!) : WeightPlane(p8.baseAddress!)
+            if depthwise {
+                QuantizedKernels.depthwiseReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref)
+            } else {
+                QuantizedKernels.conv2dReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref)
+            }
+            Self.applyPrelu(&ref, count: n, slopes: slopes, positive: positive, shift: pshift)
             let pr = slopes.isEmpty ? nil : TiledConvolution.PReLU(positive: positive, negative: sp.baseAddress!, channels: slopes.count, shift: pshift)
-            TiledConvolution.packAndRun(depthwise: depthwise, g, input: x, weights: w, bias: bias, multipliers: m,
-                                        residual: split ? w2 : nil, residualMultipliers: split ? m2 : nil, r, prelu: pr, output: &opt)
-        }
-        #expect(ref == opt, "\(depthwise ? "depthwise" : "conv") split=\(split) short=\(short) prelu=\(mode) \(g.inH)x\(g.inW)x\(g.inC) k\(g.kh) s\(g.strideH) → \(g.outH)x\(g.outW)x\(c)")
+            TiledConvolution.packAndRun(depthwise: depthwise, g, input: x, weights: w, bias: bias, multipliers: m, r, prelu: pr, output: &opt)
+        } } }
+        #expect(ref == opt, "\(depthwise ? "depthwise" : "conv") int16=\(wide) short=\(short) prelu=\(mode) \(g.inH)x\(g.inW)x\(g.inC) k\(g.kh) s\(g.strideH) → \(g.outH)x\(g.outW)x\(c)")
         #expect(opt[n...].allSatisfy { $0 == Self.guardValue })
     }
 
     /// TiledConvolution.conv against conv2dReference (+ prelu): every geometry, channel counts
     /// from 1 to past four 8-lane blocks (one- and two-block passes), pixel counts from 1 to past
     /// the 4-pixel tile, odd and even reductions (the direct 1×1 path and the gathered one), with
-    /// and without a residual plane, long and short mantissas, and a fused PRELU.
+    /// int8 and int16 weights, long and short mantissas, and a fused PRELU.
     @Test(arguments: [false, true])
-    func tiledConvMatchesReference(split: Bool) {
-        var rng = FuzzHarness.Random(seed: split ? 11 : 10)
+    func tiledConvMatchesReference(wide: Bool) {
+        var rng = FuzzHarness.Random(seed: wide ? 11 : 10)
         var checked = 0
         // Plus a dilated geometry (the gather copies tap by tap there), with padding on the left.
         let dilated = FloatKernels.ConvGeometry(inH: 7, inW: 6, inC: 0, outH: 3, outW: 2, outC: 0, kh: 3, kw: 3, strideH: 1, strideW: 2,
@@ -138,7 +136,7 @@ import Testing
         for base in FloatKernelTests.geometries() + [dilated] {
             for (cin, cout) in [(1, 1), (3, 5), (4, 8), (5, 17), (9, 3), (13, 7), (16, 33), (2, 9)] {
                 var g = base; g.inC = cin; g.outC = cout
-                Self.checkTiled(depthwise: false, g, split: split, index: checked, short: checked % 2 == 1, &rng)
+                Self.checkTiled(depthwise: false, g, wide: wide, index: checked, short: checked % 2 == 1, &rng)
                 checked += 1
             }
         }
@@ -152,26 +150,26 @@ import Testing
         for (pixels, cin, cout) in [(33, 16, 8), (18, 8, 16), (7, 64, 97), (5, 96, 384), (9, 97, 64), (13, 2, 3)] {
             let g = FloatKernels.ConvGeometry(inH: 1, inW: pixels, inC: cin, outH: 1, outW: pixels, outC: cout, kh: 1, kw: 1,
                                               strideH: 1, strideW: 1, dilationH: 1, dilationW: 1, padTop: 0, padLeft: 0)
-            for split in [false, true] {
-                Self.checkTiled(depthwise: false, g, split: split, index: pixels + cin, short: split == (pixels % 2 == 1), prelu: false, &rng)
+            for wide in [false, true] {
+                Self.checkTiled(depthwise: false, g, wide: wide, index: pixels + cin, short: wide == (pixels % 2 == 1), prelu: false, &rng)
             }
         }
     }
 
     @Test(arguments: [false, true])
-    func tiledDepthwiseMatchesReference(split: Bool) {
-        var rng = FuzzHarness.Random(seed: split ? 21 : 20)
+    func tiledDepthwiseMatchesReference(wide: Bool) {
+        var rng = FuzzHarness.Random(seed: wide ? 21 : 20)
         var checked = 0
         // Plus wide rows with stride = dilation (1 and 2), which take the interior pixel-pair
         // path with a 3-wide window and the column step equal to the pixel step.
-        let wide = [1, 2].map { d in
+        let wideRows = [1, 2].map { d in
             FloatKernels.ConvGeometry(inH: 7, inW: 16, inC: 0, outH: 7 - 2 * d, outW: d == 1 ? 16 : 7, outC: 0, kh: 3, kw: 3, strideH: 1,
                                       strideW: d, dilationH: d, dilationW: d, padTop: 0, padLeft: 1)
         }
-        for base in FloatKernelTests.geometries() + wide {
+        for base in FloatKernelTests.geometries() + wideRows {
             for c in [1, 3, 4, 7, 8, 16, 33] {
                 var g = base; g.inC = c; g.outC = c
-                Self.checkTiled(depthwise: true, g, split: split, index: checked, short: checked % 2 == 1, lo: checked % 4 < 2 ? 0 : -32767, &rng)
+                Self.checkTiled(depthwise: true, g, wide: wide, index: checked, short: checked % 2 == 1, lo: checked % 4 < 2 ? 0 : -32767, &rng)
                 checked += 1
             }
         }

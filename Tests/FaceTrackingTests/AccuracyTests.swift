@@ -31,10 +31,10 @@ import Testing
         #expect(a.landmarkMedian <= 0.5 && a.landmarkP95 <= 1.5 && a.blendMAE <= 0.02 && a.poseMedian <= 2, "\(a)")
     }
 
-    /// The same thresholds with the fixed-point engine (int8 weights — every landmark-model
-    /// convolution with a residual plane —, int16 activations), models quantized in process from
-    /// testdata/reference/calibration. Measured at commit time: videos landmark median 0.06–0.08 %
-    /// IOD, p95 ≤ 0.23 %, blend MAE ≤ 0.0013; stills median ≤ 0.18 % (45-m7-di-ph.jpg), p95 ≤ 0.53 %.
+    /// The same thresholds with the fixed-point engine (int8 weights, int16 for every
+    /// landmark-model convolution; int16 activations), models quantized in process from
+    /// testdata/reference/calibration. Measured at commit time: videos landmark median 0.075–0.091 %
+    /// IOD, p95 ≤ 0.26 %, blend MAE ≤ 0.0017; stills median ≤ 0.21 % (45-m7-di-ph.jpg), p95 ≤ 0.47 %.
     @Test(arguments: media)
     func fixedPointMatchesMediaPipe(media: String) throws {
         let a = try AccuracyRunner.run(media, models: Fixtures.fixedModels)

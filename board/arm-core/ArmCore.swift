@@ -115,28 +115,24 @@ func mix(_ h: inout UInt64, _ p: UnsafePointer<Int16>, _ n: Int) {
 }
 
 /// Runs reference and optimized kernels on one geometry; returns whether they agree.
-func checkKernel(depthwise: Bool, _ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<Int8>,
+func checkKernel(depthwise: Bool, _ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
                  bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: QuantizedKernels.Requant,
-                 residual: UnsafePointer<Int8>? = nil, residualMultipliers: UnsafePointer<Int32>? = nil,
                  stats: inout KernelStats, expected: UnsafePointer<Int16>? = nil) -> Bool {
     let n = g.outH * g.outW * g.outC
     let ref = UnsafeMutablePointer<Int16>.allocate(capacity: max(n, 1))
     let opt = UnsafeMutablePointer<Int16>.allocate(capacity: max(n, 1))
     defer { ref.deallocate(); opt.deallocate() }
     if depthwise {
-        QuantizedKernels.depthwiseReference(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: ref,
-                                            residual: residual, residualMultipliers: residualMultipliers)
+        QuantizedKernels.depthwiseReference(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: ref)
     } else {
-        QuantizedKernels.conv2dReference(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: ref,
-                                         residual: residual, residualMultipliers: residualMultipliers)
+        QuantizedKernels.conv2dReference(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: ref)
     }
     let other: UnsafePointer<Int16>
     if let e = expected {
         other = e
     } else {
         // The engine's tiled kernels, on weights packed here as the engine packs them at set-up.
-        TiledConvolution.packAndRun(depthwise: depthwise, g, input: input, weights: weights, bias: bias, multipliers: multipliers,
-                                    residual: residual, residualMultipliers: residualMultipliers, r, output: opt)
+        TiledConvolution.packAndRun(depthwise: depthwise, g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: opt)
         other = UnsafePointer(opt)
     }
     mix(&stats.hash, ref, n)
@@ -163,35 +159,34 @@ func kernelSweep(count: Int) -> KernelStats {
         let g = FloatKernels.ConvGeometry(inH: inH, inW: inW, inC: inC, outH: outH, outW: outW, outC: outC, kh: kh, kw: kw,
                                           strideH: sh, strideW: sw, dilationH: dh, dilationW: dwl, padTop: padT, padLeft: padL)
         let nIn = inH * inW * inC, nW = dw ? kh * kw * outC : kh * kw * inC * outC
-        var x = [Int16](repeating: 0, count: nIn), w = [Int8](repeating: 0, count: nW)
+        // int16 weights (the quantizer's choice for precise layers) in one test of three.
+        let int16 = rng.below(3) == 0
+        var x = [Int16](repeating: 0, count: nIn), w = [Int8](repeating: 0, count: int16 ? 1 : nW), w16 = [Int16](repeating: 0, count: int16 ? nW : 1)
         var b = [Int32](repeating: 0, count: outC), m = [Int32](repeating: 0, count: outC)
-        // One test in three with a residual int8 plane (the split kernels).
-        let split = rng.below(3) == 0
-        var w2 = [Int8](repeating: 0, count: split ? nW : 1), m2 = [Int32](repeating: 0, count: outC)
         // Full int16 range in one test of four: the int32 accumulators wrap, identically.
         let wide = t % 4 == 0
         for i in 0 ..< nIn { x[i] = wide ? Int16(truncatingIfNeeded: rng.next()) : Int16(rng.range(-4096, 4096)) }
-        for i in 0 ..< nW { w[i] = Int8(truncatingIfNeeded: rng.next()) }
-        for i in 0 ..< outC { b[i] = Int32(rng.range(-1 << 20, 1 << 20)); m[i] = Int32(rng.range(1 << 28, (1 << 31) - 1)) }
-        if split {
-            for i in 0 ..< nW { w2[i] = Int8(truncatingIfNeeded: rng.next()) }
-            for i in 0 ..< outC { m2[i] = Int32(rng.range(1 << 20, 1 << 24)) }
+        if int16 {
+            for i in 0 ..< nW { w16[i] = Int16(truncatingIfNeeded: rng.next()) }
+        } else {
+            for i in 0 ..< nW { w[i] = Int8(truncatingIfNeeded: rng.next()) }
         }
+        for i in 0 ..< outC { b[i] = Int32(rng.range(-1 << 20, 1 << 20)); m[i] = Int32(rng.range(1 << 28, (1 << 31) - 1)) }
         let r = QuantizedKernels.Requant(shift: rng.range(30, 44), lo: -32767, hi: 32767)
         let ok = x.withUnsafeBufferPointer { xp in w.withUnsafeBufferPointer { wp in b.withUnsafeBufferPointer { bp in m.withUnsafeBufferPointer { mp in
-            w2.withUnsafeBufferPointer { w2p in m2.withUnsafeBufferPointer { m2p in
-                checkKernel(depthwise: dw, g, input: xp.baseAddress!, weights: wp.baseAddress!, bias: bp.baseAddress!, multipliers: mp.baseAddress!, r,
-                            residual: split ? w2p.baseAddress! : nil, residualMultipliers: split ? m2p.baseAddress! : nil, stats: &stats)
-            } }
+            w16.withUnsafeBufferPointer { w16p in
+                checkKernel(depthwise: dw, g, input: xp.baseAddress!, weights: int16 ? WeightPlane(w16p.baseAddress!) : WeightPlane(wp.baseAddress!),
+                            bias: bp.baseAddress!, multipliers: mp.baseAddress!, r, stats: &stats)
+            }
         } } } }
-        if !ok { print("kernel MISMATCH: test \(t) \(dw ? "depthwise" : "conv2d")\(split ? " split" : "") \(inH)x\(inW)x\(inC) -> \(outH)x\(outW)x\(outC) k\(kh)x\(kw) s\(sh)x\(sw) d\(dh)x\(dwl)") }
+        if !ok { print("kernel MISMATCH: test \(t) \(dw ? "depthwise" : "conv2d")\(int16 ? " int16" : "") \(inH)x\(inW)x\(inC) -> \(outH)x\(outW)x\(outC) k\(kh)x\(kw) s\(sh)x\(sw) d\(dh)x\(dwl)") }
     }
     return stats
 }
 
 /// Recomputes every conv / depthwise layer of one inference with the reference kernel on the
 /// real activations (step by step, while the layer's input is still live in the arena).
-func checkModelKernels(_ fused: QuantizedEngine, stats: inout KernelStats, splitLayers: inout Int) {
+func checkModelKernels(_ fused: QuantizedEngine, stats: inout KernelStats, int16Layers: inout Int) {
     // Unfused, so that every convolution's own output tensor is written (the run itself fuses PRELUs).
     let engine: QuantizedEngine
     do throws(CoreError) { engine = try QuantizedEngine(graph: fused.graph, fuseActivations: false) } catch {
@@ -213,14 +208,13 @@ func checkModelKernels(_ fused: QuantizedEngine, stats: inout KernelStats, split
         let g = FloatKernels.ConvGeometry(inH: x[1], inW: x[2], inC: x[3], outH: o[1], outW: o[2], outC: o[3], kh: f[0], kw: f[1],
                                           strideH: p[0], strideW: p[1], dilationH: p[2], dilationW: p[3], padTop: p[4], padLeft: p[5])
         let r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]))
-        // Six inputs: a residual int8 weight plane and its multipliers (TiledConvolution).
-        let split = op.inputs.count == 6
+        let int16 = graph.tensors[op.inputs[1]].type == .int16
         func ptr<T>(_ t: Int, _: T.Type) -> UnsafePointer<T> { UnsafePointer((base + graph.tensors[t].dataOffset).assumingMemoryBound(to: T.self)) }
         let ok = checkKernel(depthwise: op.code == .depthwiseConv2d, g, input: engine.tensor(op.inputs[0]).baseAddress!,
-                             weights: ptr(op.inputs[1], Int8.self), bias: ptr(op.inputs[2], Int32.self), multipliers: ptr(op.inputs[3], Int32.self),
-                             r, residual: split ? ptr(op.inputs[4], Int8.self) : nil, residualMultipliers: split ? ptr(op.inputs[5], Int32.self) : nil,
-                             stats: &stats, expected: engine.tensor(op.output).baseAddress!)
-        if split { splitLayers += 1 }
+                             weights: WeightPlane(base: UnsafeRawPointer(base + graph.tensors[op.inputs[1]].dataOffset), wide: int16),
+                             bias: ptr(op.inputs[2], Int32.self), multipliers: ptr(op.inputs[3], Int32.self),
+                             r, stats: &stats, expected: engine.tensor(op.output).baseAddress!)
+        if int16 { int16Layers += 1 }
         if !ok { print("layer MISMATCH: \(graph.name) op \(i)") }
     }
 }
@@ -231,7 +225,7 @@ func runModels(_ fkm: String, _ list: String, _ outdir: String, checkKernels: Bo
     guard let file = readFile(fkm) else { print("armcore: cannot read \(fkm)"); return 2 }
     guard let cases = pairs(list) else { print("armcore: cannot read \(list)"); return 2 }
     var failed = false
-    var kstats = KernelStats(), splitLayers = 0
+    var kstats = KernelStats(), int16Layers = 0
     for kind in [ModelFile.Kind.detector, .landmarks, .blendshapes] {
         let mine = cases.filter { $0.0 == kind.name }
         if mine.isEmpty { continue }
@@ -256,7 +250,7 @@ func runModels(_ fkm: String, _ list: String, _ outdir: String, checkKernels: Bo
             let input = engine.input(0)
             guard a.values.count == input.count else { print("armcore: \(path): \(a.values.count) values, model input has \(input.count)"); failed = true; continue }
             for i in 0 ..< input.count { input[i] = a.values[i] }
-            if checkKernels && first { checkModelKernels(engine, stats: &kstats, splitLayers: &splitLayers) }
+            if checkKernels && first { checkModelKernels(engine, stats: &kstats, int16Layers: &int16Layers) }
             first = false
             let t0 = nowMicros()
             engine.run()
@@ -270,14 +264,14 @@ func runModels(_ fkm: String, _ list: String, _ outdir: String, checkKernels: Bo
         print("model \(kind.name): \(mine.count) cases, \(out.bytes) output bytes, fnv1a \(hex(out.hash)), \(micros / max(mine.count, 1) / 1000) ms per inference")
     }
     if checkKernels {
-        print("layers: \(kstats.passed) passed, \(kstats.failed) failed (reference vs optimized on real activations, \(splitLayers) with residual planes), ref hash \(hex(kstats.hash))")
+        print("layers: \(kstats.passed) passed, \(kstats.failed) failed (reference vs optimized on real activations, \(int16Layers) with int16 weights), ref hash \(hex(kstats.hash))")
         if kstats.failed > 0 { failed = true }
     }
     return failed ? 1 : 0
 }
 
 /// One line per operator, for scripts/arm-cost-projection:
-/// "layer <model> <index> <OP> <split 0|1> inH inW inC outH outW outC kh kw strideH strideW <output elements> <MACs>".
+/// "layer <model> <index> <OP> <int16 weights 0|1> inH inW inC outH outW outC kh kw strideH strideW <output elements> <MACs>".
 func runLayers(_ fkm: String) -> Int32 {
     guard let file = readFile(fkm) else { print("armcore: cannot read \(fkm)"); return 2 }
     for kind in [ModelFile.Kind.detector, .landmarks, .blendshapes] {
@@ -287,14 +281,14 @@ func runLayers(_ fkm: String) -> Int32 {
         } catch { print("armcore: \(fkm): \(error.message)"); return 2 }
         for (i, op) in graph.ops.enumerated() {
             let o = graph.tensors[op.output].shape, n = graph.tensors[op.output].elementCount
-            var geo = "0 0 0 0 0 0 0 0 0 0", macs = 0, split = 0
+            var geo = "0 0 0 0 0 0 0 0 0 0", macs = 0, int16 = 0
             if op.code == .conv2d || op.code == .depthwiseConv2d {
                 let x = graph.tensors[op.inputs[0]].shape, f = graph.tensors[op.inputs[1]].shape, p = op.params
                 geo = "\(x[1]) \(x[2]) \(x[3]) \(o[1]) \(o[2]) \(o[3]) \(f[0]) \(f[1]) \(p[0]) \(p[1])"
                 macs = o[1] * o[2] * o[3] * f[0] * f[1] * (op.code == .conv2d ? x[3] : 1)
-                split = op.inputs.count == 6 ? 1 : 0
+                int16 = graph.tensors[op.inputs[1]].type == .int16 ? 1 : 0
             }
-            print("layer \(kind.name) \(i) \(op.code.name) \(split) \(geo) \(n) \(macs)")
+            print("layer \(kind.name) \(i) \(op.code.name) \(int16) \(geo) \(n) \(macs)")
         }
     }
     return 0

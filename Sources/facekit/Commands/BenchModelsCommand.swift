@@ -141,8 +141,9 @@ struct BenchModelsCommand: Command {
         var out = ["\(name): per-layer median times (sum \(String(format: "%.3f", total)) ms), slowest first"]
         for (i, t) in rows.sorted(by: { $0.1 > $1.1 }).prefix(15) {
             let op = ops[i]
-            var note = op.inputs.count == 6 ? " +residual plane" : ""
-            if (op.code == .conv2d || op.code == .depthwiseConv2d), let lanes, !lanes(i) { note += " req64" }
+            let convolution = op.code == .conv2d || op.code == .depthwiseConv2d
+            var note = convolution && tensors[op.inputs[1]].type == .int16 ? " int16 weights" : ""
+            if convolution, let lanes, !lanes(i) { note += " req64" }
             out.append(String(format: "  %4d %-18@ %8.3f ms %5.1f%%  %@ -> %@%@", i, "\(op.code.name)" as NSString, t, 100 * t / total,
                               "\(tensors[op.inputs[0]].shape)" as NSString, "\(tensors[op.output].shape)" as NSString, note as NSString))
         }
@@ -150,7 +151,7 @@ struct BenchModelsCommand: Command {
         return out
     }
 
-    /// Time per kind of layer with its multiply-adds (a residual plane counts twice) and the
+    /// Time per kind of layer with its multiply-adds and the
     /// rate reached, so the slow kernel shapes stand out from the per-layer list. `lanes` tells
     /// which steps requantize in 32-bit lanes (fixed point only).
     static func classSummary(_ graph: Graph, rows: [(Int, Double)], total: Double, lanes: ((Int) -> Bool)?) -> [String] {
@@ -160,10 +161,9 @@ struct BenchModelsCommand: Command {
             var name = "\(op.code.name)", macs = 0.0
             if op.code == .conv2d || op.code == .depthwiseConv2d {
                 let w = graph.tensors[op.inputs[1]].shape   // [KH, KW, I, O] or [KH, KW, C]
-                let planes = op.inputs.count == 6 ? 2 : 1
-                macs = Double(graph.macs(op) * planes)
+                macs = Double(graph.macs(op))
                 if op.code == .conv2d { name = "CONV_2D \(w[0])x\(w[1])" }
-                name += planes == 2 ? " split" : ""
+                name += graph.tensors[op.inputs[1]].type == .int16 ? " int16" : ""
                 if let lanes, !lanes(i) { name += " req64" }
             }
             let c = byClass[name] ?? (0, 0, 0)
