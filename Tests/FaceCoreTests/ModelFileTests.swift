@@ -52,10 +52,15 @@ import Testing
             try truncated.withUnsafeBytes { _ = try ModelFile.open($0) }
         }
         var future = good; future[8] = 9
-        #expect(throws: CoreError.unknownVersion(found: 9, supported: 1)) {
+        #expect(throws: CoreError.unknownVersion(found: 9, supported: ModelFile.version)) {
             try future.withUnsafeBytes { _ = try ModelFile.open($0) }
         }
-        #expect(CoreError.unknownVersion(found: 9, supported: 1).message.contains("convert the model again"))
+        // Version 1 files (two int8 weight planes) are refused too, with the same advice.
+        var old = good; old[8] = 1
+        #expect(throws: CoreError.unknownVersion(found: 1, supported: ModelFile.version)) {
+            try old.withUnsafeBytes { _ = try ModelFile.open($0) }
+        }
+        #expect(CoreError.unknownVersion(found: 1, supported: 2).message.contains("convert the model again"))
     }
 
     @Test func npyRoundTrip() throws {
