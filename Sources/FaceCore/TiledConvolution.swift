@@ -388,10 +388,11 @@ public enum TiledConvolution {
             QuantizedKernels.store8(y, out, lo: Int16(truncatingIfNeeded: r.lo), hi: Int16(truncatingIfNeeded: r.hi))
             return
         }
-        y = QuantizedKernels.clamp(y, r.lo, r.hi)
         let neg = pr.channels == 1 ? SIMD8(repeating: pr.negative[0]) : UnsafeRawPointer(pr.negative + first).loadUnaligned(as: SIMD8<Int32>.self)
         let rr: Int32 = pr.shift == 0 ? 0 : 1 << Int32(pr.shift - 1)
-        QuantizedKernels.store8((y &* QuantizedKernels.select(y, neg, pr.positive) &+ rr) &>> Int32(pr.shift), out)
+        let product = QuantizedKernels.clampedPReLUProduct(y, lo: Int16(truncatingIfNeeded: r.lo), hi: Int16(truncatingIfNeeded: r.hi),
+                                                           negative: neg, positive: pr.positive)
+        QuantizedKernels.store8((product &+ rr) &>> Int32(pr.shift), out)
     }
 
     /// The 64-bit epilogue, out of line: inlined, its unrolled lanes made `requant` too large
