@@ -69,7 +69,7 @@ public enum GraphValidator {
             let wt = t[op.inputs[1]], bt = t[op.inputs[2]], channels = out.last ?? 0
             guard !g.weights.isEmpty, bt.elementCount == channels, wt.elementCount % max(channels, 1) == 0 else { throw fail("bad integer convolution operands") }
             let fits = g.weights.withUnsafeBytes { raw in
-                WeightPlane(base: raw.baseAddress! + wt.dataOffset, wide: wt.type == .int16)
+                WeightPlane(wt, in: raw.baseAddress!)
                     .fitsAccumulator(count: wt.elementCount, channels: channels,
                                      bias: (raw.baseAddress! + bt.dataOffset).assumingMemoryBound(to: Int32.self))
             }

@@ -193,7 +193,7 @@ public final class QuantizedEngine: InferenceEngine {
         if op.code == .conv2d || op.code == .depthwiseConv2d {
             let g = FloatKernels.geometry(op, ts), dw = op.code == .depthwiseConv2d
             let dst = (packed + packedUsed).assumingMemoryBound(to: SIMD8<Int32>.self)
-            let w = WeightPlane(base: inputs[1], wide: ts[op.inputs[1]].type == .int16)
+            let w = WeightPlane(ts[op.inputs[1]], in: weights)
             if dw { TiledConvolution.packDepthwise(g, weights: w, into: dst) } else { TiledConvolution.packConv(g, weights: w, into: dst) }
             packedUsed += TiledConvolution.packedBytes(g, depthwise: dw)
             inputs[1] = UnsafeMutableRawPointer(dst)

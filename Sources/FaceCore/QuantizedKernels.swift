@@ -107,9 +107,10 @@ public enum QuantizedKernels {
             var p = 0
             while p < n {
                 for blk in stride(from: 0, to: c, by: 8) {
-                    let v = load8(x + p + blk)
-                    let neg = UnsafeRawPointer(mn + blk).loadUnaligned(as: SIMD8<Int32>.self)
-                    store8((v &* select(v, neg, mp) &+ r) &>> sh, out + p + blk)
+                    // int16 inputs: the clamp to the full int16 range changes nothing.
+                    let v = TiledConvolution.widen(UnsafeRawPointer(x + p + blk).loadUnaligned(as: SIMD8<Int16>.self))
+                    let product = clampedPReLUProduct(v, lo: .min, hi: .max, negative: TiledConvolution.load32(mn + blk), positive: mp)
+                    store8((product &+ r) &>> sh, out + p + blk)
                 }
                 p += c
             }
@@ -143,8 +144,8 @@ public enum QuantizedKernels {
                 for blk in stride(from: 0, to: c, by: 8) {
                     let o = i + blk
                     let v = (weightedSum(a + o, b + o, ma, mb) &+ r) &>> sh
-                    let neg = UnsafeRawPointer(mn + blk).loadUnaligned(as: SIMD8<Int32>.self)
-                    store8((clampedPReLUProduct(v, lo: Int16(lo), hi: Int16(hi), negative: neg, positive: mp) &+ rp) &>> shp, out + o)
+                    let product = clampedPReLUProduct(v, lo: Int16(lo), hi: Int16(hi), negative: TiledConvolution.load32(mn + blk), positive: mp)
+                    store8((product &+ rp) &>> shp, out + o)
                 }
                 i += c
             }
@@ -171,20 +172,11 @@ public enum QuantizedKernels {
         #endif
     }
 
-    /// The PRELU slope per lane: `negative` where v < 0, else `positive`. Bitwise, because
-    /// `replacing(with:where:)` lowers to a scalar loop over the lanes (seen in the assembly);
-    /// the shifts tell LLVM the slopes are 16-bit, so the multiply that follows is 16-bit.
-    @inline(__always)
-    static func select(_ v: SIMD8<Int32>, _ negative: SIMD8<Int32>, _ positive: Int32) -> SIMD8<Int32> {
-        let mask = v &>> 31
-        let m = (negative & mask) | (SIMD8(repeating: positive) & ~mask)
-        return (m &<< 16) &>> 16
-    }
-
     /// clamp(v, lo, hi) · slope per lane, the slope `negative` where the clamped value is < 0,
-    /// else `positive` (both truncated to 16 bits, as `select` does): the same values as
-    /// `clamp` → `select` → `&*`, but the clamp is a saturating narrow and int16 min/max (lo, hi
-    /// are inside ±32767) and the slope is chosen and multiplied on int16 lanes. On SSE2 the
+    /// else `positive`, both truncated to their 16 bits (slopes are 14-bit,
+    /// `Quantizer.elementwiseBits`). The clamp is a saturating narrow and int16 min/max, as in
+    /// `store8`, and the slope is chosen bitwise (`replacing(with:where:)` lowers to a scalar loop
+    /// over the lanes) and multiplied on int16 lanes. On SSE2 the
     /// int32 form took an arithmetic clamp (~14 instructions per 8 lanes) and an emulated 32-bit
     /// multiply (PMULUDQ and shuffles); this one is PACKSSDW, PMAXSW, PMINSW, PCMPGTW and
     /// PMULLW/PMULHW (seen in `addPReLU`'s assembly). Measured (portable, alternating runs): the
@@ -202,24 +194,6 @@ public enum QuantizedKernels {
         var p = SIMD8<Int32>()
         for j in 0 ..< 8 { p[j] = Int32(x[j]) &* Int32(m[j]) }
         return p
-    }
-
-    @inline(__always)
-    static func load8(_ p: UnsafePointer<Int16>) -> SIMD8<Int32> {
-        SIMD8(Int32(p[0]), Int32(p[1]), Int32(p[2]), Int32(p[3]), Int32(p[4]), Int32(p[5]), Int32(p[6]), Int32(p[7]))
-    }
-
-    /// min(max(v, lo), hi) lane-wise, for |v|, |lo|, |hi| < 2^30 (every caller's values: shifted
-    /// products of int16 and ≤ 15-bit mantissas). `clamped(lowerBound:upperBound:)` compiled to
-    /// two calls of the stdlib's generic `pointwiseMin/Max` per block, which kept the
-    /// requantization from being inlined (perf: 11 % of a bench run in the out-of-line epilogue);
-    /// the sign mask of the difference is plain lane-wise arithmetic.
-    @inline(__always)
-    static func clamp(_ v: SIMD8<Int32>, _ lo: Int32, _ hi: Int32) -> SIMD8<Int32> {
-        let d = v &- lo
-        let up = SIMD8(repeating: lo) &+ (d & ~(d &>> 31))
-        let e = SIMD8(repeating: hi) &- up
-        return SIMD8(repeating: hi) &- (e & ~(e &>> 31))
     }
 
     /// Clamps to [lo, hi] (within ±32767) and stores eight lanes as int16. Written as a

@@ -237,7 +237,7 @@ public enum Quantizer {
                     q.append(v); l1 += Int64(abs(v))
                 }
                 let b = Self.biasInteger(bias, sx, s)
-                if Int64(abs(Int64(b))) + WeightPlane.activationBound * l1 <= Int64(Int32.max) { return (q, b, s) }
+                if WeightPlane.fits(l1: l1, bias: b) { return (q, b, s) }
                 s *= 1 + 1.0 / 1024
             }
         }
@@ -298,7 +298,7 @@ public enum Quantizer {
                         var l1: Int64 = 0
                         for i in stride(from: c, to: filter.count, by: cout) { l1 += Int64(abs(qw[i])) }
                         let b = Self.biasInteger(bias[c], sx, sw[c])
-                        if Int64(abs(Int64(b))) + WeightPlane.activationBound * l1 <= Int64(Int32.max) { qb[c] = b; continue }
+                        if WeightPlane.fits(l1: l1, bias: b) { qb[c] = b; continue }
                     }
                     let ch = Self.quantizedChannel(filter, bias: bias[c], inputScale: sx, c: c, cout: cout, scale: sw0[c], limit: limit)
                     for (j, v) in ch.q.enumerated() { qw[j * cout + c] = v }

@@ -388,7 +388,7 @@ public enum TiledConvolution {
             QuantizedKernels.store8(y, out, lo: Int16(truncatingIfNeeded: r.lo), hi: Int16(truncatingIfNeeded: r.hi))
             return
         }
-        let neg = pr.channels == 1 ? SIMD8(repeating: pr.negative[0]) : UnsafeRawPointer(pr.negative + first).loadUnaligned(as: SIMD8<Int32>.self)
+        let neg = pr.channels == 1 ? SIMD8(repeating: pr.negative[0]) : load32(pr.negative + first)
         let rr: Int32 = pr.shift == 0 ? 0 : 1 << Int32(pr.shift - 1)
         let product = QuantizedKernels.clampedPReLUProduct(y, lo: Int16(truncatingIfNeeded: r.lo), hi: Int16(truncatingIfNeeded: r.hi),
                                                            negative: neg, positive: pr.positive)

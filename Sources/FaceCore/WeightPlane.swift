@@ -15,6 +15,8 @@ public struct WeightPlane {
     public init(_ p: UnsafePointer<Int8>) { base = UnsafeRawPointer(p); wide = false }
     public init(_ p: UnsafePointer<Int16>) { base = UnsafeRawPointer(p); wide = true }
     public init(base: UnsafeRawPointer, wide: Bool) { self.base = base; self.wide = wide }
+    /// A convolution's weight tensor in its graph's weight blob (which starts at `blob`).
+    public init(_ tensor: GraphTensor, in blob: UnsafeRawPointer) { self.init(base: blob + tensor.dataOffset, wide: tensor.type == .int16) }
 
     /// Element `i` ([KH][KW][Cin][Cout] or [KH][KW][C], as in the graph).
     @inline(__always)
@@ -34,8 +36,13 @@ public struct WeightPlane {
             var l1: Int64 = 0
             var i = c
             while i < count { l1 += Int64(abs(self[i])); i += channels }
-            if Int64(abs(Int64(bias[c]))) + Self.activationBound * l1 > Int64(Int32.max) { return false }
+            if !Self.fits(l1: l1, bias: bias[c]) { return false }
         }
         return true
+    }
+
+    /// The bound for one output channel: its weights' Σ|w| and its bias.
+    public static func fits(l1: Int64, bias: Int32) -> Bool {
+        abs(Int64(bias)) + activationBound * l1 <= Int64(Int32.max)
     }
 }

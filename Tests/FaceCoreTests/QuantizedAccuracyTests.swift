@@ -171,12 +171,17 @@ import Testing
         #expect(convs.allSatisfy { q.tensors[$0.inputs[1]].type == .int16 })
         var bits: [Int] = []
         for op in convs {
-            let w = q.tensors[op.inputs[1]], b = q.tensors[op.inputs[2]]
-            let fits = q.weights.withUnsafeBytes { raw in
-                let plane = WeightPlane(base: raw.baseAddress! + w.dataOffset, wide: true)
-                bits.append((0 ..< w.elementCount).map { abs(plane[$0]) }.max().map { Int32.bitWidth - $0.leadingZeroBitCount } ?? 0)
-                return plane.fitsAccumulator(count: w.elementCount, channels: b.elementCount,
-                                             bias: (raw.baseAddress! + b.dataOffset).assumingMemoryBound(to: Int32.self))
+            let w = q.tensors[op.inputs[1]], b = q.tensors[op.inputs[2]], channels = b.elementCount
+            // The bound computed here from the stored integers, not by `WeightPlane`'s check
+            // (which the conversion's own validation already ran).
+            let fits = q.weights.withUnsafeBytes { raw -> Bool in
+                let weights = (0 ..< w.elementCount).map { Int64(raw.loadUnaligned(fromByteOffset: w.dataOffset + 2 * $0, as: Int16.self)) }
+                let biases = (0 ..< channels).map { Int64(raw.loadUnaligned(fromByteOffset: b.dataOffset + 4 * $0, as: Int32.self)) }
+                bits.append(weights.map { abs($0) }.max().map { 64 - $0.leadingZeroBitCount } ?? 0)
+                return (0 ..< channels).allSatisfy { c in
+                    let l1 = stride(from: c, to: weights.count, by: channels).reduce(Int64(0)) { $0 + abs(weights[$1]) }
+                    return abs(biases[c]) + 32767 * l1 <= Int64(Int32.max)
+                }
             }
             #expect(fits)
         }

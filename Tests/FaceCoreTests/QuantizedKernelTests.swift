@@ -11,8 +11,6 @@ import Testing
     static func i8(_ n: Int, _ rng: inout FuzzHarness.Random) -> [Int8] { (0 ..< n).map { _ in Int8(Int(rng.next() % 255) - 127) } }
     static func i32(_ n: Int, range: Int, _ rng: inout FuzzHarness.Random) -> [Int32] { (0 ..< n).map { _ in Int32(Int(rng.next() % UInt64(2 * range + 1)) - range) } }
 
-    static func i16Weights(_ n: Int, _ rng: inout FuzzHarness.Random) -> [Int16] { (0 ..< n).map { _ in Int16(Int(rng.next() % 65535) - 32767) } }
-
     /// Requantization mantissas and shift: 30-bit mantissas (the 64-bit scalar epilogue),
     /// 29-bit ones (the wide lane epilogue), or short ones below 2^15 (the 32-bit lane
     /// epilogue), sweeping every shift the lane epilogues accept, their edges included, so
@@ -100,7 +98,7 @@ import Testing
         let c = g.outC
         let x = Self.i16(g.inH * g.inW * g.inC, &rng)
         let count = g.kh * g.kw * (depthwise ? c : g.inC * c)
-        let w8 = Self.i8(wide ? 0 : count, &rng), w16 = Self.i16Weights(wide ? count : 0, &rng)
+        let w8 = Self.i8(wide ? 0 : count, &rng), w16 = Self.i16(wide ? count : 0, &rng)
         let bias = Self.i32(c, range: 1 << 20, &rng)
         let (m, shift) = Self.multipliers(c, short: short, index: index, &rng)
         let r = QuantizedKernels.Requant(shift: shift, lo: lo, hi: 32767)

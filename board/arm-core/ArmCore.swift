@@ -208,13 +208,13 @@ func checkModelKernels(_ fused: QuantizedEngine, stats: inout KernelStats, int16
         let g = FloatKernels.ConvGeometry(inH: x[1], inW: x[2], inC: x[3], outH: o[1], outW: o[2], outC: o[3], kh: f[0], kw: f[1],
                                           strideH: p[0], strideW: p[1], dilationH: p[2], dilationW: p[3], padTop: p[4], padLeft: p[5])
         let r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]))
-        let int16 = graph.tensors[op.inputs[1]].type == .int16
+        let w = WeightPlane(graph.tensors[op.inputs[1]], in: UnsafeRawPointer(base))
         func ptr<T>(_ t: Int, _: T.Type) -> UnsafePointer<T> { UnsafePointer((base + graph.tensors[t].dataOffset).assumingMemoryBound(to: T.self)) }
         let ok = checkKernel(depthwise: op.code == .depthwiseConv2d, g, input: engine.tensor(op.inputs[0]).baseAddress!,
-                             weights: WeightPlane(base: UnsafeRawPointer(base + graph.tensors[op.inputs[1]].dataOffset), wide: int16),
+                             weights: w,
                              bias: ptr(op.inputs[2], Int32.self), multipliers: ptr(op.inputs[3], Int32.self),
                              r, stats: &stats, expected: engine.tensor(op.output).baseAddress!)
-        if int16 { int16Layers += 1 }
+        if w.wide { int16Layers += 1 }
         if !ok { print("layer MISMATCH: \(graph.name) op \(i)") }
     }
 }
