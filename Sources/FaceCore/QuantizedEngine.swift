@@ -156,7 +156,7 @@ public final class QuantizedEngine: InferenceEngine {
             kind = .prelu(positive: Int32(p[0]), channels: ts[op.inputs[1]].elementCount, shift: p[1], count: ts[op.output].elementCount)
         case .add, .sub, .mul, .div, .squaredDifference:
             let bc = FloatKernels.Broadcast4(out: out, a: ts[op.inputs[0]].shape, b: ts[op.inputs[1]].shape)
-            let P: QuantizedKernels.BinaryParams
+            var P: QuantizedKernels.BinaryParams
             let k: QuantizedKernels.BinaryKind
             switch op.code {
             case .add, .sub:
@@ -166,6 +166,7 @@ public final class QuantizedEngine: InferenceEngine {
             case .div: k = .div; P = .init(m0: Int64(p[0]), m1: 0, s0: p[1])
             default: k = .squaredDifference; P = .init(m0: Int64(p[0]), m1: Int64(p[1]), s0: p[2], m2: Int64(p[3]), s2: p[4])
             }
+            P.lanes = QuantizedKernels.lanesHold(k, P)
             kind = .binary(k, bc, P)
         case .relu: kind = .relu(ts[op.output].elementCount)
         case .neg: kind = .neg(ts[op.output].elementCount)

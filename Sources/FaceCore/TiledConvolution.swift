@@ -448,14 +448,21 @@ public enum TiledConvolution {
     @inline(__always)
     static func requantWide(_ acc: SIMD8<Int32>, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
                             _ r: QuantizedKernels.Requant) -> SIMD8<Int32> {
-        let a = acc &+ load32(bias), mv = load32(m)
-        let mH = mv &>> 14, mL = mv & 0x3fff
+        let mv = load32(m)
+        return wideProduct(acc &+ load32(bias), mH: mv &>> 14, mL: mv & 0x3fff, shift: r.shift)
+    }
+
+    /// ⌊(a·m + 2^(s-1)) / 2^s⌋ per lane for any int32 a, m = mH·2^14 + mL < 2^29 and s in
+    /// `wideShifts` (the derivation is `wideRequantize`'s); also the element-wise MUL's and
+    /// SQUARED_DIFFERENCE's requantization (`QuantizedKernels.binary`).
+    @inline(__always)
+    static func wideProduct(_ a: SIMD8<Int32>, mH: SIMD8<Int32>, mL: SIMD8<Int32>, shift: Int) -> SIMD8<Int32> {
         // Signed high half, and the low half offset into int16 range (added back below).
         let aH = a &>> 16, aL = (a & 0xffff) &- 0x8000
         let ph = mul16(aH, mH), qh = mul16(aH, mL)
         let pl = mul16(aL, mH) &+ (mH &<< 15), ql = mul16(aL, mL) &+ (mL &<< 15)
         let e = qh &+ (pl &>> 2) &+ (ql &>> 16) &+ ((((pl & 3) &<< 14) &+ (ql & 0xffff)) &>> 16)
-        let t = Int32(r.shift - 16)
+        let t = Int32(shift - 16)
         return (ph &+ ((e &+ SIMD8(repeating: Int32(1) &<< (t - 1))) &>> 14)) &>> (t - 14)
     }
 

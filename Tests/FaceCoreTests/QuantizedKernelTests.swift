@@ -189,6 +189,53 @@ import Testing
         } }
     }
 
+    /// MUL and SQUARED_DIFFERENCE in 32-bit lanes against the 64-bit scalar formula: rows on and
+    /// off the 8-lane path, both operands full, broadcast along a row or whole, extreme inputs,
+    /// multipliers at the edges of `lanesHold`'s ranges.
+    @Test func productLanesMatchScalarFormula() {
+        var rng = FuzzHarness.Random(seed: 33)
+        let shapes: [([Int], [Int])] = [([3, -1], [3, -1]), ([3, 1], [3, -1]), ([3, -1], [-1]), ([1], [3, -1]), ([3, -1], [3, 1])]
+        var laneCases = 0
+        for n in [1, 7, 8, 17, 64, 97] { for (sa, sb) in shapes { for k in [QuantizedKernels.BinaryKind.mul, .squaredDifference] {
+            for variant in 0 ..< 3 {
+                let shapeA = sa.map { $0 < 0 ? n : $0 }, shapeB = sb.map { $0 < 0 ? n : $0 }
+                var a = Self.i16(shapeA.reduce(1, *), &rng), b = Self.i16(shapeB.reduce(1, *), &rng)
+                if variant == 1 { for i in a.indices { a[i] = i % 2 == 0 ? 32767 : -32767 }; for i in b.indices { b[i] = -32767 } }
+                var p: QuantizedKernels.BinaryParams
+                if k == .mul {
+                    let m = variant == 1 ? (1 << 29) - 1 : Int64(rng.next() % (1 << 29))
+                    p = .init(m0: m, m1: 0, s0: variant == 2 ? 30 : 45 - Int(rng.next() % 4), lo: variant == 2 ? -1_000 : -32767, hi: 32767)
+                } else {
+                    let s0 = 15 + Int(rng.next() % 2)
+                    let m0 = Int64(rng.next() % (1 << 14)), m1 = variant == 1 ? (1 << 14) + 1000 : Int64(rng.next() % (1 << 14))
+                    p = .init(m0: m0, m1: m1, s0: s0, m2: variant == 1 ? (1 << 29) - 1 : Int64(rng.next() % (1 << 29)), s2: variant == 2 ? 30 : 44)
+                }
+                p.lanes = QuantizedKernels.lanesHold(k, p)
+                #expect(p.lanes, "\(k) \(p)")
+                laneCases += p.lanes ? 1 : 0
+                let out = [3, n]
+                var got = [Int16](repeating: Self.guardValue, count: 3 * n + Self.guardCount)
+                QuantizedKernels.binary(k, FloatKernels.Broadcast4(out: out, a: shapeA, b: shapeB), a, b, p, &got)
+                func at(_ v: [Int16], _ shape: [Int], _ r: Int, _ c: Int) -> Int64 {
+                    let cols = shape.last!, rows = shape.count == 2 ? shape[0] : 1
+                    return Int64(v[(rows == 1 ? 0 : r) * cols + (cols == 1 ? 0 : c)])
+                }
+                for r in 0 ..< 3 { for c in 0 ..< n {
+                    let want = QuantizedKernels.apply(k, at(a, shapeA, r, c), at(b, shapeB, r, c), p)
+                    #expect(got[r * n + c] == want, "\(k) n=\(n) \(sa) \(sb) variant \(variant) at \(r),\(c)")
+                } }
+                #expect(got[(3 * n)...].allSatisfy { $0 == Self.guardValue })
+            }
+        } } }
+        #expect(laneCases == 6 * 5 * 2 * 3)
+        // Constants outside the lane forms are refused (the scalar formula runs them).
+        #expect(!QuantizedKernels.lanesHold(.mul, .init(m0: 1 << 29, m1: 0, s0: 40)))
+        #expect(!QuantizedKernels.lanesHold(.mul, .init(m0: 1 << 20, m1: 0, s0: 46)))
+        #expect(!QuantizedKernels.lanesHold(.squaredDifference, .init(m0: 1 << 15, m1: 0, s0: 15, m2: 1 << 20, s2: 40)))
+        #expect(!QuantizedKernels.lanesHold(.squaredDifference, .init(m0: 30_000, m1: 30_000, s0: 15, m2: 1 << 20, s2: 40)))
+        #expect(!QuantizedKernels.lanesHold(.squaredDifference, .init(m0: 100, m1: 100, s0: 15, m2: 1 << 20, s2: 29)))
+    }
+
     /// The fused ADD → PRELU against the two kernels it replaces, per-channel and shared slopes,
     /// channel counts on and off the 8-lane blocks.
     @Test func addPReLUMatchesAddThenPrelu() {
