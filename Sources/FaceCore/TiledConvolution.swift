@@ -48,6 +48,16 @@ public enum TiledConvolution {
 
     static func blocks(_ channels: Int) -> Int { (channels + lanes - 1) / lanes }
 
+    /// First channel of block `b`. With 8 or more channels, a channel count that is not a
+    /// multiple of 8 gets a last block that overlaps the one before it (channels c-8 ..< c): it
+    /// recomputes a few channels to the same values, and every block runs the full-width
+    /// loads and lane epilogue. Partial blocks took per-lane loads and the 64-bit epilogue:
+    /// the detector's depthwise layer over 36 channels ran 5× as long as the one over 32.
+    @inline(__always)
+    static func blockStart(_ b: Int, _ channels: Int) -> Int {
+        channels >= lanes ? min(b * lanes, channels - lanes) : b * lanes
+    }
+
     /// Shifts for which `lanesRequantize` holds: 2^(s-17) must be an integer and the sums
     /// below must stay inside int32.
     public static let shortShifts = 17 ... 46
@@ -112,8 +122,8 @@ public enum TiledConvolution {
         for b in 0 ..< blocks(n) {
             for q in 0 ..< np {
                 var v = SIMD8<Int32>()
-                for j in 0 ..< lanes where b * lanes + j < n {
-                    let c = b * lanes + j
+                for j in 0 ..< lanes where blockStart(b, n) + j < n {
+                    let c = blockStart(b, n) + j
                     let lo = w[2 * q * n + c], hi = 2 * q + 1 < k ? w[(2 * q + 1) * n + c] : 0
                     v[j] = (lo & 0xffff) | (hi &<< 16)
                 }
@@ -131,8 +141,8 @@ public enum TiledConvolution {
             for ky in 0 ..< g.kh {
                 for h in 0 ..< hp {
                     var v = SIMD8<Int32>()
-                    for j in 0 ..< lanes where b * lanes + j < c {
-                        let ch = b * lanes + j, t = ky * g.kw + 2 * h
+                    for j in 0 ..< lanes where blockStart(b, c) + j < c {
+                        let ch = blockStart(b, c) + j, t = ky * g.kw + 2 * h
                         let lo = w[t * c + ch], hi = 2 * h + 1 < g.kw ? w[(t + 1) * c + ch] : 0
                         v[j] = (lo & 0xffff) | (hi &<< 16)
                     }
@@ -238,7 +248,7 @@ public enum TiledConvolution {
     static func emitTile(_ blk: Int, _ count: Int, _ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>,
                          _ n: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
                          _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ output: UnsafeMutablePointer<Int16>) {
-        let first = blk * lanes, width = min(lanes, n - first)
+        let first = blockStart(blk, n), width = min(lanes, n - first)
         let out = output + first
         requant(c0, first, width, bias, m, r, prelu, out)
         if count > 1 { requant(c1, first, width, bias, m, r, prelu, out + n) }
@@ -506,7 +516,7 @@ public enum TiledConvolution {
                 defer { ox += 1 }
                 let out = output + (oy * g.outW + ox) * c
                 for b in 0 ..< nb {
-                    let first = b * lanes, width = min(lanes, c - first)
+                    let first = blockStart(b, c), width = min(lanes, c - first)
                     var acc = SIMD8<Int32>()
                     let wb = weights + b * np
                     // Channels of tap (iy, ix), zeros outside the input.
@@ -541,9 +551,9 @@ public enum TiledConvolution {
         var ky0 = 0, ky1 = g.kh
         while ky0 < ky1 && oy * g.strideH + ky0 * g.dilationH - g.padTop < 0 { ky0 += 1 }
         while ky1 > ky0 && oy * g.strideH + (ky1 - 1) * g.dilationH - g.padTop >= g.inH { ky1 -= 1 }
-        for first in stride(from: 0, to: c, by: lanes) {
-            let width = min(lanes, c - first)
-            let wb = weights + first / lanes * np
+        for b in 0 ..< blocks(c) {
+            let first = blockStart(b, c), width = min(lanes, c - first)
+            let wb = weights + b * np
             for i in 0 ..< pairCount {
                 let ox = ox0 + 2 * i
                 let base = input + ((oy * g.strideH - g.padTop) * g.inW + ox * g.strideW - g.padLeft) * c + first

@@ -132,7 +132,7 @@ import Testing
         let dilated = FloatKernels.ConvGeometry(inH: 7, inW: 6, inC: 0, outH: 3, outW: 2, outC: 0, kh: 3, kw: 3, strideH: 1, strideW: 2,
                                                 dilationH: 2, dilationW: 2, padTop: 0, padLeft: 1)
         for base in FloatKernelTests.geometries() + [dilated] {
-            for (cin, cout) in [(1, 1), (3, 5), (4, 8), (5, 17), (9, 3), (13, 7), (16, 33), (2, 9)] {
+            for (cin, cout) in [(1, 1), (3, 5), (4, 8), (5, 17), (9, 3), (13, 7), (16, 33), (2, 9), (3, 12)] {
                 var g = base; g.inC = cin; g.outC = cout
                 Self.checkTiled(depthwise: false, g, wide: wide, index: checked, short: checked % 2 == 1, &rng)
                 checked += 1
@@ -165,7 +165,7 @@ import Testing
                                       strideW: d, dilationH: d, dilationW: d, padTop: 0, padLeft: 1)
         }
         for base in FloatKernelTests.geometries() + wideRows {
-            for c in [1, 3, 4, 7, 8, 16, 33] {
+            for c in [1, 3, 4, 7, 8, 12, 16, 33] {
                 var g = base; g.inC = c; g.outC = c
                 Self.checkTiled(depthwise: true, g, wide: wide, index: checked, short: checked % 2 == 1, lo: checked % 4 < 2 ? 0 : -32767, &rng)
                 checked += 1
