@@ -101,8 +101,12 @@ public enum TiledConvolution {
     /// Depthwise pairs taps within a kernel row: (kx 0, 1), (2, 3), …, an odd row's last tap
     /// with a zero weight.
     public static func pairs(_ g: FloatKernels.ConvGeometry, depthwise: Bool) -> Int {
-        depthwise ? g.kh * rowPairs(g) : (g.kh * g.kw * g.inC + 1) / 2
+        g.kh * (depthwise ? rowPairs(g) : convRowPairs(g))
     }
+
+    /// Pairs of one kernel row of a CONV_2D: its kw·inC weights, and a zero weight when that is
+    /// odd. Rows are padded apart so that an interior pixel's rows can be read in place (`conv`).
+    static func convRowPairs(_ g: FloatKernels.ConvGeometry) -> Int { (g.kw * g.inC + 1) / 2 }
 
     static func rowPairs(_ g: FloatKernels.ConvGeometry) -> Int { (g.kw + 1) / 2 }
 
@@ -116,19 +120,20 @@ public enum TiledConvolution {
         packedCount(g, depthwise: depthwise) * MemoryLayout<SIMD8<Int32>>.stride + 64
     }
 
-    /// Packs HWIO weights ([KH][KW][Cin][Cout]) into pair lanes (see the type's comment).
+    /// Packs HWIO weights ([KH][KW][Cin][Cout]) into pair lanes (see the type's comment), kernel
+    /// row by kernel row (`convRowPairs`).
     public static func packConv(_ g: FloatKernels.ConvGeometry, weights w: WeightPlane, into out: UnsafeMutablePointer<SIMD8<Int32>>) {
-        let k = g.kh * g.kw * g.inC, n = g.outC, np = pairs(g, depthwise: false)
+        let row = g.kw * g.inC, rp = convRowPairs(g), n = g.outC, np = pairs(g, depthwise: false)
         for b in 0 ..< blocks(n) {
-            for q in 0 ..< np {
+            for ky in 0 ..< g.kh { for h in 0 ..< rp {
                 var v = SIMD8<Int32>()
                 for j in 0 ..< lanes where blockStart(b, n) + j < n {
-                    let c = blockStart(b, n) + j
-                    let lo = w[2 * q * n + c], hi = 2 * q + 1 < k ? w[(2 * q + 1) * n + c] : 0
+                    let c = blockStart(b, n) + j, k = ky * row + 2 * h
+                    let lo = w[k * n + c], hi = 2 * h + 1 < row ? w[(k + 1) * n + c] : 0
                     v[j] = (lo & 0xffff) | (hi &<< 16)
                 }
-                out[b * np + q] = v
-            }
+                out[b * np + ky * rp + h] = v
+            } }
         }
     }
 
@@ -193,47 +198,83 @@ public enum TiledConvolution {
                             bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
                             _ r: QuantizedKernels.Requant, prelu: PReLU?,
                             output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
-        let np = pairs(g, depthwise: false), nb = blocks(g.outC), n = g.outC
-        let pixels = g.outH * g.outW
-        let isDirect = direct(g)
-        let rows = scratch.assumingMemoryBound(to: Int32.self)
-        var p = 0
+        // A direct convolution's pixels are consecutive rows of pairs, so its tiles run across
+        // output rows. Other geometries tile each output row: a tile whose windows are all
+        // inside the input (dilationW 1) reads its kernel rows in place, each row as
+        // `convRowPairs` pairs (an odd row's last pair takes the next input element against a
+        // zero weight); other tiles gather their windows into scratch first. One call site of
+        // `tileBlocks`, so that it inlines (with three it stayed a call, and the 1×1 layers
+        // lost ~10 %). Measured (microbenchmark, portable, minimum of 8 alternating runs): the
+        // landmark model's first layer (3×3, stride 2, 3 channels) 1268 → 855 µs, the detector's (5×5,
+        // stride 2) 493 → 335 µs; the 1×1 layers unchanged within the noise.
+        let np = pairs(g, depthwise: false), isDirect = direct(g), pixels = g.outH * g.outW
+        let rows = scratch.assumingMemoryBound(to: Int32.self), gathered = 4 * np
+        // Interior columns: ox·sW - padL ≥ 0 and ox·sW - padL + kw - 1 < inW.
+        let xlo = (g.padLeft + g.strideW - 1) / g.strideW
+        let xhi = g.dilationW == 1 ? min(g.outW, max(xlo, (g.inW - g.kw + g.padLeft) / g.strideW + 1)) : xlo
+        let pixelStep = 2 * g.strideW * g.inC, rowStep = 2 * g.dilationH * g.inW * g.inC, end = g.inH * g.inW * g.inC
+        var p = 0, oy = 0, ox = 0
         while p < pixels {
-            let count = min(tile, pixels - p)
-            // Row pointers of the tile's 4 pixels (a short tile repeats its first pixel).
-            var a0: UnsafePointer<Int32>, a1: UnsafePointer<Int32>, a2: UnsafePointer<Int32>, a3: UnsafePointer<Int32>
+            let count: Int, base: UnsafeRawPointer, segments: Int, pixelBytes: Int
             if isDirect {
-                let base = UnsafeRawPointer(input + p * g.inC).assumingMemoryBound(to: Int32.self)
-                a0 = base; a1 = count > 1 ? base + np : base; a2 = count > 2 ? base + 2 * np : base; a3 = count > 3 ? base + 3 * np : base
+                count = min(tile, pixels - p)
+                base = UnsafeRawPointer(input + p * g.inC); segments = 1; pixelBytes = gathered
             } else {
-                for i in 0 ..< count { gather(g, pixel: p + i, into: rows + i * np, pairs: np, input) }
-                a0 = UnsafePointer(rows); a1 = count > 1 ? a0 + np : a0; a2 = count > 2 ? a0 + 2 * np : a0; a3 = count > 3 ? a0 + 3 * np : a0
-            }
-            var b = 0
-            while b < nb {
-                // Two blocks (16 channels) per pass where there are two: each activation pair is
-                // split into halves once for both. Measured (bench models, same runs): AVX2 build
-                // detector 7.9–9.9 → 6.7 ms, landmarks 31.8–33.0 → 27.3, blendshapes 3.9 → 2.9;
-                // portable build unchanged to 3 % faster (its 8 accumulators spill a little).
-                // With PMADDWD the portable x86 build (16 XMM registers, two-operand SSE)
-                // spilled half its accumulators on every pair, so it keeps one block per pass.
-                #if arch(x86_64) && !FACEKIT_WIDE_VECTORS
-                let two = false
-                #else
-                let two = b + 1 < nb
-                #endif
-                var c0 = SIMD8<Int32>(), c1 = c0, c2 = c0, c3 = c0, d0 = c0, d1 = c0, d2 = c0, d3 = c0
-                if two {
-                    dot4x2(a0, a1, a2, a3, weights + b * np, weights + (b + 1) * np, np, &c0, &c1, &c2, &c3, &d0, &d1, &d2, &d3)
+                count = min(tile, g.outW - ox)
+                let iy0 = oy * g.strideH - g.padTop, x0 = ox * g.strideW - g.padLeft
+                let iyLast = iy0 + (g.kh - 1) * g.dilationH
+                // The last tap pair of an odd row reads one element past the window: inside the
+                // tensor unless the window ends at its very last pixel.
+                let lastRead = (iyLast * g.inW + x0 + (count - 1) * g.strideW + g.kw) * g.inC
+                if iy0 >= 0 && iyLast < g.inH && ox >= xlo && ox + count <= xhi && (lastRead < end || g.kw * g.inC % 2 == 0) {
+                    base = UnsafeRawPointer(input + (iy0 * g.inW + x0) * g.inC); segments = g.kh; pixelBytes = pixelStep
                 } else {
-                    dot4(a0, a1, a2, a3, weights + b * np, np, &c0, &c1, &c2, &c3)
+                    for i in 0 ..< count { gather(g, oy, ox + i, into: rows + i * np, input) }
+                    base = UnsafeRawPointer(rows); segments = 1; pixelBytes = gathered
                 }
-                let out = output + p * n
-                emitTile(b, count, c0, c1, c2, c3, n, bias, multipliers, r, prelu, out)
-                if two { emitTile(b + 1, count, d0, d1, d2, d3, n, bias, multipliers, r, prelu, out) }
-                b += two ? 2 : 1
+                ox += count
+                if ox == g.outW { ox = 0; oy += 1 }
             }
+            tileBlocks(g, base, segments, count, count > 1 ? pixelBytes : 0, count > 2 ? 2 * pixelBytes : 0, count > 3 ? 3 * pixelBytes : 0,
+                       rowStep, weights, bias, multipliers, r, prelu, output + p * g.outC)
             p += count
+        }
+    }
+
+    /// One tile (`count` pixels, byte offsets o1…o3 of pixels 1…3 from `base`, a short tile
+    /// repeating pixel 0) against every channel block: `segments` runs of `np / segments` pairs,
+    /// `segmentStep` bytes apart (one run for contiguous pair rows, one per kernel row in place).
+    @_transparent
+    static func tileBlocks(_ g: FloatKernels.ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int,
+                           _ o1: Int, _ o2: Int, _ o3: Int, _ segmentStep: Int,
+                           _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
+                           _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ out: UnsafeMutablePointer<Int16>) {
+        let np = pairs(g, depthwise: false), nb = blocks(g.outC), n = g.outC, sp = np / segments
+        var b = 0
+        while b < nb {
+            // Two blocks (16 channels) per pass where there are two: each activation pair is
+            // split into halves once for both. Measured (bench models, same runs): AVX2 build
+            // detector 7.9–9.9 → 6.7 ms, landmarks 31.8–33.0 → 27.3, blendshapes 3.9 → 2.9;
+            // portable build unchanged to 3 % faster (its 8 accumulators spill a little).
+            // With PMADDWD the portable x86 build (16 XMM registers, two-operand SSE)
+            // spilled half its accumulators on every pair, so it keeps one block per pass.
+            #if arch(x86_64) && !FACEKIT_WIDE_VECTORS
+            let two = false
+            #else
+            let two = b + 1 < nb
+            #endif
+            var c0 = SIMD8<Int32>(), c1 = c0, c2 = c0, c3 = c0, d0 = c0, d1 = c0, d2 = c0, d3 = c0
+            for seg in 0 ..< segments {
+                let a = base + seg * segmentStep, w = weights + b * np + seg * sp
+                if two {
+                    dot4x2(a, o1, o2, o3, w, w + np, sp, &c0, &c1, &c2, &c3, &d0, &d1, &d2, &d3)
+                } else {
+                    dot4(a, o1, o2, o3, w, sp, &c0, &c1, &c2, &c3)
+                }
+            }
+            emitTile(b, count, c0, c1, c2, c3, n, bias, multipliers, r, prelu, out)
+            if two { emitTile(b + 1, count, d0, d1, d2, d3, n, bias, multipliers, r, prelu, out) }
+            b += two ? 2 : 1
         }
     }
 
@@ -258,7 +299,7 @@ public enum TiledConvolution {
 
     /// The microkernel for two blocks: four pixels against blocks `w` and `v`.
     @inline(__always)
-    static func dot4x2(_ a0: UnsafePointer<Int32>, _ a1: UnsafePointer<Int32>, _ a2: UnsafePointer<Int32>, _ a3: UnsafePointer<Int32>,
+    static func dot4x2(_ a: UnsafeRawPointer, _ o1: Int, _ o2: Int, _ o3: Int,
                        _ w: UnsafePointer<SIMD8<Int32>>, _ v: UnsafePointer<SIMD8<Int32>>, _ count: Int,
                        _ c0: inout SIMD8<Int32>, _ c1: inout SIMD8<Int32>, _ c2: inout SIMD8<Int32>, _ c3: inout SIMD8<Int32>,
                        _ d0: inout SIMD8<Int32>, _ d1: inout SIMD8<Int32>, _ d2: inout SIMD8<Int32>, _ d3: inout SIMD8<Int32>) {
@@ -278,28 +319,29 @@ public enum TiledConvolution {
                 d &+= xl &* vl &+ xh &* vh
             }
             #endif
-            step(a0[q], &c0, &d0); step(a1[q], &c1, &d1); step(a2[q], &c2, &d2); step(a3[q], &c3, &d3)
+            let x = a + 4 * q
+            step(pair(x), &c0, &d0); step(pair(x + o1), &c1, &d1); step(pair(x + o2), &c2, &d2); step(pair(x + o3), &c3, &d3)
         }
     }
 
     /// The microkernel: four pixels' pair rows against one block of packed weights.
     @inline(__always)
-    static func dot4(_ a0: UnsafePointer<Int32>, _ a1: UnsafePointer<Int32>, _ a2: UnsafePointer<Int32>, _ a3: UnsafePointer<Int32>,
+    static func dot4(_ a: UnsafeRawPointer, _ o1: Int, _ o2: Int, _ o3: Int,
                      _ w: UnsafePointer<SIMD8<Int32>>, _ count: Int,
                      _ c0: inout SIMD8<Int32>, _ c1: inout SIMD8<Int32>, _ c2: inout SIMD8<Int32>, _ c3: inout SIMD8<Int32>) {
         for q in 0 ..< count {
-            let wv = w[q]
+            let wv = w[q], x = a + 4 * q
             #if arch(x86_64)
-            c0 &+= pairDot(SIMD8(repeating: a0[q]), wv)
-            c1 &+= pairDot(SIMD8(repeating: a1[q]), wv)
-            c2 &+= pairDot(SIMD8(repeating: a2[q]), wv)
-            c3 &+= pairDot(SIMD8(repeating: a3[q]), wv)
+            c0 &+= pairDot(SIMD8(repeating: pair(x)), wv)
+            c1 &+= pairDot(SIMD8(repeating: pair(x + o1)), wv)
+            c2 &+= pairDot(SIMD8(repeating: pair(x + o2)), wv)
+            c3 &+= pairDot(SIMD8(repeating: pair(x + o3)), wv)
             #else
             let wl = (wv &<< 16) &>> 16, wh = wv &>> 16
-            c0 &+= pairProduct(a0[q], wl, wh)
-            c1 &+= pairProduct(a1[q], wl, wh)
-            c2 &+= pairProduct(a2[q], wl, wh)
-            c3 &+= pairProduct(a3[q], wl, wh)
+            c0 &+= pairProduct(pair(x), wl, wh)
+            c1 &+= pairProduct(pair(x + o1), wl, wh)
+            c2 &+= pairProduct(pair(x + o2), wl, wh)
+            c3 &+= pairProduct(pair(x + o3), wl, wh)
             #endif
         }
     }
@@ -317,6 +359,11 @@ public enum TiledConvolution {
         return p.evenHalf &+ p.oddHalf
     }
 
+    /// Two int16 activations as one pair lane. Unaligned: in-place kernel rows start at any
+    /// element.
+    @inline(__always)
+    static func pair(_ p: UnsafeRawPointer) -> Int32 { p.loadUnaligned(as: Int32.self) }
+
     @inline(__always)
     static func widen(_ v: SIMD16<Int16>) -> SIMD16<Int32> {
         var r = SIMD16<Int32>()
@@ -329,15 +376,14 @@ public enum TiledConvolution {
         SIMD8(repeating: (x &<< 16) &>> 16) &* wl &+ SIMD8(repeating: x &>> 16) &* wh
     }
 
-    /// One pixel's receptive field as pairs: k over (ky, kx, ci), zeros outside the input.
-    /// With dilation 1 the taps of one kernel row are adjacent in the input, so each row is
-    /// one copy (the first layers, 3 channels × 5 taps, spent most of their time in per-tap
-    /// copies of 6 bytes).
+    /// Pixel (oy, ox)'s receptive field as pair rows, one per kernel row (`convRowPairs`, an
+    /// odd row ending in a zero), zeros outside the input. With dilation 1 the taps of one
+    /// kernel row are adjacent in the input, so each row is one copy.
     @inline(__always)
-    static func gather(_ g: FloatKernels.ConvGeometry, pixel: Int, into row: UnsafeMutablePointer<Int32>, pairs np: Int, _ input: UnsafePointer<Int16>) {
+    static func gather(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox: Int, into row: UnsafeMutablePointer<Int32>, _ input: UnsafePointer<Int16>) {
         let dst = UnsafeMutableRawPointer(row).assumingMemoryBound(to: Int16.self)
-        let oy = pixel / g.outW, ox = pixel % g.outW, cin = g.inC
-        let rowLength = g.kw * cin
+        let cin = g.inC
+        let rowLength = g.kw * cin, pitch = 2 * convRowPairs(g)
         var k = 0
         for ky in 0 ..< g.kh {
             let iy = oy * g.strideH + ky * g.dilationH - g.padTop
@@ -360,9 +406,9 @@ public enum TiledConvolution {
                     if ix < 0 || ix >= g.inW { fill(dst + k + kx * cin, cin) } else { copy(input + (iy * g.inW + ix) * cin, dst + k + kx * cin, cin) }
                 }
             }
-            k += rowLength
+            if rowLength < pitch { dst[k + rowLength] = 0 }
+            k += pitch
         }
-        if k < 2 * np { dst[k] = 0 }
     }
 
     /// Short copies inline (a library call costs more than a few elements); long ones call.
