@@ -492,9 +492,23 @@ public enum TiledConvolution {
         let a = acc &+ load32(bias)
         let mv = (load32(m) &<< 16) &>> 16
         let high = (a &>> 16) &* mv
-        let low = (a & 0xffff) &* mv
         let t = Int32(r.shift - 16)
-        return (high &+ (low &>> 16) &+ SIMD8(repeating: Int32(1) &<< Int32(r.shift - 17))) &>> t
+        return (high &+ highProduct(a, mv) &+ SIMD8(repeating: Int32(1) &<< Int32(r.shift - 17))) &>> t
+    }
+
+    /// ⌊(a mod 2^16)·m / 2^16⌋ per lane for 0 ≤ m < 2^15: the high half of an unsigned 16×16
+    /// multiply, which LLVM lowers to PMULHUW (UMULL + shift on NEON). As a 32-bit multiply of
+    /// `a & 0xffff` it took SSE2's emulated PMULUDQ sequence (12 instructions per 8 lanes).
+    /// Microbenchmark (portable, min of 6 alternating): 1×1 layers 16→8 channels with PRELU
+    /// 276 → 265 µs, 64→64 239 → 217 µs; the landmark first layer 695 → 658 µs.
+    @inline(__always)
+    static func highProduct(_ a: SIMD8<Int32>, _ m: SIMD8<Int32>) -> SIMD8<Int32> {
+        var r = SIMD8<Int32>()
+        for j in 0 ..< 8 {
+            let x = UInt32(UInt16(truncatingIfNeeded: a[j])), y = UInt32(UInt16(truncatingIfNeeded: m[j]))
+            r[j] = Int32(UInt16(truncatingIfNeeded: (x &* y) &>> 16))
+        }
+        return r
     }
 
     /// The wide 32-bit lane requantization of one full block, before the activation clamp (29-bit mantissas; see
