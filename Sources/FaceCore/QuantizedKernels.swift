@@ -94,7 +94,7 @@ public enum QuantizedKernels {
     /// PRELU with the slope folded into per-channel multipliers: rows of `channels` values.
     public static func prelu(_ x: UnsafePointer<Int16>, positive mp: Int32, negative mn: UnsafePointer<Int32>, channels c: Int,
                              shift s: Int, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
-        let r: Int32 = s == 0 ? 0 : 1 << Int32(s - 1), sh = Int32(s)
+        let r: Int32 = s == 0 ? 0 : 1 &<< Int32(s - 1), sh = Int32(s)
         if c == 1 {
             let m1 = mn[0]
             for i in 0 ..< n {
@@ -136,8 +136,8 @@ public enum QuantizedKernels {
                                 _ out: UnsafeMutablePointer<Int16>, count n: Int) {
         // 14-bit multipliers (Quantizer.elementwiseBits); the shifts let LLVM multiply 16-bit.
         let ma = (Int32(p.m0) &<< 16) &>> 16, mb = (Int32(p.m1) &<< 16) &>> 16, sh = Int32(p.s0), lo = Int32(p.lo), hi = Int32(p.hi)
-        let r: Int32 = p.s0 == 0 ? 0 : 1 << Int32(p.s0 - 1)
-        let rp: Int32 = ps == 0 ? 0 : 1 << Int32(ps - 1), shp = Int32(ps)
+        let r: Int32 = p.s0 == 0 ? 0 : 1 &<< Int32(p.s0 - 1)
+        let rp: Int32 = ps == 0 ? 0 : 1 &<< Int32(ps - 1), shp = Int32(ps)
         if c % 8 == 0 && c > 0 {
             var i = 0
             while i < n {
@@ -319,7 +319,7 @@ public enum QuantizedKernels {
             a = TiledConvolution.mul16(TiledConvolution.widen(x), TiledConvolution.widen(y))
             m = Int32(truncatingIfNeeded: p.m0); s = p.s0
         } else {
-            let r: Int32 = p.s0 == 0 ? 0 : 1 << Int32(p.s0 - 1)
+            let r: Int32 = p.s0 == 0 ? 0 : 1 &<< Int32(p.s0 - 1)
             let d = (weightedSum(x, y, Int32(truncatingIfNeeded: p.m0), -Int32(truncatingIfNeeded: p.m1)) &+ r) &>> Int32(p.s0)
             a = d &* d
             m = Int32(truncatingIfNeeded: p.m2); s = p.s2

@@ -445,7 +445,7 @@ public enum TiledConvolution {
             return
         }
         let neg = pr.channels == 1 ? SIMD8(repeating: pr.negative[0]) : load32(pr.negative + first)
-        let rr: Int32 = pr.shift == 0 ? 0 : 1 << Int32(pr.shift - 1)
+        let rr = (Int32(1) &<< Int32(pr.shift)) &>> 1   // branch-free: a branch here left the clamp below scalar
         let product = QuantizedKernels.clampedPReLUProduct(y, lo: Int16(truncatingIfNeeded: r.lo), hi: Int16(truncatingIfNeeded: r.hi),
                                                            negative: neg, positive: pr.positive)
         QuantizedKernels.store8((product &+ rr) &>> Int32(pr.shift), out)
@@ -476,7 +476,7 @@ public enum TiledConvolution {
             if let pr = prelu {
                 let x = Int32(truncatingIfNeeded: y)
                 let pm = x >= 0 ? pr.positive : pr.negative[pr.channels == 1 ? 0 : c]
-                let rr: Int32 = pr.shift == 0 ? 0 : 1 << Int32(pr.shift - 1)
+                let rr = (Int32(1) &<< Int32(pr.shift)) &>> 1   // branch-free: a branch here left the clamp below scalar
                 y = Int64(min(max((x &* pm &+ rr) &>> Int32(pr.shift), -32767), 32767))
             }
             out[j] = Int16(truncatingIfNeeded: y)
@@ -489,26 +489,29 @@ public enum TiledConvolution {
     @inline(__always)
     static func requantLanes(_ acc: SIMD8<Int32>, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
                              _ r: QuantizedKernels.Requant) -> SIMD8<Int32> {
-        let a = acc &+ load32(bias)
-        let mv = (load32(m) &<< 16) &>> 16
+        let a = acc &+ load32(bias), mv = load32(m)
+        #if arch(x86_64)
+        // aH·m as one PMADDWD per 4 lanes: the pair (aL, aH) against (0, m).
+        let high = pairDot(a, mv &<< 16)
+        #else
         let high = (a &>> 16) &* mv
+        #endif
         let t = Int32(r.shift - 16)
         return (high &+ highProduct(a, mv) &+ SIMD8(repeating: Int32(1) &<< Int32(r.shift - 17))) &>> t
     }
 
     /// ⌊(a mod 2^16)·m / 2^16⌋ per lane for 0 ≤ m < 2^15: the high half of an unsigned 16×16
-    /// multiply, which LLVM lowers to PMULHUW (UMULL + shift on NEON). As a 32-bit multiply of
-    /// `a & 0xffff` it took SSE2's emulated PMULUDQ sequence (12 instructions per 8 lanes).
-    /// Microbenchmark (portable, min of 6 alternating): 1×1 layers 16→8 channels with PRELU
-    /// 276 → 265 µs, 64→64 239 → 217 µs; the landmark first layer 695 → 658 µs.
+    /// multiply of each lane's low halves, written on the int16 halves of the lanes so that LLVM
+    /// emits PMULHUW on them as they are (m's high half is 0, so each lane's high half of the
+    /// product is too). As a 32-bit multiply of `a & 0xffff` it took SSE2's emulated PMULUDQ
+    /// sequence (12 instructions per 8 lanes); with this and the PMADDWD above, the lane
+    /// requantization is 10 SSE2 instructions per 8 lanes instead of ~35.
     @inline(__always)
     static func highProduct(_ a: SIMD8<Int32>, _ m: SIMD8<Int32>) -> SIMD8<Int32> {
-        var r = SIMD8<Int32>()
-        for j in 0 ..< 8 {
-            let x = UInt32(UInt16(truncatingIfNeeded: a[j])), y = UInt32(UInt16(truncatingIfNeeded: m[j]))
-            r[j] = Int32(UInt16(truncatingIfNeeded: (x &* y) &>> 16))
-        }
-        return r
+        let x = unsafeBitCast(a, to: SIMD16<UInt16>.self), y = unsafeBitCast(m, to: SIMD16<UInt16>.self)
+        var r = SIMD16<UInt16>()
+        for j in 0 ..< 16 { r[j] = UInt16(truncatingIfNeeded: (UInt32(x[j]) &* UInt32(y[j])) &>> 16) }
+        return unsafeBitCast(r, to: SIMD8<Int32>.self)
     }
 
     /// The wide 32-bit lane requantization of one full block, before the activation clamp (29-bit mantissas; see
