@@ -212,6 +212,17 @@ public enum QuantizedKernels {
         for j in 0 ..< 8 { p[j] = min(max(Int16(truncatingIfNeeded: min(max(v[j], -32768), 32767)), lo), hi) }
     }
 
+    /// `store8` built as one vector and written with one store, for the convolutions' epilogue
+    /// without a PRELU: there, stored lane by lane, LLVM vectorized half of a depthwise pixel
+    /// pair's stores and left the other lanes' clamps scalar (seen in the assembly). (In the
+    /// PRELU epilogue this form stayed a loop over the lanes, so that keeps `store8`.)
+    @_transparent
+    static func store8Vector(_ v: SIMD8<Int32>, _ p: UnsafeMutablePointer<Int16>, lo: Int16, hi: Int16) {
+        var x = SIMD8<Int16>()
+        for j in 0 ..< 8 { x[j] = min(max(Int16(truncatingIfNeeded: min(max(v[j], -32768), 32767)), lo), hi) }
+        UnsafeMutableRawPointer(p).storeBytes(of: x, as: SIMD8<Int16>.self)
+    }
+
     /// Per-op constants of an element-wise kernel (meaning per kind, see `QuantizedEngine`).
     public struct BinaryParams {
         public var m0: Int64, m1: Int64, s0: Int, m2: Int64, s2: Int, lo: Int64, hi: Int64

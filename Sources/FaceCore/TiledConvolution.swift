@@ -441,7 +441,7 @@ public enum TiledConvolution {
         var y = r.lanes ? requantLanes(acc, bias + first, m + first, r) : requantWide(acc, bias + first, m + first, r)
         guard let pr = prelu else {
             // The activation's clamp in the store's int16 min/max.
-            QuantizedKernels.store8(y, out, lo: Int16(truncatingIfNeeded: r.lo), hi: Int16(truncatingIfNeeded: r.hi))
+            QuantizedKernels.store8Vector(y, out, lo: Int16(truncatingIfNeeded: r.lo), hi: Int16(truncatingIfNeeded: r.hi))
             return
         }
         let neg = pr.channels == 1 ? SIMD8(repeating: pr.negative[0]) : load32(pr.negative + first)
