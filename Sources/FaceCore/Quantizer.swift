@@ -328,9 +328,11 @@ public enum Quantizer {
             case .mul:
                 let (a, sa) = operand(op.inputs[0]), (b, sb) = operand(op.inputs[1])
                 let so = scaleFromRange(o)
-                // A 29-bit mantissa and a shift ≤ 45 let the kernel run in 32-bit lanes
-                // (`QuantizedKernels.lanesHold`); 2^-29 relative is far below the int16 output's step.
-                let (m, s) = FixedPoint.multipliers([Double(sa) * Double(sb) / Double(so)], maxShift: TiledConvolution.wideShifts.upperBound, bits: 29)
+                // A convolution's mantissa (15 bits where the shift allows, else 29) lets the
+                // kernel run in 32-bit lanes (`QuantizedKernels.lanesHold`); a single 15-bit
+                // mantissa is within 2^-15 of the real multiplier, 1 step at the int16 output's
+                // full scale.
+                let (m, s) = Self.convMultipliers([Double(sa) * Double(sb) / Double(so)])
                 let (lo, hi) = clampRange(p[0], so)
                 emit(.mul, [a, b], scale: so, [Int(m[0]), s, lo, hi])
             case .div:
@@ -346,7 +348,7 @@ public enum Quantizer {
                 // The difference with the residual ADD's 14-bit multipliers, the square's
                 // requantization as MUL's: both in 32-bit lanes (`QuantizedKernels.lanesHold`).
                 let (m1, s1) = FixedPoint.multipliers([Double(sa) / Double(sd), Double(sb) / Double(sd)], maxShift: 30, bits: Quantizer.elementwiseBits)
-                let (m2, s2) = FixedPoint.multipliers([Double(sd) * Double(sd) / Double(so)], maxShift: TiledConvolution.wideShifts.upperBound, bits: 29)
+                let (m2, s2) = Self.convMultipliers([Double(sd) * Double(sd) / Double(so)])
                 emit(.squaredDifference, [a, b], scale: so, [Int(m1[0]), Int(m1[1]), s1, Int(m2[0]), s2])
             case .prelu:
                 // Slopes are constants: fold each into a per-channel multiplier for the negative

@@ -489,15 +489,22 @@ public enum TiledConvolution {
     @inline(__always)
     static func requantLanes(_ acc: SIMD8<Int32>, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
                              _ r: QuantizedKernels.Requant) -> SIMD8<Int32> {
-        let a = acc &+ load32(bias), mv = load32(m)
+        shortProduct(acc &+ load32(bias), load32(m), shift: r.shift)
+    }
+
+    /// ⌊(a·m + 2^(s-1)) / 2^s⌋ per lane for any int32 a, 0 ≤ m < 2^15 and s in `shortShifts`
+    /// (the derivation is `lanesRequantize`'s); also the element-wise MUL's and
+    /// SQUARED_DIFFERENCE's requantization (`QuantizedKernels.productLanes`).
+    @inline(__always)
+    static func shortProduct(_ a: SIMD8<Int32>, _ mv: SIMD8<Int32>, shift: Int) -> SIMD8<Int32> {
         #if arch(x86_64)
         // aH·m as one PMADDWD per 4 lanes: the pair (aL, aH) against (0, m).
         let high = pairDot(a, mv &<< 16)
         #else
         let high = (a &>> 16) &* mv
         #endif
-        let t = Int32(r.shift - 16)
-        return (high &+ highProduct(a, mv) &+ SIMD8(repeating: Int32(1) &<< Int32(r.shift - 17))) &>> t
+        let t = Int32(shift - 16)
+        return (high &+ highProduct(a, mv) &+ SIMD8(repeating: Int32(1) &<< Int32(shift - 17))) &>> t
     }
 
     /// ⌊(a mod 2^16)·m / 2^16⌋ per lane for 0 ≤ m < 2^15: the high half of an unsigned 16×16

@@ -203,12 +203,15 @@ import Testing
                 if variant == 1 { for i in a.indices { a[i] = i % 2 == 0 ? 32767 : -32767 }; for i in b.indices { b[i] = -32767 } }
                 var p: QuantizedKernels.BinaryParams
                 if k == .mul {
-                    let m = variant == 1 ? (1 << 29) - 1 : Int64(rng.next() % (1 << 29))
-                    p = .init(m0: m, m1: 0, s0: variant == 2 ? 30 : 45 - Int(rng.next() % 4), lo: variant == 2 ? -1_000 : -32767, hi: 32767)
+                    // Variant 0 takes the short form (15-bit mantissa), 1 and 2 the wide one.
+                    let m = variant == 1 ? (1 << 29) - 1 : variant == 0 ? Int64(rng.next() % (1 << 15)) : Int64(rng.next() % (1 << 29))
+                    let s = variant == 0 ? 26 + Int(rng.next() % 4) : variant == 2 ? 30 : 45 - Int(rng.next() % 4)
+                    p = .init(m0: m, m1: 0, s0: s, lo: variant == 2 ? -1_000 : -32767, hi: 32767)
                 } else {
                     let s0 = 15 + Int(rng.next() % 2)
                     let m0 = Int64(rng.next() % (1 << 14)), m1 = variant == 1 ? (1 << 14) + 1000 : Int64(rng.next() % (1 << 14))
-                    p = .init(m0: m0, m1: m1, s0: s0, m2: variant == 1 ? (1 << 29) - 1 : Int64(rng.next() % (1 << 29)), s2: variant == 2 ? 30 : 44)
+                    let m2 = variant == 1 ? (1 << 29) - 1 : variant == 0 ? (1 << 15) - 1 - Int64(rng.next() % 100) : Int64(rng.next() % (1 << 29))
+                    p = .init(m0: m0, m1: m1, s0: s0, m2: m2, s2: variant == 2 ? 30 : variant == 0 ? 17 + Int(rng.next() % 12) : 44)
                 }
                 p.lanes = QuantizedKernels.lanesHold(k, p)
                 #expect(p.lanes, "\(k) \(p)")
