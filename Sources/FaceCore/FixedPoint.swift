@@ -33,9 +33,10 @@ public enum FixedPoint {
 
     /// ⌊√v⌋ for v ≥ 0, bit by bit: exact and the same everywhere.
     public static func isqrt(_ v: UInt64) -> UInt64 {
+        guard v > 0 else { return 0 }
         var op = v, res: UInt64 = 0
-        var one: UInt64 = 1 << 62
-        while one > op { one >>= 2 }
+        // The highest power of 4 not above v (counting down to it from 2^62 took up to 31 steps).
+        var one: UInt64 = 1 << UInt64((63 - v.leadingZeroBitCount) & ~1)
         while one != 0 {
             if op >= res + one { op -= res + one; res = (res >> 1) + one } else { res >>= 1 }
             one >>= 2

@@ -277,6 +277,7 @@ public enum QuantizedKernels {
         var o = out
         let sa = bc.a.3, sb = bc.b.3
         let round0 = p.s0 == 0 ? 0 : Int64(1) << Int64(p.s0 - 1), s0 = Int64(p.s0)
+        let form = ProductForm(k, p)
         for i0 in 0 ..< d0 { for i1 in 0 ..< d1 { for i2 in 0 ..< d2 {
             let pa = a + i0 * bc.a.0 + i1 * bc.a.1 + i2 * bc.a.2
             let pb = b + i0 * bc.b.0 + i1 * bc.b.1 + i2 * bc.b.2
@@ -302,13 +303,17 @@ public enum QuantizedKernels {
                     }
                 }
             case .mul where p.lanes, .squaredDifference where p.lanes:
-                var i = 0
-                while i + 8 <= d3 {
-                    store8(productLanes(k, load8(pa + i * sa, stride: sa), load8(pb + i * sb, stride: sb), p), o + i,
-                           lo: Int16(truncatingIfNeeded: p.lo), hi: Int16(truncatingIfNeeded: p.hi))
-                    i += 8
+                // The blend-shape model's layouts (both full, one broadcast along the row) get
+                // loops with constant strides.
+                if sa == 1 && sb == 1 {
+                    productRow(k, pa, 1, pb, 1, d3, p, form, o)
+                } else if sa == 0 && sb == 1 {
+                    productRow(k, pa, 0, pb, 1, d3, p, form, o)
+                } else if sa == 1 && sb == 0 {
+                    productRow(k, pa, 1, pb, 0, d3, p, form, o)
+                } else {
+                    productRow(k, pa, sa, pb, sb, d3, p, form, o)
                 }
-                while i < d3 { o[i] = apply(k, Int64(pa[i * sa]), Int64(pb[i * sb]), p); i += 1 }
             case .div:
                 for i in 0 ..< d3 {
                     let q = FixedPoint.roundedDivide(Int64(pa[i * sa]) &* p.m0, Int64(pb[i * sb]))
@@ -321,26 +326,56 @@ public enum QuantizedKernels {
         } } }
     }
 
+    /// One row of a MUL or SQUARED_DIFFERENCE in lanes (`productLanes`), the tail by `apply`.
+    /// `@_transparent`, so that each call site's constant strides reach the loads (with
+    /// `@inline(__always)` it stayed one function taking the strides).
+    @_transparent
+    static func productRow(_ k: BinaryKind, _ pa: UnsafePointer<Int16>, _ sa: Int, _ pb: UnsafePointer<Int16>, _ sb: Int, _ n: Int,
+                           _ p: BinaryParams, _ f: ProductForm, _ o: UnsafeMutablePointer<Int16>) {
+        var i = 0
+        while i + 8 <= n {
+            store8(productLanes(load8(pa + i * sa, stride: sa), load8(pb + i * sb, stride: sb), f), o + i,
+                   lo: Int16(truncatingIfNeeded: p.lo), hi: Int16(truncatingIfNeeded: p.hi))
+            i += 8
+        }
+        while i < n { o[i] = apply(k, Int64(pa[i * sa]), Int64(pb[i * sb]), p); i += 1 }
+    }
+
+    /// `productLanes`' constants, derived once per call of `binary`: derived per 8 lanes, LLVM
+    /// kept the form checks, broadcasts and shift constants inside the loop (seen in the assembly).
+    struct ProductForm {
+        var mul: Bool, short: Bool
+        /// SQUARED_DIFFERENCE's difference: its multipliers (m0, -m1), rounding and shift.
+        var ma: Int32, mb: Int32, round: Int32, s0: Int32
+        /// The requantizing multiplier and shift (of the product, or of the square).
+        var m: Int32, shift: Int
+        init(_ k: BinaryKind, _ p: BinaryParams) {
+            mul = k == .mul
+            ma = Int32(truncatingIfNeeded: p.m0); mb = -Int32(truncatingIfNeeded: p.m1)
+            s0 = Int32(truncatingIfNeeded: p.s0)
+            round = (Int32(1) &<< s0) &>> 1
+            m = Int32(truncatingIfNeeded: mul ? p.m0 : p.m2); shift = mul ? p.s0 : p.s2
+            // The short form when the quantizer gave a 15-bit mantissa (it does when the shift
+            // allows: `Quantizer.Builder.convMultipliers`), 10 instead of ~40 SSE2 instructions.
+            short = m >= 0 && m < 1 << 15 && TiledConvolution.shortShifts.contains(shift)
+        }
+    }
+
     /// `apply`'s MUL or SQUARED_DIFFERENCE on eight lanes, before the clamp (`lanesHold` says
     /// when it is exact). Measured (portable build; before, the 64-bit scalar formula): in
     /// `bench models --layers`, the blend-shape model's 26 MULs 0.36 → 0.23 ms and 8
     /// SQUARED_DIFFERENCEs 0.20 → 0.09 ms; the model 1.68 → 1.57 ms (minimum of 8 alternating runs).
     @inline(__always)
-    static func productLanes(_ k: BinaryKind, _ x: SIMD8<Int16>, _ y: SIMD8<Int16>, _ p: BinaryParams) -> SIMD8<Int32> {
-        let a: SIMD8<Int32>, m: Int32, s: Int
-        if k == .mul {
+    static func productLanes(_ x: SIMD8<Int16>, _ y: SIMD8<Int16>, _ f: ProductForm) -> SIMD8<Int32> {
+        let a: SIMD8<Int32>
+        if f.mul {
             a = TiledConvolution.mul16(TiledConvolution.widen(x), TiledConvolution.widen(y))
-            m = Int32(truncatingIfNeeded: p.m0); s = p.s0
         } else {
-            let r: Int32 = p.s0 == 0 ? 0 : 1 &<< Int32(p.s0 - 1)
-            let d = (weightedSum(x, y, Int32(truncatingIfNeeded: p.m0), -Int32(truncatingIfNeeded: p.m1)) &+ r) &>> Int32(p.s0)
+            let d = (weightedSum(x, y, f.ma, f.mb) &+ f.round) &>> f.s0
             a = d &* d
-            m = Int32(truncatingIfNeeded: p.m2); s = p.s2
         }
-        // The short form when the quantizer gave a 15-bit mantissa (it does when the shift
-        // allows: `Quantizer.Builder.convMultipliers`), 10 instead of ~40 SSE2 instructions.
-        if m < 1 << 15 && TiledConvolution.shortShifts.contains(s) { return TiledConvolution.shortProduct(a, SIMD8(repeating: m), shift: s) }
-        return TiledConvolution.wideProduct(a, mH: SIMD8(repeating: m &>> 14), mL: SIMD8(repeating: m & 0x3fff), shift: s)
+        if f.short { return TiledConvolution.shortProduct(a, SIMD8(repeating: f.m), shift: f.shift) }
+        return TiledConvolution.wideProduct(a, mH: SIMD8(repeating: f.m &>> 14), mL: SIMD8(repeating: f.m & 0x3fff), shift: f.shift)
     }
 
     /// Eight int16 elements `stride` apart: a vector load, a broadcast, or a gather.

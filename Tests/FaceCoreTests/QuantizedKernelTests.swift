@@ -282,9 +282,14 @@ import Testing
         #expect(m[0] == 1 << 30 && s == 31)
         #expect(FixedPoint.apply(3, Int64(m[0]), s) == 2)       // 1.5 rounds half up
         #expect(FixedPoint.apply(-3, Int64(m[0]), s) == -1)     // -1.5 rounds towards +∞
-        for v: UInt64 in [0, 1, 2, 3, 4, 15, 16, 17, 1 << 40, (1 << 62) - 1] {
+        // Every magnitude, perfect squares and their neighbours.
+        var rng = FuzzHarness.Random(seed: 34)
+        var values: [UInt64] = [0, 1, 2, 3, 4, 15, 16, 17, 1 << 40, (1 << 62) - 1, 1 << 62]
+        for bits in 1 ... 62 { values.append(rng.next() >> UInt64(64 - bits)) }
+        for _ in 0 ..< 200 { let q = rng.next() >> 33; values += [q * q, max(q * q, 1) - 1, q * q + 1] }
+        for v in values {
             let r = FixedPoint.isqrt(v)
-            #expect(r * r <= v && (r + 1) * (r + 1) > v)
+            #expect(r * r <= v && (r + 1) * (r + 1) > v, "isqrt(\(v)) = \(r)")
         }
         #expect(FixedPoint.roundedDivide(7, 2) == 4 && FixedPoint.roundedDivide(-7, 2) == -4 && FixedPoint.roundedDivide(5, 3) == 2)
     }
