@@ -169,7 +169,8 @@ public enum QuantizedKernels {
 
     @inline(__always)
     static func weightedSum(_ x: SIMD8<Int16>, _ y: SIMD8<Int16>, _ ma: Int32, _ mb: Int32) -> SIMD8<Int32> {
-        #if arch(x86_64)
+        // (AVX2 takes the widened form, as `TiledConvolution.TapPair` does.)
+        #if arch(x86_64) && !FACEKIT_WIDE_VECTORS
         return TiledConvolution.pairDot(TiledConvolution.TapPair(x, y).v, SIMD8(repeating: (ma & 0xffff) | (mb &<< 16)))
         #else
         return TiledConvolution.widen(x) &* ma &+ TiledConvolution.widen(y) &* mb
