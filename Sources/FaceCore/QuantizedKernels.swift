@@ -376,7 +376,7 @@ public enum QuantizedKernels {
             a = d &* d
         }
         if f.short { return TiledConvolution.shortProduct(a, SIMD8(repeating: f.m), shift: f.shift) }
-        return TiledConvolution.wideProduct(a, mH: SIMD8(repeating: f.m &>> 14), mL: SIMD8(repeating: f.m & 0x3fff), shift: f.shift)
+        return TiledConvolution.wideProduct(a, SIMD8(repeating: f.m), shift: f.shift)
     }
 
     /// Eight int16 elements `stride` apart: a vector load, a broadcast, or a gather.

@@ -535,7 +535,30 @@ public enum TiledConvolution {
     static func requantWide(_ acc: SIMD8<Int32>, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
                             _ r: QuantizedKernels.Requant) -> SIMD8<Int32> {
         let mv = load32(m)
-        return wideProduct(acc &+ load32(bias), mH: mv &>> 14, mL: mv & 0x3fff, shift: r.shift)
+        return wideProduct(acc &+ load32(bias), mv, shift: r.shift)
+    }
+
+    /// `wideProduct` for a mantissa vector. AVX2 has VPMULDQ (signed 32×32 → 64 bits), so there
+    /// the exact 64-bit formula is shorter than the 16-bit split; with a right shift that is
+    /// logical (AVX2 has no 64-bit arithmetic one), made exact by adding 2^62 — a multiple of
+    /// 2^s that keeps the sum positive (|a·m| < 2^60) — and subtracting 2^(62-s) after.
+    /// Microbenchmark (AVX2, the landmark model's first layer with 29-bit mantissas, min of 6
+    /// alternating runs): 788 → 348 µs.
+    @inline(__always)
+    static func wideProduct(_ a: SIMD8<Int32>, _ m: SIMD8<Int32>, shift: Int) -> SIMD8<Int32> {
+        #if arch(x86_64) && FACEKIT_WIDE_VECTORS
+        let a64 = unsafeBitCast(a, to: SIMD4<Int64>.self), m64 = unsafeBitCast(m, to: SIMD4<Int64>.self)
+        let c = SIMD4<Int64>(repeating: (Int64(1) &<< Int64(shift - 1)) &+ (Int64(1) &<< 62))
+        // Even lanes: the low halves sign-extended; odd lanes: the high halves.
+        let even = ((a64 &<< 32) &>> 32) &* ((m64 &<< 32) &>> 32) &+ c
+        let odd = (a64 &>> 32) &* (m64 &>> 32) &+ c
+        let s = UInt64(shift)
+        let ue = unsafeBitCast(even, to: SIMD4<UInt64>.self) &>> s, uo = unsafeBitCast(odd, to: SIMD4<UInt64>.self) &>> s
+        let merged = (ue & 0xffff_ffff) | (uo &<< 32)
+        return unsafeBitCast(merged, to: SIMD8<Int32>.self) &- SIMD8(repeating: Int32(truncatingIfNeeded: Int64(1) &<< Int64(62 - shift)))
+        #else
+        return wideProduct(a, mH: m &>> 14, mL: m & 0x3fff, shift: shift)
+        #endif
     }
 
     /// ⌊(a·m + 2^(s-1)) / 2^s⌋ per lane for any int32 a, m = mH·2^14 + mL < 2^29 and s in
