@@ -246,8 +246,7 @@ public enum QuantizedKernels {
     /// The quantizer gives both such constants (`Quantizer`); a model that does not have them
     /// runs the 64-bit scalar formula.
     public static func lanesHold(_ k: BinaryKind, _ p: BinaryParams) -> Bool {
-        func short(_ m: Int64, _ s: Int) -> Bool { m >= 0 && m < 1 << 15 && TiledConvolution.shortShifts.contains(s) }
-        func wide(_ m: Int64, _ s: Int) -> Bool { short(m, s) || (m >= 0 && m < 1 << 29 && TiledConvolution.wideShifts.contains(s)) }
+        func wide(_ m: Int64, _ s: Int) -> Bool { TiledConvolution.shortForm(m, shift: s) || TiledConvolution.wideForm(m, shift: s) }
         switch k {
         case .mul: return wide(p.m0, p.s0)
         case .squaredDifference:
@@ -358,7 +357,7 @@ public enum QuantizedKernels {
             m = Int32(truncatingIfNeeded: mul ? p.m0 : p.m2); shift = mul ? p.s0 : p.s2
             // The short form when the quantizer gave a 15-bit mantissa (it does when the shift
             // allows: `Quantizer.Builder.convMultipliers`), 10 instead of ~40 SSE2 instructions.
-            short = m >= 0 && m < 1 << 15 && TiledConvolution.shortShifts.contains(shift)
+            short = TiledConvolution.shortForm(Int64(m), shift: shift)
         }
     }
 

@@ -74,6 +74,10 @@ public enum TiledConvolution {
         shortShifts.contains(shift) && mantissas(m, count: count, below: 1 << 15)
     }
 
+    /// `lanesRequantize` and `wideRequantize` for one multiplier (the element-wise kernels').
+    static func shortForm(_ m: Int64, shift: Int) -> Bool { m >= 0 && m < 1 << 15 && shortShifts.contains(shift) }
+    static func wideForm(_ m: Int64, shift: Int) -> Bool { m >= 0 && m < 1 << 29 && wideShifts.contains(shift) }
+
     /// Every channel's mantissa in 0 ..< `limit`.
     static func mantissas(_ m: UnsafePointer<Int32>, count: Int, below limit: Int32) -> Bool {
         for c in 0 ..< count where m[c] < 0 || m[c] >= limit { return false }
