@@ -58,8 +58,9 @@ public enum GraphValidator {
         var base = op
         switch op.code {
         case .conv2d, .depthwiseConv2d:
-            guard s.count == 4, p.count == 10, isConst(1, .int8) || isConst(1, .int16), isConst(2, .int32), isConst(3, .int32),
-                  s[3] == [out.last ?? -1] else { throw fail("bad integer convolution operands") }
+            // A fifth operand: the negative side's mantissas of a folded PRELU (`Requant.negative`).
+            guard s.count == 4 || s.count == 5, p.count == 10, isConst(1, .int8) || isConst(1, .int16), isConst(2, .int32), isConst(3, .int32),
+                  s[3] == [out.last ?? -1], s.count == 4 || (isConst(4, .int32) && s[4] == s[3]) else { throw fail("bad integer convolution operands") }
             try activation(0); try shift(p[7]); try clampPair(p[8], p[9])
             base.inputs = Array(op.inputs[0 ..< 3]); base.params = Array(p[0 ..< 7])
             // The float rule checks the filter shape; fix its element type by shape only.

@@ -3,8 +3,9 @@
 ///
 ///     offset  size  field
 ///     0       8     magic "FKMODEL\0"
-///     8       4     version (2: integer convolutions take int8 or int16 weights and no second
-///                   int8 residual plane; version 1 files are refused with a request to convert again)
+///     8       4     version (3: an integer convolution may carry a folded PRELU's negative-side
+///                   mantissas as a fifth operand; 2: int8 or int16 weights and no second int8
+///                   residual plane. Older files are refused with a request to convert again)
 ///     12      4     header size (64)
 ///     16      8     file size
 ///     24      8     checksum: `ModelFile.checksum` of bytes [32, file size)
@@ -18,7 +19,7 @@
 /// All integers are little-endian. Unknown versions are refused rather than guessed at.
 public enum ModelFile {
     public static let magic: [UInt8] = [0x46, 0x4B, 0x4D, 0x4F, 0x44, 0x45, 0x4C, 0x00]
-    public static let version = 2
+    public static let version = 3
     public static let headerSize = 64
 
     /// Which model of the face landmarker a section holds. Append-only codes.

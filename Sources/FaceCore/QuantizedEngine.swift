@@ -19,9 +19,9 @@ public final class QuantizedEngine: InferenceEngine {
     private static let minimumScratchBytes = 1 << 16
 
     enum Kind {
-        /// CONV_2D (or DEPTHWISE), optionally with a fused PRELU.
-        case conv(FloatKernels.ConvGeometry, QuantizedKernels.Requant, prelu: TiledConvolution.PReLU?)
-        case depthwise(FloatKernels.ConvGeometry, QuantizedKernels.Requant, prelu: TiledConvolution.PReLU?)
+        /// CONV_2D (or DEPTHWISE), a PRELU after it folded in by the quantizer (`Requant.negative`).
+        case conv(FloatKernels.ConvGeometry, QuantizedKernels.Requant)
+        case depthwise(FloatKernels.ConvGeometry, QuantizedKernels.Requant)
         /// ADD of two same-shape tensors, then PRELU (`QuantizedKernels.addPReLU`).
         case addPReLU(QuantizedKernels.BinaryParams, positive: Int32, channels: Int, shift: Int, count: Int)
         /// A PRELU fused into the op before it.
@@ -62,7 +62,7 @@ public final class QuantizedEngine: InferenceEngine {
         var packedBytes = 0, scratchNeed = QuantizedEngine.minimumScratchBytes
         for op in graph.ops where op.code == .conv2d || op.code == .depthwiseConv2d {
             let g = FloatKernels.geometry(op, graph.tensors), dw = op.code == .depthwiseConv2d
-            packedBytes += TiledConvolution.packedBytes(g, depthwise: dw)
+            packedBytes += TiledConvolution.packedBytes(g, depthwise: dw) + QuantizedEngine.negativeBytes(op, g)
             if !dw { scratchNeed = max(scratchNeed, TiledConvolution.scratchBytes(g)) }
         }
         scratchBytes = scratchNeed
@@ -94,9 +94,14 @@ public final class QuantizedEngine: InferenceEngine {
         }
     }
 
-    /// Indices of the PRELU ops that run inside the op before them (a convolution, or an ADD of
-    /// same-shape tensors): the PRELU alone reads that op's output, with one slope or one per
-    /// channel.
+    /// Packed bytes of a convolution's folded-PRELU mantissas in lane form (`TiledConvolution.prepare`).
+    static func negativeBytes(_ op: GraphOp, _ g: FloatKernels.ConvGeometry) -> Int {
+        op.inputs.count > 4 ? (TiledConvolution.negativeLaneCount(g.outC) * 4 + 63) / 64 * 64 : 0
+    }
+
+    /// Indices of the PRELU ops that run inside the ADD before them (two same-shape tensors):
+    /// the PRELU alone reads the sum, with one slope or one per channel. (A PRELU after a
+    /// convolution is folded into it by the quantizer, `Quantizer.foldablePReLU`.)
     static func fusedPReLUs(_ graph: Graph) -> Set<Int> {
         var consumers = [Int](repeating: 0, count: graph.tensors.count)
         for op in graph.ops { for t in op.inputs { consumers[t] += 1 } }
@@ -104,29 +109,22 @@ public final class QuantizedEngine: InferenceEngine {
         var out: Set<Int> = []
         for k in 1 ..< max(graph.ops.count, 1) {
             let op = graph.ops[k - 1], next = graph.ops[k]
-            guard op.code == .conv2d || op.code == .depthwiseConv2d || op.code == .add, next.code == .prelu,
-                  next.inputs[0] == op.output, consumers[op.output] == 1 else { continue }
+            guard op.code == .add, next.code == .prelu, next.inputs[0] == op.output, consumers[op.output] == 1 else { continue }
             let shape = graph.tensors[op.output].shape
-            if op.code == .add && !(graph.tensors[op.inputs[0]].shape == shape && graph.tensors[op.inputs[1]].shape == shape) { continue }
+            guard graph.tensors[op.inputs[0]].shape == shape && graph.tensors[op.inputs[1]].shape == shape else { continue }
             let channels = graph.tensors[next.inputs[1]].elementCount
             if channels == 1 || channels == shape.last { out.insert(k) }
         }
         return out
     }
 
-    /// The convolution step `s` with the PRELU `next` applied in its epilogue.
+    /// The ADD step `s` with the PRELU `next` applied in its epilogue.
     private func fuse(_ s: Step, _ next: GraphOp) -> Step? {
-        let pr = TiledConvolution.PReLU(positive: Int32(next.params[0]), negative: UnsafePointer(pointers[next.inputs[1]].assumingMemoryBound(to: Int32.self)),
-                                        channels: graph.tensors[next.inputs[1]].elementCount, shift: next.params[1])
+        guard case let .binary(.add, _, p) = s.kind else { return nil }
         var f = s
-        switch s.kind {
-        case let .conv(g, r, nil): f.kind = .conv(g, r, prelu: pr)
-        case let .depthwise(g, r, nil): f.kind = .depthwise(g, r, prelu: pr)
-        case let .binary(.add, _, p):
-            f.kind = .addPReLU(p, positive: pr.positive, channels: pr.channels, shift: pr.shift, count: graph.tensors[next.output].elementCount)
-            f.inputs = [s.inputs[0], s.inputs[1], pointers[next.inputs[1]]]
-        default: return nil
-        }
+        f.kind = .addPReLU(p, positive: Int32(next.params[0]), channels: graph.tensors[next.inputs[1]].elementCount, shift: next.params[1],
+                           count: graph.tensors[next.output].elementCount)
+        f.inputs = [s.inputs[0], s.inputs[1], pointers[next.inputs[1]]]
         f.output = pointers[next.output]
         return f
     }
@@ -146,10 +144,12 @@ public final class QuantizedEngine: InferenceEngine {
         case .conv2d, .depthwiseConv2d:
             let g = FloatKernels.geometry(op, ts)
             let m = pointers[op.inputs[3]].assumingMemoryBound(to: Int32.self)
-            let r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]),
-                                             lanes: TiledConvolution.lanesRequantize(m, count: g.outC, shift: p[7]),
-                                             wide: TiledConvolution.wideRequantize(m, count: g.outC, shift: p[7]))
-            kind = op.code == .depthwiseConv2d ? .depthwise(g, r, prelu: nil) : .conv(g, r, prelu: nil)
+            var r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]),
+                                             negative: op.inputs.count > 4 ? UnsafePointer(pointers[op.inputs[4]].assumingMemoryBound(to: Int32.self)) : nil)
+            let lanes = (packed + packedUsed).assumingMemoryBound(to: Int32.self)
+            TiledConvolution.prepare(&r, multipliers: m, count: g.outC, lanes: lanes)
+            packedUsed += QuantizedEngine.negativeBytes(op, g)
+            kind = op.code == .depthwiseConv2d ? .depthwise(g, r) : .conv(g, r)
         case .maxPool2d:
             kind = .maxPool(FloatKernels.geometry(op, ts), Int16(p[7]), Int16(p[8]))
         case .prelu:
@@ -249,7 +249,7 @@ public final class QuantizedEngine: InferenceEngine {
     /// Whether step `i` is a convolution that requantizes in 32-bit lanes (benchmarks).
     public func requantizesInLanes(_ i: Int) -> Bool {
         switch steps[i].kind {
-        case let .conv(_, r, _), let .depthwise(_, r, _): return r.lanes || r.wide
+        case let .conv(_, r), let .depthwise(_, r): return r.lanes || r.wide
         default: return false
         }
     }
@@ -264,14 +264,14 @@ public final class QuantizedEngine: InferenceEngine {
         @inline(__always) func i16(_ p: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Int16> { p.assumingMemoryBound(to: Int16.self) }
         let out = i16(s.output)
         switch s.kind {
-        case let .conv(g, r, prelu):
+        case let .conv(g, r):
             TiledConvolution.conv(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: SIMD8<Int32>.self),
                                   bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
-                                  r, prelu: prelu, output: out, scratch: scratch)
-        case let .depthwise(g, r, prelu):
+                                  r, output: out, scratch: scratch)
+        case let .depthwise(g, r):
             TiledConvolution.depthwise(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: SIMD8<Int32>.self),
                                        bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
-                                       r, prelu: prelu, output: out)
+                                       r, output: out)
         case let .addPReLU(p, mp, c, sh, n):
             QuantizedKernels.addPReLU(i16(s.inputs[0]), i16(s.inputs[1]), p, positive: mp, negative: s.inputs[2].assumingMemoryBound(to: Int32.self),
                                       channels: c, shift: sh, out, count: n)

@@ -15,8 +15,23 @@ public enum QuantizedKernels {
         public var lanes: Bool
         /// The mantissas allow the wide 32-bit lane epilogue instead (`TiledConvolution.wideRequantize`).
         public var wide: Bool
-        public init(shift: Int, lo: Int32, hi: Int32, lanes: Bool = false, wide: Bool = false) {
-            self.shift = shift; self.lo = lo; self.hi = hi; self.lanes = lanes; self.wide = wide
+        /// A PRELU folded into the convolution at conversion (`Quantizer`): each channel's
+        /// mantissa for a negative accumulator (signed; the slope times the positive side's
+        /// scale), so one rounding gives the activation's output. nil: one mantissa per channel.
+        public var negative: UnsafePointer<Int32>?
+        /// `negative` as the lane epilogues take it (`TiledConvolution.prepare`): per channel
+        /// the magnitude, then, `negativeFlips` ahead, -1 where the mantissa is negative.
+        public var negativeLanes: UnsafePointer<Int32>?
+        public var negativeFlips: Int = 0
+        public init(shift: Int, lo: Int32, hi: Int32, lanes: Bool = false, wide: Bool = false, negative: UnsafePointer<Int32>? = nil) {
+            self.shift = shift; self.lo = lo; self.hi = hi; self.lanes = lanes; self.wide = wide; self.negative = negative
+        }
+
+        /// Channel c's mantissa for the accumulator acc (bias included).
+        @inline(__always)
+        func mantissa(_ acc: Int32, _ m: UnsafePointer<Int32>, _ c: Int) -> Int32 {
+            if acc < 0, let n = negative { return n[c] }
+            return m[c]
         }
     }
 
@@ -42,7 +57,7 @@ public enum QuantizedKernels {
                     acc &+= x &* weights[k]
                 }
             } }
-            let v = FixedPoint.apply(Int64(acc), Int64(multipliers[co]), r.shift)
+            let v = FixedPoint.apply(Int64(acc), Int64(r.mantissa(acc, multipliers, co)), r.shift)
             output[(oy * g.outW + ox) * g.outC + co] = Int16(truncatingIfNeeded: min(max(v, Int64(r.lo)), Int64(r.hi)))
         } } }
     }
@@ -61,7 +76,7 @@ public enum QuantizedKernels {
                 let x = Int32(input[(iy * g.inW + ix) * g.inC + c]), k = (ky * g.kw + kx) * g.outC + c
                 acc &+= x &* weights[k]
             } }
-            let v = FixedPoint.apply(Int64(acc), Int64(multipliers[c]), r.shift)
+            let v = FixedPoint.apply(Int64(acc), Int64(r.mantissa(acc, multipliers, c)), r.shift)
             output[(oy * g.outW + ox) * g.outC + c] = Int16(truncatingIfNeeded: min(max(v, Int64(r.lo)), Int64(r.hi)))
         } } }
     }

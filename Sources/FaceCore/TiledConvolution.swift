@@ -21,30 +21,19 @@
 /// In the engine (`facekit bench models --layers`, portable build, same model file; the GMAC/s
 /// count both int8 planes that split layers had before int16 weights, `WeightPlane`): 1×1
 /// layers 2.6 → 5–7 GMAC/s; the landmark model 107–110 → 47–48 ms with these kernels, PRELU
-/// fusion and the 32-bit lane requantization (`requantLanes`: in one run, the landmark model's
+/// fusion and the 32-bit lane requantization (`shortProduct`: in one run, the landmark model's
 /// 1×1 layers ran at 6.7 GMAC/s with it and 3.3 on the 64-bit epilogue). With PMADDWD
 /// (session 4, portable): those layers 6.3 → 9.0 GMAC/s, and 12–13 with one block per pass;
 /// the landmark model 43 → 24 ms with the depthwise, ADD and store changes below.
 ///
-/// Requantization is the engine's (`FixedPoint`, one 64-bit rounding of acc·m),
-/// optionally followed by a fused PRELU in the PRELU kernel's own 32-bit arithmetic, so every
-/// result is bit-identical to `QuantizedKernels.conv2dReference` (+ `prelu`); tested.
+/// Requantization is the engine's (`FixedPoint`, one 64-bit rounding of acc·m, m chosen by the
+/// sign of acc where a PRELU is folded in, `Requant.negative`), so every result is
+/// bit-identical to `QuantizedKernels.conv2dReference`; tested.
 public enum TiledConvolution {
     /// Output channels per block (accumulator lanes).
     public static let lanes = 8
     /// Output pixels per microkernel call.
     public static let tile = 4
-
-    /// A PRELU applied to the requantized output (folded slopes, as `QuantizedKernels.prelu`).
-    public struct PReLU {
-        public var positive: Int32
-        public var negative: UnsafePointer<Int32>
-        public var channels: Int
-        public var shift: Int
-        public init(positive: Int32, negative: UnsafePointer<Int32>, channels: Int, shift: Int) {
-            self.positive = positive; self.negative = negative; self.channels = channels; self.shift = shift
-        }
-    }
 
     static func blocks(_ channels: Int) -> Int { (channels + lanes - 1) / lanes }
 
@@ -99,6 +88,31 @@ public enum TiledConvolution {
     /// mantissas 29-bit ones (`Quantizer.Builder.convMultipliers`).
     public static func wideRequantize(_ m: UnsafePointer<Int32>, count: Int, shift: Int) -> Bool {
         wideShifts.contains(shift) && mantissas(m, count: count, below: 1 << 29)
+    }
+
+    /// Int32 values `prepare` writes for a layer with a folded PRELU (`Requant.negative`).
+    public static func negativeLaneCount(_ channels: Int) -> Int { 2 * channels }
+
+    /// Decides a layer's epilogue once, when it is set up: the lane forms need every mantissa,
+    /// the negative side's magnitudes included, inside their range. A folded PRELU's negative
+    /// mantissas go to `lanes` (2 × count values) as magnitudes and sign masks.
+    public static func prepare(_ r: inout QuantizedKernels.Requant, multipliers m: UnsafePointer<Int32>, count: Int,
+                               lanes buffer: UnsafeMutablePointer<Int32>?) {
+        r.lanes = lanesRequantize(m, count: count, shift: r.shift)
+        r.wide = wideRequantize(m, count: count, shift: r.shift)
+        guard let n = r.negative, let b = buffer else { r.negativeLanes = nil; return }
+        for c in 0 ..< count {
+            b[c] = n[c] == Int32.min ? Int32.max : abs(n[c])   // Int32.min fails both lane checks below anyway
+            b[count + c] = n[c] < 0 ? -1 : 0
+        }
+        r.lanes = r.lanes && lanesRequantize(b, count: count, shift: r.shift) && !mantissas(n, count: count, equal: Int32.min)
+        r.wide = r.wide && wideRequantize(b, count: count, shift: r.shift) && !mantissas(n, count: count, equal: Int32.min)
+        r.negativeLanes = UnsafePointer(b); r.negativeFlips = count
+    }
+
+    static func mantissas(_ m: UnsafePointer<Int32>, count: Int, equal v: Int32) -> Bool {
+        for c in 0 ..< count where m[c] == v { return true }
+        return false
     }
 
     /// Pairs in one output channel's reduction.
@@ -178,19 +192,19 @@ public enum TiledConvolution {
     /// driver, which check single layers; the engine packs once at set-up.
     public static func packAndRun(depthwise dw: Bool, _ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
                                   bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
-                                  _ requant: QuantizedKernels.Requant, prelu: PReLU? = nil, output: UnsafeMutablePointer<Int16>) {
+                                  _ requant: QuantizedKernels.Requant, output: UnsafeMutablePointer<Int16>) {
         var r = requant
-        r.lanes = lanesRequantize(multipliers, count: g.outC, shift: r.shift)
-        r.wide = wideRequantize(multipliers, count: g.outC, shift: r.shift)
+        let negative = UnsafeMutablePointer<Int32>.allocate(capacity: negativeLaneCount(g.outC))
+        prepare(&r, multipliers: multipliers, count: g.outC, lanes: negative)
         let w = UnsafeMutablePointer<SIMD8<Int32>>.allocate(capacity: max(packedCount(g, depthwise: dw), 1))
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: max(scratchBytes(g), 64), alignment: 64)
-        defer { w.deallocate(); scratch.deallocate() }
+        defer { w.deallocate(); scratch.deallocate(); negative.deallocate() }
         if dw {
             packDepthwise(g, weights: weights, into: w)
-            depthwise(g, input: input, weights: w, bias: bias, multipliers: multipliers, r, prelu: prelu, output: output)
+            depthwise(g, input: input, weights: w, bias: bias, multipliers: multipliers, r, output: output)
         } else {
             packConv(g, weights: weights, into: w)
-            conv(g, input: input, weights: w, bias: bias, multipliers: multipliers, r, prelu: prelu, output: output, scratch: scratch)
+            conv(g, input: input, weights: w, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
         }
     }
 
@@ -200,7 +214,7 @@ public enum TiledConvolution {
     /// `weights` are packed by `packConv`; scratch holds `scratchBytes(g)`.
     public static func conv(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
                             bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
-                            _ r: QuantizedKernels.Requant, prelu: PReLU?,
+                            _ r: QuantizedKernels.Requant,
                             output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
         // A direct convolution's pixels are consecutive rows of pairs, so its tiles run across
         // output rows. Other geometries tile each output row: a tile whose windows are all
@@ -215,7 +229,11 @@ public enum TiledConvolution {
         let rows = scratch.assumingMemoryBound(to: Int32.self), gathered = 4 * np
         // Interior columns: ox·sW - padL ≥ 0 and ox·sW - padL + kw - 1 < inW.
         let xlo = (g.padLeft + g.strideW - 1) / g.strideW
-        let xhi = g.dilationW == 1 ? min(g.outW, max(xlo, (g.inW - g.kw + g.padLeft) / g.strideW + 1)) : xlo
+        // None where even the first window ends past the row (SAME padding on the right of an
+        // input narrower than the kernel): integer division truncating a negative span to 0
+        // once made such a column "interior", read in place past the row.
+        let span = g.inW - g.kw + g.padLeft
+        let xhi = g.dilationW == 1 && span >= 0 ? min(g.outW, max(xlo, span / g.strideW + 1)) : xlo
         let pixelStep = 2 * g.strideW * g.inC, rowStep = 2 * g.dilationH * g.inW * g.inC, end = g.inH * g.inW * g.inC
         var p = 0, oy = 0, ox = 0
         while p < pixels {
@@ -240,7 +258,7 @@ public enum TiledConvolution {
                 if ox == g.outW { ox = 0; oy += 1 }
             }
             tileBlocks(g, base, segments, count, count > 1 ? pixelBytes : 0, count > 2 ? 2 * pixelBytes : 0, count > 3 ? 3 * pixelBytes : 0,
-                       rowStep, weights, bias, multipliers, r, prelu, output + p * g.outC)
+                       rowStep, weights, bias, multipliers, r, output + p * g.outC)
             p += count
         }
     }
@@ -252,7 +270,7 @@ public enum TiledConvolution {
     static func tileBlocks(_ g: FloatKernels.ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int,
                            _ o1: Int, _ o2: Int, _ o3: Int, _ segmentStep: Int,
                            _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
-                           _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ out: UnsafeMutablePointer<Int16>) {
+                           _ r: QuantizedKernels.Requant, _ out: UnsafeMutablePointer<Int16>) {
         let np = pairs(g, depthwise: false), nb = blocks(g.outC), n = g.outC, sp = np / segments
         var b = 0
         while b < nb {
@@ -276,8 +294,8 @@ public enum TiledConvolution {
                     dot4(a, o1, o2, o3, w, sp, &c0, &c1, &c2, &c3)
                 }
             }
-            emitTile(b, count, c0, c1, c2, c3, n, bias, multipliers, r, prelu, out)
-            if two { emitTile(b + 1, count, d0, d1, d2, d3, n, bias, multipliers, r, prelu, out) }
+            emitTile(b, count, c0, c1, c2, c3, n, bias, multipliers, r, out)
+            if two { emitTile(b + 1, count, d0, d1, d2, d3, n, bias, multipliers, r, out) }
             b += two ? 2 : 1
         }
     }
@@ -292,13 +310,13 @@ public enum TiledConvolution {
     @_transparent
     static func emitTile(_ blk: Int, _ count: Int, _ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>,
                          _ n: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
-                         _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ output: UnsafeMutablePointer<Int16>) {
+                         _ r: QuantizedKernels.Requant, _ output: UnsafeMutablePointer<Int16>) {
         let first = blockStart(blk, n), width = min(lanes, n - first)
         let out = output + first
-        requant(c0, first, width, bias, m, r, prelu, out)
-        if count > 1 { requant(c1, first, width, bias, m, r, prelu, out + n) }
-        if count > 2 { requant(c2, first, width, bias, m, r, prelu, out + 2 * n) }
-        if count > 3 { requant(c3, first, width, bias, m, r, prelu, out + 3 * n) }
+        requant(c0, first, width, bias, m, r, out)
+        if count > 1 { requant(c1, first, width, bias, m, r, out + n) }
+        if count > 2 { requant(c2, first, width, bias, m, r, out + 2 * n) }
+        if count > 3 { requant(c3, first, width, bias, m, r, out + 3 * n) }
     }
 
     /// The microkernel for two blocks: four pixels against blocks `w` and `v`.
@@ -434,66 +452,56 @@ public enum TiledConvolution {
         while i < n { dst[i] = 0; i += 1 }
     }
 
-    /// Requantizes one pixel's block of accumulators and stores its `width` valid channels.
+    /// Requantizes one pixel's block of accumulators and stores its `width` valid channels. A
+    /// full block takes a 32-bit lane form (`lanesRequantize`, `wideRequantize`: bit-identical
+    /// to the 64-bit formula); measured when the wide form came (bench models --layers, minimum
+    /// of 3 runs, portable), the landmark model's two layers that had the scalar 64-bit epilogue:
+    /// the first 3×3 convolution 2.43 → 1.90 ms and a 1×1 convolution 1.10 → 0.86 ms.
     @_transparent
     static func requant(_ acc: SIMD8<Int32>, _ first: Int, _ width: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
-                        _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ out: UnsafeMutablePointer<Int16>) {
+                        _ r: QuantizedKernels.Requant, _ out: UnsafeMutablePointer<Int16>) {
         guard width == lanes, r.lanes || r.wide else {
-            requantScalar(acc, first, width, bias, m, r, prelu, out)
+            requantScalar(acc, first, width, bias, m, r, out)
             return
         }
-        var y = r.lanes ? requantLanes(acc, bias + first, m + first, r) : requantWide(acc, bias + first, m + first, r)
-        guard let pr = prelu else {
-            // The activation's clamp in the store's int16 min/max.
-            QuantizedKernels.store8Vector(y, out, lo: Int16(truncatingIfNeeded: r.lo), hi: Int16(truncatingIfNeeded: r.hi))
-            return
+        var a = acc &+ load32(bias + first), mv = load32(m + first)
+        if let nl = r.negativeLanes {
+            // The folded PRELU: a negative accumulator takes its channel's negative mantissa,
+            // a negative one as its magnitude times -a (the same product, so the same rounding;
+            // |a| < 2^31 by the accumulator bound). Branch-free, on sign masks.
+            let sa = a &>> 31, flip = sa & load32(nl + r.negativeFlips + first)
+            mv = (load32(nl + first) & sa) | (mv & ~sa)
+            a = (a ^ flip) &- flip
         }
-        let neg = pr.channels == 1 ? SIMD8(repeating: pr.negative[0]) : load32(pr.negative + first)
-        let rr = (Int32(1) &<< Int32(pr.shift)) &>> 1   // branch-free: a branch here left the clamp below scalar
-        let product = QuantizedKernels.clampedPReLUProduct(y, lo: Int16(truncatingIfNeeded: r.lo), hi: Int16(truncatingIfNeeded: r.hi),
-                                                           negative: neg, positive: pr.positive)
-        QuantizedKernels.store8((product &+ rr) &>> Int32(pr.shift), out)
+        let y = r.lanes ? shortProduct(a, mv, shift: r.shift) : wideProduct(a, mv, shift: r.shift)
+        // The activation's clamp in the store's int16 min/max.
+        QuantizedKernels.store8Vector(y, out, lo: Int16(truncatingIfNeeded: r.lo), hi: Int16(truncatingIfNeeded: r.hi))
     }
 
     /// The 64-bit epilogue, out of line: inlined, its unrolled lanes made `requant` too large
     /// for the inliner, so the lane path was a call too (perf showed it as its own function).
     @inline(never)
     static func requantScalar(_ acc: SIMD8<Int32>, _ first: Int, _ width: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
-                              _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ out: UnsafeMutablePointer<Int16>) {
+                              _ r: QuantizedKernels.Requant, _ out: UnsafeMutablePointer<Int16>) {
         // A full block gets a loop of constant trip count, which LLVM unrolls.
         if width == lanes {
-            requantLanes(acc, first, lanes, bias, m, r, prelu, out)
+            requantLanes(acc, first, lanes, bias, m, r, out)
         } else {
-            requantLanes(acc, first, width, bias, m, r, prelu, out)
+            requantLanes(acc, first, width, bias, m, r, out)
         }
     }
 
     @inline(__always)
     static func requantLanes(_ acc: SIMD8<Int32>, _ first: Int, _ width: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
-                             _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ out: UnsafeMutablePointer<Int16>) {
+                             _ r: QuantizedKernels.Requant, _ out: UnsafeMutablePointer<Int16>) {
         let round = r.shift == 0 ? 0 : Int64(1) << Int64(r.shift - 1)
         let s = Int64(r.shift), lo = Int64(r.lo), hi = Int64(r.hi)
         for j in 0 ..< width {
             let c = first + j
-            let v = Int64(acc[j] &+ bias[c]) &* Int64(m[c])
-            var y = min(max((v &+ round) &>> s, lo), hi)
-            if let pr = prelu {
-                let x = Int32(truncatingIfNeeded: y)
-                let pm = x >= 0 ? pr.positive : pr.negative[pr.channels == 1 ? 0 : c]
-                let rr = (Int32(1) &<< Int32(pr.shift)) &>> 1   // branch-free: a branch here left the clamp below scalar
-                y = Int64(min(max((x &* pm &+ rr) &>> Int32(pr.shift), -32767), 32767))
-            }
-            out[j] = Int16(truncatingIfNeeded: y)
+            let a = acc[j] &+ bias[c]
+            let v = Int64(a) &* Int64(r.mantissa(a, m, c))
+            out[j] = Int16(truncatingIfNeeded: min(max((v &+ round) &>> s, lo), hi))
         }
-    }
-
-    /// The 32-bit lane requantization of one full block, before the activation clamp (see
-    /// `lanesRequantize` for why it is exact). The `&<< 16 &>> 16` on 16-bit operands lets LLVM
-    /// multiply 16-bit lanes.
-    @inline(__always)
-    static func requantLanes(_ acc: SIMD8<Int32>, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
-                             _ r: QuantizedKernels.Requant) -> SIMD8<Int32> {
-        shortProduct(acc &+ load32(bias), load32(m), shift: r.shift)
     }
 
     /// ⌊(a·m + 2^(s-1)) / 2^s⌋ per lane for any int32 a, 0 ≤ m < 2^15 and s in `shortShifts`
@@ -529,17 +537,6 @@ public enum TiledConvolution {
         var r = SIMD16<UInt16>()
         for j in 0 ..< 16 { r[j] = UInt16(truncatingIfNeeded: (UInt32(x[j]) &* UInt32(y[j])) &>> 16) }
         return unsafeBitCast(r, to: SIMD8<Int32>.self)
-    }
-
-    /// The wide 32-bit lane requantization of one full block, before the activation clamp (29-bit mantissas; see
-    /// `wideRequantize` for why it is exact). Measured (bench models --layers, minimum of 3
-    /// runs, portable): the landmark model's two layers that had the scalar 64-bit epilogue,
-    /// the first 3×3 convolution 2.43 → 1.90 ms and a 1×1 convolution 1.10 → 0.86 ms.
-    @inline(__always)
-    static func requantWide(_ acc: SIMD8<Int32>, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
-                            _ r: QuantizedKernels.Requant) -> SIMD8<Int32> {
-        let mv = load32(m)
-        return wideProduct(acc &+ load32(bias), mv, shift: r.shift)
     }
 
     /// `wideProduct` for a mantissa vector. AVX2 has VPMULDQ (signed 32×32 → 64 bits), so there
@@ -601,7 +598,7 @@ public enum TiledConvolution {
     /// of a kernel row (`TapPair`). Measured (bench models --layers, portable, same run):
     /// landmark depthwise layers 2.9 → 5.4–6.0 GMAC/s with tap pairs and the interior path.
     public static func depthwise(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
-                                 bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: QuantizedKernels.Requant, prelu: PReLU?, output: UnsafeMutablePointer<Int16>) {
+                                 bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: QuantizedKernels.Requant, output: UnsafeMutablePointer<Int16>) {
         let c = g.outC, nb = blocks(c), np = pairs(g, depthwise: true), hp = rowPairs(g)
         // Pixel pairs whose windows lie inside the row share each weight vector and skip the
         // column checks (full 8-channel blocks only).
@@ -611,7 +608,7 @@ public enum TiledConvolution {
         let interiorPairs = g.inW - 1 - (g.kw - 1) * g.dilationW + g.padLeft >= 0 ? (xhi - xlo) / 2 : 0
         for oy in 0 ..< g.outH {
             if interiorPairs > 0 {
-                depthwiseInterior(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, r, prelu, output)
+                depthwiseInterior(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, r, output)
             }
             var ox = 0
             while ox < g.outW {
@@ -636,7 +633,7 @@ public enum TiledConvolution {
                             acc &+= x.dot(wb[ky * hp + h])
                         }
                     }
-                    requant(acc, first, width, bias, multipliers, r, prelu, out + first)
+                    requant(acc, first, width, bias, multipliers, r, out + first)
                 }
             }
         }
@@ -648,7 +645,7 @@ public enum TiledConvolution {
     /// the taps of a 3×3 window.
     static func depthwiseInterior(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
                                   _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
-                                  _ r: QuantizedKernels.Requant, _ prelu: PReLU?, _ output: UnsafeMutablePointer<Int16>) {
+                                  _ r: QuantizedKernels.Requant, _ output: UnsafeMutablePointer<Int16>) {
         let c = g.outC, np = pairs(g, depthwise: true)
         let step = g.strideW * c
         var ky0 = 0, ky1 = g.kh
@@ -670,8 +667,8 @@ public enum TiledConvolution {
                     windowPair(g, base, c, width, step, ky0, ky1, wb, &a, &e)
                 }
                 let out = output + (oy * g.outW + ox) * c + first
-                requant(a, first, width, bias, multipliers, r, prelu, out)
-                requant(e, first, width, bias, multipliers, r, prelu, out + c)
+                requant(a, first, width, bias, multipliers, r, out)
+                requant(e, first, width, bias, multipliers, r, out + c)
             }
         }
     }

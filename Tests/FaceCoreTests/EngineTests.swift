@@ -22,7 +22,7 @@ import CAllocationCounter
         #expect(m >= 1 && a.count >= 1000)
     }
 
-    // The landmark model too: it runs the fused steps (PRELU in convolutions and ADDs).
+    // The landmark model too: it runs the folded PRELUs (in convolutions) and the fused ones (in ADDs).
     @Test(arguments: [ModelFile.Kind.detector, .landmarks, .blendshapes])
     func fixedPointInferenceAllocatesNothing(kind: ModelFile.Kind) throws {
         let (_, q) = try QuantizedAccuracyTests.engines(kind)
@@ -35,9 +35,9 @@ import CAllocationCounter
         #expect(n == 0, "\(kind.name): \(n) heap allocations during fixed-point inference")
     }
 
-    /// Fusing PRELUs into the convolutions before them changes no bit of any output, on real
-    /// face crops (a fused PRELU writes its output while the convolution still reads its input,
-    /// which the memory plan must keep apart).
+    /// Fusing PRELUs into the ADDs before them changes no bit of any output, on real face
+    /// crops (a fused PRELU writes its output while the ADD still reads its inputs, which the
+    /// memory plan must keep apart).
     @Test func fusedActivationsChangeNoOutput() throws {
         let kind = ModelFile.Kind.landmarks
         let (_, fused) = try QuantizedAccuracyTests.engines(kind)

@@ -161,6 +161,26 @@ import Testing
         }
     }
 
+    /// Every PRELU of the landmark model that follows a convolution is folded into it
+    /// (`Quantizer.foldablePReLU`), and each folded layer requantizes in 32-bit lanes.
+    @Test func preluFoldsIntoLandmarkConvolutions() throws {
+        let g = try TestData.graph(.landmarks)
+        let made = Dictionary(g.ops.map { ($0.output, $0.code) }, uniquingKeysWith: { a, _ in a })
+        let convPReLUs = g.ops.filter { $0.code == .prelu && [OpCode.conv2d, .depthwiseConv2d].contains(made[$0.inputs[0]]) }
+        let (_, q) = try Self.engines(.landmarks)
+        let folded = q.graph.ops.indices.filter { q.graph.ops[$0].inputs.count == 5 }
+        let producers = Dictionary(q.graph.ops.map { ($0.output, $0.code) }, uniquingKeysWith: { a, _ in a })
+        let unfolded = q.graph.ops.filter { $0.code == .prelu && [OpCode.conv2d, .depthwiseConv2d].contains(producers[$0.inputs[0]]) }
+        print("folded PRELUs: \(folded.count) of \(convPReLUs.count) after convolutions; in lanes: \(folded.filter { q.requantizesInLanes($0) }.count)")
+        #expect(convPReLUs.count >= 25)
+        #expect(folded.count == convPReLUs.count && unfolded.isEmpty)
+        #expect(folded.allSatisfy { q.requantizesInLanes($0) })
+        // A fifth operand that is not a constant per channel is refused.
+        var bad = q.graph
+        bad.ops[folded[0]].inputs[4] = bad.ops[folded[0]].inputs[0]
+        #expect(throws: CoreError.self) { try GraphValidator.validate(bad) }
+    }
+
     /// int16 weights: the quantizer keeps every channel's accumulator inside int32 for any input
     /// (`WeightPlane`), and a model file whose weights break that bound is refused at load.
     @Test func int16WeightsFitTheAccumulator() throws {

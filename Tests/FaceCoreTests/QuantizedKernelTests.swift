@@ -45,54 +45,48 @@ import Testing
             let v = Int64(rng.next() % (UInt64(1) << UInt64(k)))
             return Int32(truncatingIfNeeded: rng.next() % 2 == 0 ? v : -v)
         }
-        var checked = 0
+        var checked = 0, folded = 0
         for trial in 0 ..< 400_000 {
             let wide = trial % 2 == 0
             let limit: UInt64 = wide ? 1 << 29 : 1 << 15
-            var m = [Int32](repeating: 0, count: 8), bias = m
+            var m = [Int32](repeating: 0, count: 8), bias = m, negative = m
             for j in 0 ..< 8 { m[j] = Int32(rng.next() % limit); bias[j] = acc() / 4 }
+            // One trial in three has a folded PRELU: signed negative-side mantissas of the same form.
+            let fold = trial % 3 == 2
+            for j in 0 ..< 8 { let n = Int32(rng.next() % limit); negative[j] = rng.next() % 2 == 0 ? n : -n }
             let shifts = wide ? TiledConvolution.wideShifts : TiledConvolution.shortShifts
             // Mostly the smallest shift, where a carry lost in the split halves shows most often.
             let shift = trial % 4 == 0 ? shifts.lowerBound + Int(rng.next() % UInt64(shifts.count)) : shifts.lowerBound
             var a = SIMD8<Int32>()
             for j in 0 ..< 8 { a[j] = acc() }
-            let r = QuantizedKernels.Requant(shift: shift, lo: -32767, hi: 32767, lanes: !wide, wide: wide)
+            // A folded layer negates acc + bias: the accumulator bound (`WeightPlane`) keeps it above Int32.min.
+            if fold { for j in 0 ..< 8 where a[j] &+ bias[j] == Int32.min { a[j] &+= 1 } }
             var out = [Int16](repeating: 0, count: 8)
-            m.withUnsafeBufferPointer { mp in bias.withUnsafeBufferPointer { bp in
-                out.withUnsafeMutableBufferPointer { op in
-                    TiledConvolution.requant(a, 0, 8, bp.baseAddress!, mp.baseAddress!, r, nil, op.baseAddress!)
-                }
-            } }
+            var lanes = [Int32](repeating: 0, count: TiledConvolution.negativeLaneCount(8))
+            m.withUnsafeBufferPointer { mp in bias.withUnsafeBufferPointer { bp in negative.withUnsafeBufferPointer { np in
+                lanes.withUnsafeMutableBufferPointer { lp in out.withUnsafeMutableBufferPointer { op in
+                    var r = QuantizedKernels.Requant(shift: shift, lo: -32767, hi: 32767, negative: fold ? np.baseAddress! : nil)
+                    TiledConvolution.prepare(&r, multipliers: mp.baseAddress!, count: 8, lanes: lp.baseAddress!)
+                    #expect(r.lanes == !wide && r.wide == wide && (r.negativeLanes != nil) == fold)
+                    TiledConvolution.requant(a, 0, 8, bp.baseAddress!, mp.baseAddress!, r, op.baseAddress!)
+                } }
+            } } }
             for j in 0 ..< 8 {
-                let v = Int64(a[j] &+ bias[j]) * Int64(m[j])
+                let x = a[j] &+ bias[j]
+                let v = Int64(x) * Int64(fold && x < 0 ? negative[j] : m[j])
                 let want = FixedPoint.clamp16(FixedPoint.apply(v, 1, shift))
-                if out[j] != want { Issue.record("\(wide ? "wide" : "short") shift \(shift) acc \(a[j]) bias \(bias[j]) m \(m[j]): \(out[j]) != \(want)"); return }
+                if out[j] != want { Issue.record("\(wide ? "wide" : "short") fold \(fold) shift \(shift) acc \(a[j]) bias \(bias[j]) m \(m[j]) n \(negative[j]): \(out[j]) != \(want)"); return }
                 checked += 1
+                if fold && x < 0 { folded += 1 }
             }
         }
-        #expect(checked == 3_200_000)
+        #expect(checked == 3_200_000 && folded > 400_000)
     }
 
-    /// A fused PRELU (per channel or shared slope) for the kernels under test, or none.
-    static func prelu(_ mode: Int, channels c: Int, _ rng: inout FuzzHarness.Random) -> [Int32] {
-        mode == 0 ? [] : Self.i32(mode == 1 ? 1 : c, range: 1 << 14, &rng)
-    }
-
-    /// The reference PRELU after the reference convolution (what the engine ran before fusing).
-    static func applyPrelu(_ out: inout [Int16], count n: Int, slopes: [Int32], positive: Int32, shift: Int) {
-        guard !slopes.isEmpty else { return }
-        let x = Array(out[0 ..< n])
-        x.withUnsafeBufferPointer { xp in
-            out.withUnsafeMutableBufferPointer { op in
-                QuantizedKernels.prelu(xp.baseAddress!, positive: positive, negative: slopes, channels: slopes.count, shift: shift, op.baseAddress!, count: n)
-            }
-        }
-    }
-
-    /// One tiled kernel run against its reference (+ the reference PRELU) on random data:
-    /// bit for bit, with guard values after the outputs. `index` picks the mantissa kind, the
-    /// shift and the PRELU mode (none, shared slope, per-channel slopes). `wide`: int16 weights
-    /// over their whole range, so accumulators also wrap (both kernels wrap alike).
+    /// One tiled kernel run against its reference on random data: bit for bit, with guard
+    /// values after the outputs. `index` picks the mantissa kind, the shift and whether a PRELU
+    /// is folded in (`prelu`: two runs in three). `wide`: int16 weights over their whole range,
+    /// so accumulators also wrap (both kernels wrap alike).
     static func checkTiled(depthwise: Bool, _ g: FloatKernels.ConvGeometry, wide: Bool, index: Int, short: Bool, prelu: Bool = true,
                            lo: Int32 = -32767, _ rng: inout FuzzHarness.Random) {
         let c = g.outC
@@ -101,29 +95,30 @@ import Testing
         let w8 = Self.i8(wide ? 0 : count, &rng), w16 = Self.i16(wide ? count : 0, &rng)
         let bias = Self.i32(c, range: 1 << 20, &rng)
         let (m, shift) = Self.multipliers(c, short: short, index: index, &rng)
-        let r = QuantizedKernels.Requant(shift: shift, lo: lo, hi: 32767)
-        let mode = prelu ? index % 3 : 0, slopes = Self.prelu(mode, channels: c, &rng), positive: Int32 = 9_000, pshift = 13
+        // A folded PRELU: signed negative-side mantissas of the positive side's form.
+        let fold = prelu && index % 3 != 0
+        let top = m.reduce(0) { max($0, $1) }, limit: Int32 = top < 1 << 15 ? 1 << 15 : top < 1 << 29 ? 1 << 29 : 1 << 30
+        let negative = fold ? (0 ..< c).map { _ in Int32(Int(rng.next() % UInt64(2 * Int(limit) - 1)) - Int(limit) + 1) } : []
         let n = g.outH * g.outW * c
         var ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
-        w8.withUnsafeBufferPointer { p8 in w16.withUnsafeBufferPointer { p16 in slopes.withUnsafeBufferPointer { sp in
+        w8.withUnsafeBufferPointer { p8 in w16.withUnsafeBufferPointer { p16 in negative.withUnsafeBufferPointer { np in
+            let r = QuantizedKernels.Requant(shift: shift, lo: lo, hi: 32767, negative: fold ? np.baseAddress! : nil)
             let w = wide ? WeightPlane(p16.baseAddress!) : WeightPlane(p8.baseAddress!)
             if depthwise {
                 QuantizedKernels.depthwiseReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref)
             } else {
                 QuantizedKernels.conv2dReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref)
             }
-            Self.applyPrelu(&ref, count: n, slopes: slopes, positive: positive, shift: pshift)
-            let pr = slopes.isEmpty ? nil : TiledConvolution.PReLU(positive: positive, negative: sp.baseAddress!, channels: slopes.count, shift: pshift)
-            TiledConvolution.packAndRun(depthwise: depthwise, g, input: x, weights: w, bias: bias, multipliers: m, r, prelu: pr, output: &opt)
+            TiledConvolution.packAndRun(depthwise: depthwise, g, input: x, weights: w, bias: bias, multipliers: m, r, output: &opt)
         } } }
-        #expect(ref == opt, "\(depthwise ? "depthwise" : "conv") int16=\(wide) short=\(short) prelu=\(mode) \(g.inH)x\(g.inW)x\(g.inC) k\(g.kh) s\(g.strideH) → \(g.outH)x\(g.outW)x\(c)")
+        #expect(ref == opt, "\(depthwise ? "depthwise" : "conv") int16=\(wide) short=\(short) fold=\(fold) \(g.inH)x\(g.inW)x\(g.inC) k\(g.kh) s\(g.strideH) → \(g.outH)x\(g.outW)x\(c)")
         #expect(opt[n...].allSatisfy { $0 == Self.guardValue })
     }
 
-    /// TiledConvolution.conv against conv2dReference (+ prelu): every geometry, channel counts
+    /// TiledConvolution.conv against conv2dReference: every geometry, channel counts
     /// from 1 to past four 8-lane blocks (one- and two-block passes), pixel counts from 1 to past
     /// the 4-pixel tile, odd and even reductions (the direct 1×1 path and the gathered one), with
-    /// int8 and int16 weights, long and short mantissas, and a fused PRELU.
+    /// int8 and int16 weights, long and short mantissas, with and without a folded PRELU.
     @Test(arguments: [false, true])
     func tiledConvMatchesReference(wide: Bool) {
         var rng = FuzzHarness.Random(seed: wide ? 11 : 10)
@@ -131,7 +126,11 @@ import Testing
         // Plus a dilated geometry (the gather copies tap by tap there), with padding on the left.
         let dilated = FloatKernels.ConvGeometry(inH: 7, inW: 6, inC: 0, outH: 3, outW: 2, outC: 0, kh: 3, kw: 3, strideH: 1, strideW: 2,
                                                 dilationH: 2, dilationW: 2, padTop: 0, padLeft: 1)
-        for base in FloatKernelTests.geometries() + [dilated] {
+        // And SAME padding on the right of an input narrower than the kernel (stride 2): no
+        // window fits inside a row.
+        let narrow = FloatKernels.ConvGeometry(inH: 9, inW: 2, inC: 0, outH: 5, outW: 1, outC: 0, kh: 1, kw: 3, strideH: 2, strideW: 2,
+                                               dilationH: 1, dilationW: 1, padTop: 0, padLeft: 0)
+        for base in FloatKernelTests.geometries() + [dilated, narrow] {
             for (cin, cout) in [(1, 1), (3, 5), (4, 8), (5, 17), (9, 3), (13, 7), (16, 33), (2, 9), (3, 12)] {
                 var g = base; g.inC = cin; g.outC = cout
                 Self.checkTiled(depthwise: false, g, wide: wide, index: checked, short: checked % 2 == 1, &rng)

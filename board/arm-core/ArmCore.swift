@@ -172,12 +172,16 @@ func kernelSweep(count: Int) -> KernelStats {
             for i in 0 ..< nW { w[i] = Int8(truncatingIfNeeded: rng.next()) }
         }
         for i in 0 ..< outC { b[i] = Int32(rng.range(-1 << 20, 1 << 20)); m[i] = Int32(rng.range(1 << 28, (1 << 31) - 1)) }
-        let r = QuantizedKernels.Requant(shift: rng.range(30, 44), lo: -32767, hi: 32767)
+        // A folded PRELU (signed negative-side mantissas) in one test of three.
+        let fold = rng.below(3) == 0, shift = rng.range(30, 44)
+        var n = [Int32](repeating: 0, count: outC)
+        for i in 0 ..< outC { n[i] = Int32(rng.range(-(1 << 30), 1 << 30)) }
         let ok = x.withUnsafeBufferPointer { xp in w.withUnsafeBufferPointer { wp in b.withUnsafeBufferPointer { bp in m.withUnsafeBufferPointer { mp in
-            w16.withUnsafeBufferPointer { w16p in
-                checkKernel(depthwise: dw, g, input: xp.baseAddress!, weights: int16 ? WeightPlane(w16p.baseAddress!) : WeightPlane(wp.baseAddress!),
+            w16.withUnsafeBufferPointer { w16p in n.withUnsafeBufferPointer { np in
+                let r = QuantizedKernels.Requant(shift: shift, lo: -32767, hi: 32767, negative: fold ? np.baseAddress! : nil)
+                return checkKernel(depthwise: dw, g, input: xp.baseAddress!, weights: int16 ? WeightPlane(w16p.baseAddress!) : WeightPlane(wp.baseAddress!),
                             bias: bp.baseAddress!, multipliers: mp.baseAddress!, r, stats: &stats)
-            }
+            } }
         } } } }
         if !ok { print("kernel MISMATCH: test \(t) \(dw ? "depthwise" : "conv2d")\(int16 ? " int16" : "") \(inH)x\(inW)x\(inC) -> \(outH)x\(outW)x\(outC) k\(kh)x\(kw) s\(sh)x\(sw) d\(dh)x\(dwl)") }
     }
@@ -187,7 +191,7 @@ func kernelSweep(count: Int) -> KernelStats {
 /// Recomputes every conv / depthwise layer of one inference with the reference kernel on the
 /// real activations (step by step, while the layer's input is still live in the arena).
 func checkModelKernels(_ fused: QuantizedEngine, stats: inout KernelStats, int16Layers: inout Int) {
-    // Unfused, so that every convolution's own output tensor is written (the run itself fuses PRELUs).
+    // Unfused, so that every step's own output tensor is written (the run itself fuses ADD → PRELU).
     let engine: QuantizedEngine
     do throws(CoreError) { engine = try QuantizedEngine(graph: fused.graph, fuseActivations: false) } catch {
         print("armcore: \(error.message)"); stats.failed += 1; return
@@ -207,9 +211,9 @@ func checkModelKernels(_ fused: QuantizedEngine, stats: inout KernelStats, int16
         let p = op.params
         let g = FloatKernels.ConvGeometry(inH: x[1], inW: x[2], inC: x[3], outH: o[1], outW: o[2], outC: o[3], kh: f[0], kw: f[1],
                                           strideH: p[0], strideW: p[1], dilationH: p[2], dilationW: p[3], padTop: p[4], padLeft: p[5])
-        let r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]))
-        let w = WeightPlane(graph.tensors[op.inputs[1]], in: UnsafeRawPointer(base))
         func ptr<T>(_ t: Int, _: T.Type) -> UnsafePointer<T> { UnsafePointer((base + graph.tensors[t].dataOffset).assumingMemoryBound(to: T.self)) }
+        let r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]), negative: op.inputs.count > 4 ? ptr(op.inputs[4], Int32.self) : nil)
+        let w = WeightPlane(graph.tensors[op.inputs[1]], in: UnsafeRawPointer(base))
         let ok = checkKernel(depthwise: op.code == .depthwiseConv2d, g, input: engine.tensor(op.inputs[0]).baseAddress!,
                              weights: w,
                              bias: ptr(op.inputs[2], Int32.self), multipliers: ptr(op.inputs[3], Int32.self),
