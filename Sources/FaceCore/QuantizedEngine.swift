@@ -247,6 +247,14 @@ public final class QuantizedEngine: InferenceEngine {
     public var stepCount: Int { steps.count }
 
     /// Whether step `i` is a convolution that requantizes in 32-bit lanes (benchmarks).
+    /// Whether step `i` requantizes in the wide lane form (29-bit mantissas, `TiledConvolution.wideProduct`).
+    public func requantizesWide(_ i: Int) -> Bool {
+        switch steps[i].kind {
+        case let .conv(_, r), let .depthwise(_, r): return !r.lanes && r.wide
+        default: return false
+        }
+    }
+
     public func requantizesInLanes(_ i: Int) -> Bool {
         switch steps[i].kind {
         case let .conv(_, r), let .depthwise(_, r): return r.lanes || r.wide
