@@ -115,6 +115,20 @@ public enum TiledConvolution {
         return false
     }
 
+    /// A layer's requantization as the kernels' loops read it, copied out of `Requant` once
+    /// per call. Read through the `Requant` parameter (passed by reference), every vector
+    /// reloaded the shift and flags and rebuilt the rounding constant and shift count: 8 of
+    /// the short epilogue's ~25 instructions (AVX2 assembly of `conv`).
+    struct Epilogue {
+        let requant: QuantizedKernels.Requant
+        let shift: Int, lo: Int16, hi: Int16, lanes: Bool, wide: Bool
+        let negative: UnsafePointer<Int32>?, flips: Int
+        @inline(__always) init(_ r: QuantizedKernels.Requant) {
+            requant = r; shift = r.shift; lo = Int16(truncatingIfNeeded: r.lo); hi = Int16(truncatingIfNeeded: r.hi)
+            lanes = r.lanes; wide = r.wide; negative = r.negativeLanes; flips = r.negativeFlips
+        }
+    }
+
     /// Pairs in one output channel's reduction.
     /// Depthwise pairs taps within a kernel row: (kx 0, 1), (2, 3), …, an odd row's last tap
     /// with a zero weight.
@@ -214,7 +228,7 @@ public enum TiledConvolution {
     /// `weights` are packed by `packConv`; scratch holds `scratchBytes(g)`.
     public static func conv(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
                             bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
-                            _ r: QuantizedKernels.Requant,
+                            _ requantization: QuantizedKernels.Requant,
                             output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
         // A direct convolution's pixels are consecutive rows of pairs, so its tiles run across
         // output rows. Other geometries tile each output row: a tile whose windows are all
@@ -225,6 +239,7 @@ public enum TiledConvolution {
         // lost ~10 %). Measured (microbenchmark, portable, minimum of 8 alternating runs): the
         // landmark model's first layer (3×3, stride 2, 3 channels) 1268 → 855 µs, the detector's (5×5,
         // stride 2) 493 → 335 µs; the 1×1 layers unchanged within the noise.
+        let r = Epilogue(requantization)
         let np = pairs(g, depthwise: false), isDirect = direct(g), pixels = g.outH * g.outW
         let rows = scratch.assumingMemoryBound(to: Int32.self), gathered = 4 * np
         // Interior columns: ox·sW - padL ≥ 0 and ox·sW - padL + kw - 1 < inW.
@@ -270,7 +285,7 @@ public enum TiledConvolution {
     static func tileBlocks(_ g: FloatKernels.ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int,
                            _ o1: Int, _ o2: Int, _ o3: Int, _ segmentStep: Int,
                            _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
-                           _ r: QuantizedKernels.Requant, _ out: UnsafeMutablePointer<Int16>) {
+                           _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>) {
         let np = pairs(g, depthwise: false), nb = blocks(g.outC), n = g.outC, sp = np / segments
         var b = 0
         while b < nb {
@@ -310,7 +325,7 @@ public enum TiledConvolution {
     @_transparent
     static func emitTile(_ blk: Int, _ count: Int, _ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>,
                          _ n: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
-                         _ r: QuantizedKernels.Requant, _ output: UnsafeMutablePointer<Int16>) {
+                         _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>) {
         let first = blockStart(blk, n), width = min(lanes, n - first)
         let out = output + first
         requant(c0, first, width, bias, m, r, out)
@@ -459,23 +474,23 @@ public enum TiledConvolution {
     /// the first 3×3 convolution 2.43 → 1.90 ms and a 1×1 convolution 1.10 → 0.86 ms.
     @_transparent
     static func requant(_ acc: SIMD8<Int32>, _ first: Int, _ width: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
-                        _ r: QuantizedKernels.Requant, _ out: UnsafeMutablePointer<Int16>) {
+                        _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>) {
         guard width == lanes, r.lanes || r.wide else {
-            requantScalar(acc, first, width, bias, m, r, out)
+            requantScalar(acc, first, width, bias, m, r.requant, out)
             return
         }
         var a = acc &+ load32(bias + first), mv = load32(m + first)
-        if let nl = r.negativeLanes {
+        if let nl = r.negative {
             // The folded PRELU: a negative accumulator takes its channel's negative mantissa,
             // a negative one as its magnitude times -a (the same product, so the same rounding;
             // |a| < 2^31 by the accumulator bound). Branch-free, on sign masks.
-            let sa = a &>> 31, flip = sa & load32(nl + r.negativeFlips + first)
+            let sa = a &>> 31, flip = sa & load32(nl + r.flips + first)
             mv = (load32(nl + first) & sa) | (mv & ~sa)
             a = (a ^ flip) &- flip
         }
         let y = r.lanes ? shortProduct(a, mv, shift: r.shift) : wideProduct(a, mv, shift: r.shift)
         // The activation's clamp in the store's int16 min/max.
-        QuantizedKernels.store8Vector(y, out, lo: Int16(truncatingIfNeeded: r.lo), hi: Int16(truncatingIfNeeded: r.hi))
+        QuantizedKernels.store8Vector(y, out, lo: r.lo, hi: r.hi)
     }
 
     /// The 64-bit epilogue, out of line: inlined, its unrolled lanes made `requant` too large
@@ -598,7 +613,8 @@ public enum TiledConvolution {
     /// of a kernel row (`TapPair`). Measured (bench models --layers, portable, same run):
     /// landmark depthwise layers 2.9 → 5.4–6.0 GMAC/s with tap pairs and the interior path.
     public static func depthwise(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
-                                 bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: QuantizedKernels.Requant, output: UnsafeMutablePointer<Int16>) {
+                                 bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ requantization: QuantizedKernels.Requant, output: UnsafeMutablePointer<Int16>) {
+        let r = Epilogue(requantization)
         let c = g.outC, nb = blocks(c), np = pairs(g, depthwise: true), hp = rowPairs(g)
         // Pixel pairs whose windows lie inside the row share each weight vector and skip the
         // column checks (full 8-channel blocks only).
@@ -608,7 +624,7 @@ public enum TiledConvolution {
         let interiorPairs = g.inW - 1 - (g.kw - 1) * g.dilationW + g.padLeft >= 0 ? (xhi - xlo) / 2 : 0
         for oy in 0 ..< g.outH {
             if interiorPairs > 0 {
-                depthwiseInterior(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, r, output)
+                depthwiseInterior(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, requantization, output)
             }
             var ox = 0
             while ox < g.outW {
@@ -645,7 +661,8 @@ public enum TiledConvolution {
     /// the taps of a 3×3 window.
     static func depthwiseInterior(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
                                   _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
-                                  _ r: QuantizedKernels.Requant, _ output: UnsafeMutablePointer<Int16>) {
+                                  _ requantization: QuantizedKernels.Requant, _ output: UnsafeMutablePointer<Int16>) {
+        let r = Epilogue(requantization)   // here too: a parameter, it was reloaded per vector
         let c = g.outC, np = pairs(g, depthwise: true)
         let step = g.strideW * c
         var ky0 = 0, ky1 = g.kh

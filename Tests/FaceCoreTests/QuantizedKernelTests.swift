@@ -68,7 +68,7 @@ import Testing
                     var r = QuantizedKernels.Requant(shift: shift, lo: -32767, hi: 32767, negative: fold ? np.baseAddress! : nil)
                     TiledConvolution.prepare(&r, multipliers: mp.baseAddress!, count: 8, lanes: lp.baseAddress!)
                     #expect(r.lanes == !wide && r.wide == wide && (r.negativeLanes != nil) == fold)
-                    TiledConvolution.requant(a, 0, 8, bp.baseAddress!, mp.baseAddress!, r, op.baseAddress!)
+                    TiledConvolution.requant(a, 0, 8, bp.baseAddress!, mp.baseAddress!, TiledConvolution.Epilogue(r), op.baseAddress!)
                 } }
             } } }
             for j in 0 ..< 8 {
