@@ -246,8 +246,8 @@ public final class QuantizedEngine: InferenceEngine {
 
     public var stepCount: Int { steps.count }
 
-    /// Whether step `i` is a convolution that requantizes in 32-bit lanes (benchmarks).
-    /// Whether step `i` requantizes in the wide lane form (29-bit mantissas, `TiledConvolution.wideProduct`).
+    /// Whether step `i` is a convolution that requantizes in the wide lane form (29-bit
+    /// mantissas, `TiledConvolution.wideProduct`; benchmarks).
     public func requantizesWide(_ i: Int) -> Bool {
         switch steps[i].kind {
         case let .conv(_, r), let .depthwise(_, r): return !r.lanes && r.wide
@@ -255,6 +255,7 @@ public final class QuantizedEngine: InferenceEngine {
         }
     }
 
+    /// Whether step `i` is a convolution that requantizes in 32-bit lanes (benchmarks).
     public func requantizesInLanes(_ i: Int) -> Bool {
         switch steps[i].kind {
         case let .conv(_, r), let .depthwise(_, r): return r.lanes || r.wide
