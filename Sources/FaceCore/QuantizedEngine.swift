@@ -249,17 +249,20 @@ public final class QuantizedEngine: InferenceEngine {
     /// Whether step `i` is a convolution that requantizes in the wide lane form (29-bit
     /// mantissas, `TiledConvolution.wideProduct`; benchmarks).
     public func requantizesWide(_ i: Int) -> Bool {
-        switch steps[i].kind {
-        case let .conv(_, r), let .depthwise(_, r): return !r.lanes && r.wide
-        default: return false
-        }
+        guard let r = requantization(i) else { return false }
+        return !r.lanes && r.wide
     }
 
     /// Whether step `i` is a convolution that requantizes in 32-bit lanes (benchmarks).
     public func requantizesInLanes(_ i: Int) -> Bool {
+        guard let r = requantization(i) else { return false }
+        return r.lanes || r.wide
+    }
+
+    private func requantization(_ i: Int) -> QuantizedKernels.Requant? {
         switch steps[i].kind {
-        case let .conv(_, r), let .depthwise(_, r): return r.lanes || r.wide
-        default: return false
+        case let .conv(_, r), let .depthwise(_, r): return r
+        default: return nil
         }
     }
 

@@ -219,8 +219,8 @@ public enum QuantizedKernels {
     /// Clamps to [lo, hi] (within ±32767) and stores eight lanes as int16. Written as a
     /// saturating narrow, then int16 min/max: LLVM emits PACKSSDW + PMAXSW + PMINSW (11
     /// instructions for the fixed ±32767 range, 29 for the same clamp on int32 lanes).
-    /// `@_transparent`: with `@inline(__always)` it stayed a call in `conv`'s PRELU epilogue and
-    /// in `addPReLU`, which spilled and reloaded every constant around it (seen in the
+    /// `@_transparent`: with `@inline(__always)` it stayed a call in `addPReLU` (and in the
+    /// convolutions' PRELU epilogue, before PRELUs were folded into them), which spilled and reloaded every constant around it (seen in the
     /// assembly). Inlined, measured (alternating runs, minimum of 8): landmarks 14.1 → 13.4 ms,
     /// detector 3.50 → 3.37 ms; in `--layers`, the landmark ADDs 2.8 → 2.2–2.3 ms.
     @_transparent
@@ -228,10 +228,10 @@ public enum QuantizedKernels {
         for j in 0 ..< 8 { p[j] = min(max(Int16(truncatingIfNeeded: min(max(v[j], -32768), 32767)), lo), hi) }
     }
 
-    /// `store8` built as one vector and written with one store, for the convolutions' epilogue
-    /// without a PRELU: there, stored lane by lane, LLVM vectorized half of a depthwise pixel
-    /// pair's stores and left the other lanes' clamps scalar (seen in the assembly). (In the
-    /// PRELU epilogue this form stayed a loop over the lanes, so that keeps `store8`.)
+    /// `store8` built as one vector and written with one store, for the convolutions' epilogue:
+    /// there, stored lane by lane, LLVM vectorized half of a depthwise pixel pair's stores and
+    /// left the other lanes' clamps scalar (seen in the assembly). (In `addPReLU` this form
+    /// became a scalar loop through the stack, so that keeps `store8`.)
     @_transparent
     static func store8Vector(_ v: SIMD8<Int32>, _ p: UnsafeMutablePointer<Int16>, lo: Int16, hi: Int16) {
         var x = SIMD8<Int16>()

@@ -226,38 +226,25 @@ public enum Quantizer {
         ///   minimum 2^9:  0.048 / 0.146 / 0.532, 2 layers (3.5 ms), the model ~2 ms faster;
         ///   no minimum:   max 0.867, the still 45-m7 p95 vs MediaPipe 0.454 → 0.624 % (session 3).
         /// 2^9 keeps every figure far inside the accuracy limits (0.5 / 1.5 %) for the speed.
-        static func convMultipliers(_ real: [Double]) -> ([Int32], Int) {
-            let (_, s15) = FixedPoint.multipliers(real, maxShift: TiledConvolution.shortShifts.upperBound, bits: 15)
-            let f = Double(1 << UInt64(s15))
-            let smallest = real.filter { $0 > 0 }.map { $0 * f }.min() ?? 0
-            if TiledConvolution.shortShifts.contains(s15) && smallest >= Double(Quantizer.shortMantissaMinimum) {
-                return (real.map { Int32(($0 * f).rounded()) }, s15)
-            }
-            // Otherwise 29-bit mantissas (relative precision 2^-21 for a channel 2^8 below the
-            // largest), which the wide lane epilogue takes (`TiledConvolution.wideRequantize`).
-            let (_, s29) = FixedPoint.multipliers(real, bits: 29)
-            let g = Double(1 << UInt64(s29))
-            return (real.map { Int32(($0 * g).rounded()) }, s29)
-        }
-
-        /// `convMultipliers` for a convolution with a folded PRELU: the positive side's
-        /// mantissas and the negative side's (signed) under one shift. The short form's
-        /// precision floor applies to the positive side: on either side a rounded mantissa errs
-        /// by at most |a|/2^(s+1), which is the positive output's error for the same |a|, so a
-        /// small slope's few-bit negative mantissa costs no more than the positive side does.
-        /// (A floor on each channel's larger side would let a slope of -5 leave the positive
-        /// mantissa a fifth of the floor.) Measured with the fold, landmarks vs float: mean
-        /// 0.062 → 0.063 % of IOD, p99 0.177 → 0.173 %, max 0.72 → 1.84 % (one iris landmark of
-        /// a multi-face crop whose float presence is 0.995).
-        static func foldedMultipliers(_ real: [Double], negative: [Double]) -> ([Int32], [Int32], Int) {
+        ///
+        /// With `negative` (a folded PRELU: each channel's negative-side multiplier, signed), both
+        /// sides get mantissas under one shift. The floor applies to the positive side: on either
+        /// side a rounded mantissa errs by at most |a|/2^(s+1), which is the positive output's
+        /// error for the same |a|, so a small slope's few-bit negative mantissa costs no more than
+        /// the positive side does. (A floor on each channel's larger side would let a slope of -5
+        /// leave the positive mantissa a fifth of the floor.) Measured with the fold, landmarks vs
+        /// float: mean 0.062 → 0.063 % of IOD, p99 0.177 → 0.173 %, max 0.72 → 1.84 % (one iris
+        /// landmark of a multi-face crop whose float presence is 0.995).
+        static func convMultipliers(_ real: [Double], negative: [Double] = []) -> (mantissas: [Int32], negative: [Int32], shift: Int) {
             let all = real + negative.map { abs($0) }
             let (_, s15) = FixedPoint.multipliers(all, maxShift: TiledConvolution.shortShifts.upperBound, bits: 15)
-            let f = Double(1 << UInt64(s15))
-            let smallest = real.map { $0 * f }.filter { $0 > 0 }.min() ?? 0
-            let s = TiledConvolution.shortShifts.contains(s15) && smallest >= Double(Quantizer.shortMantissaMinimum)
+            let smallest = real.filter { $0 > 0 }.map { $0 * Double(1 << UInt64(s15)) }.min() ?? 0
+            // Otherwise 29-bit mantissas (relative precision 2^-21 for a channel 2^8 below the
+            // largest), which the wide lane epilogue takes (`TiledConvolution.wideRequantize`).
+            let shift = TiledConvolution.shortShifts.contains(s15) && smallest >= Double(Quantizer.shortMantissaMinimum)
                 ? s15 : FixedPoint.multipliers(all, bits: 29).shift
-            let g = Double(1 << UInt64(s))
-            return (real.map { Int32(($0 * g).rounded()) }, negative.map { Int32(($0 * g).rounded()) }, s)
+            let f = Double(1 << UInt64(shift))
+            return (real.map { Int32(($0 * f).rounded()) }, negative.map { Int32(($0 * f).rounded()) }, shift)
         }
 
         /// Per-channel weight scales for integers in [-limit, limit]: max|w| / limit, raised
@@ -357,14 +344,10 @@ public enum Quantizer {
                     qb[c] = ch.bias; sw[c] = ch.scale
                 }
                 let real = (0 ..< cout).map { Double(sx) * sw[$0] / Double(so) }
-                var negative: [Int32] = []
-                let mant: [Int32], shift: Int
-                if let pr = prelu {
-                    let alpha = source.floats(pr.inputs[1])
-                    (mant, negative, shift) = Self.foldedMultipliers(real, negative: (0 ..< cout).map { real[$0] * Double(alpha[alpha.count == 1 ? 0 : $0]) })
-                } else {
-                    (mant, shift) = Self.convMultipliers(real)
-                }
+                let alpha = prelu.map { source.floats($0.inputs[1]) } ?? []
+                let (mant, negative, shift) = Self.convMultipliers(real, negative: alpha.isEmpty ? [] : (0 ..< cout).map {
+                    real[$0] * Double(alpha[alpha.count == 1 ? 0 : $0])
+                })
                 let name = source.tensors[op.inputs[1]].name
                 let wt = wide ? constant(qw.map { Int16($0) }, type: .int16, shape: fshape, name: name, scale: 0)
                               : constant(qw.map { Int8($0) }, type: .int8, shape: fshape, name: name, scale: 0)
@@ -393,7 +376,7 @@ public enum Quantizer {
                 // kernel run in 32-bit lanes (`QuantizedKernels.lanesHold`); a single 15-bit
                 // mantissa is within 2^-15 of the real multiplier, 1 step at the int16 output's
                 // full scale.
-                let (m, s) = Self.convMultipliers([Double(sa) * Double(sb) / Double(so)])
+                let (m, _, s) = Self.convMultipliers([Double(sa) * Double(sb) / Double(so)])
                 let (lo, hi) = clampRange(p[0], so)
                 emit(.mul, [a, b], scale: so, [Int(m[0]), s, lo, hi])
             case .div:
@@ -409,7 +392,7 @@ public enum Quantizer {
                 // The difference with the residual ADD's 14-bit multipliers, the square's
                 // requantization as MUL's: both in 32-bit lanes (`QuantizedKernels.lanesHold`).
                 let (m1, s1) = FixedPoint.multipliers([Double(sa) / Double(sd), Double(sb) / Double(sd)], maxShift: 30, bits: Quantizer.elementwiseBits)
-                let (m2, s2) = Self.convMultipliers([Double(sd) * Double(sd) / Double(so)])
+                let (m2, _, s2) = Self.convMultipliers([Double(sd) * Double(sd) / Double(so)])
                 emit(.squaredDifference, [a, b], scale: so, [Int(m1[0]), Int(m1[1]), s1, Int(m2[0]), s2])
             case .prelu:
                 // Slopes are constants: fold each into a per-channel multiplier for the negative

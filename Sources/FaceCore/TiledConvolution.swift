@@ -102,17 +102,12 @@ public enum TiledConvolution {
         r.wide = wideRequantize(m, count: count, shift: r.shift)
         guard let n = r.negative, let b = buffer else { r.negativeLanes = nil; return }
         for c in 0 ..< count {
-            b[c] = n[c] == Int32.min ? Int32.max : abs(n[c])   // Int32.min fails both lane checks below anyway
+            b[c] = n[c] == Int32.min ? Int32.max : abs(n[c])   // (abs traps on Int32.min; Int32.max fails both forms alike)
             b[count + c] = n[c] < 0 ? -1 : 0
         }
-        r.lanes = r.lanes && lanesRequantize(b, count: count, shift: r.shift) && !mantissas(n, count: count, equal: Int32.min)
-        r.wide = r.wide && wideRequantize(b, count: count, shift: r.shift) && !mantissas(n, count: count, equal: Int32.min)
+        r.lanes = r.lanes && lanesRequantize(b, count: count, shift: r.shift)
+        r.wide = r.wide && wideRequantize(b, count: count, shift: r.shift)
         r.negativeLanes = UnsafePointer(b); r.negativeFlips = count
-    }
-
-    static func mantissas(_ m: UnsafePointer<Int32>, count: Int, equal v: Int32) -> Bool {
-        for c in 0 ..< count where m[c] == v { return true }
-        return false
     }
 
     /// A layer's requantization as the kernels' loops read it, copied out of `Requant` once
