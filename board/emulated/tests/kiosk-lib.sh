@@ -19,6 +19,17 @@ echo 1 > $C/live || fail "gpio-sim did not go live"
 SIM=/sys/bus/gpio/devices/$(cat $C/bank0/chip_name)
 pull() { echo pull-$2 > $SIM/sim_gpio$1/pull; }
 led() { cat $SIM/sim_gpio$1/value; }
+# lit_within LED SECONDS: whether the LED was lit at any instant within SECONDS. A heartbeat is
+# lit 2 × 100 ms a second, so sampling it every ~125 ms (sleep 0.1 plus a forked cat on a loaded
+# host) can miss every pulse; this loop uses shell builtins only and samples every few ms.
+lit_within() {
+  local v up end
+  read up v < /proc/uptime; end=$((${up%.*} + $2))
+  while :; do
+    read v < $SIM/sim_gpio$1/value; [ "$v" = 1 ] && return 0
+    read up v < /proc/uptime; [ "${up%.*}" -lt $end ] || return 1
+  done
+}
 LED_READY=3; LED_REC=4; LED_PAUSED=5; LED_EXPORT=6; LED_SAFE=7; LED_ERROR=8
 for l in 0 1 2; do pull $l down; done
 

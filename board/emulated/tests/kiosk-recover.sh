@@ -33,8 +33,7 @@ stick_out u2
 stick_in u3 stick2
 state error-export 1 300
 grep 'event=export.failed' $RUN/kiosk.log | tail -1 | grep -q 'blank (unformatted).*never formats' || fail "unexpected error: $(grep export.failed $RUN/kiosk.log | tail -1)"
-ERR=""; i=0; while [ $i -lt 15 ]; do ERR="$ERR$(led $LED_ERROR)"; sleep 0.1; i=$((i + 1)); done
-echo "$ERR" | grep -q 1 || fail "error LED (heartbeat) never lit: $ERR"
+lit_within $LED_ERROR 3 || fail "error LED (heartbeat) never lit in 3 s"
 [ "$(led $LED_SAFE)" = 0 ] || fail "safe-to-remove lit for a refused stick"
 stick_out u3
 kiosk_stop
