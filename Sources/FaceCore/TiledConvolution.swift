@@ -477,18 +477,56 @@ public enum TiledConvolution {
             requantScalar(acc, first, width, bias, m, r.requant, out)
             return
         }
-        var a = acc &+ load32(bias + first), mv = load32(m + first)
-        if let nl = r.negative {
-            // The folded PRELU: a negative accumulator takes its channel's negative mantissa,
-            // a negative one as its magnitude times -a (the same product, so the same rounding;
-            // |a| < 2^31 by the accumulator bound). Branch-free, on sign masks.
-            let sa = a &>> 31, flip = sa & load32(nl + r.flips + first)
-            mv = (load32(nl + first) & sa) | (mv & ~sa)
-            a = (a ^ flip) &- flip
+        requantVector(acc, BlockConstants(first, bias, m, r), r, out)
+    }
+
+    /// One full block's per-channel requantization constants, loaded together so that a
+    /// kernel whose block stays fixed over many pixels (`depthwise3x3`) loads them once.
+    struct BlockConstants {
+        let bias: SIMD8<Int32>, mantissa: SIMD8<Int32>, negative: SIMD8<Int32>, flip: SIMD8<Int32>
+        @inline(__always) init(_ first: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ r: Epilogue) {
+            self.bias = load32(bias + first); mantissa = load32(m + first)
+            if let nl = r.negative { negative = load32(nl + first); flip = load32(nl + r.flips + first) } else { negative = SIMD8(); flip = SIMD8() }
         }
+    }
+
+    /// `requant` of a full block in a 32-bit lane form (the caller checked `r.lanes || r.wide`).
+    @_transparent
+    static func requantVector(_ acc: SIMD8<Int32>, _ k: BlockConstants, _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>) {
+        var a = acc &+ k.bias, mv = k.mantissa
+        if r.negative != nil { foldedPReLU(&a, &mv, k) }
         let y = r.lanes ? shortProduct(a, mv, shift: r.shift) : wideProduct(a, mv, shift: r.shift)
         // The activation's clamp in the store's int16 min/max.
         QuantizedKernels.store8Vector(y, out, lo: r.lo, hi: r.hi)
+    }
+
+    /// `requantVector` of two pixels' accumulators, through the same branches: requantized one
+    /// after the other, LLVM sank the second pixel's taps past the first one's branches, into
+    /// another block, where the PMADDWD pattern was no longer matched (VPMULLD and shuffles
+    /// instead; AVX2 assembly of `depthwise3x3`).
+    @_transparent
+    static func requantPair(_ acc0: SIMD8<Int32>, _ acc1: SIMD8<Int32>, _ k: BlockConstants, _ r: Epilogue,
+                            _ out0: UnsafeMutablePointer<Int16>, _ out1: UnsafeMutablePointer<Int16>) {
+        var a = acc0 &+ k.bias, e = acc1 &+ k.bias, ma = k.mantissa, me = k.mantissa
+        if r.negative != nil { foldedPReLU(&a, &ma, k); foldedPReLU(&e, &me, k) }
+        let ya: SIMD8<Int32>, ye: SIMD8<Int32>
+        if r.lanes {
+            ya = shortProduct(a, ma, shift: r.shift); ye = shortProduct(e, me, shift: r.shift)
+        } else {
+            ya = wideProduct(a, ma, shift: r.shift); ye = wideProduct(e, me, shift: r.shift)
+        }
+        QuantizedKernels.store8Vector(ya, out0, lo: r.lo, hi: r.hi)
+        QuantizedKernels.store8Vector(ye, out1, lo: r.lo, hi: r.hi)
+    }
+
+    /// The folded PRELU: a negative accumulator takes its channel's negative mantissa, a
+    /// negative one as its magnitude times -a (the same product, so the same rounding;
+    /// |a| < 2^31 by the accumulator bound). Branch-free, on sign masks.
+    @inline(__always)
+    static func foldedPReLU(_ a: inout SIMD8<Int32>, _ mv: inout SIMD8<Int32>, _ k: BlockConstants) {
+        let sa = a &>> 31, flip = sa & k.flip
+        mv = (k.negative & sa) | (mv & ~sa)
+        a = (a ^ flip) &- flip
     }
 
     /// The 64-bit epilogue, out of line: inlined, its unrolled lanes made `requant` too large
@@ -603,148 +641,6 @@ public enum TiledConvolution {
 
     @inline(__always)
     static func load32(_ p: UnsafePointer<Int32>) -> SIMD8<Int32> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int32>.self) }
-
-    // MARK: DEPTHWISE_CONV_2D
-
-    /// DEPTHWISE_CONV_2D with packed weights (`packDepthwise`): per pixel and block of 8
-    /// channels, the accumulators stay in registers across the taps, which are taken in pairs
-    /// of a kernel row (`TapPair`). Measured (bench models --layers, portable, same run):
-    /// landmark depthwise layers 2.9 → 5.4–6.0 GMAC/s with tap pairs and the interior path.
-    public static func depthwise(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
-                                 bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ requantization: QuantizedKernels.Requant, output: UnsafeMutablePointer<Int16>) {
-        let r = Epilogue(requantization)
-        let c = g.outC, nb = blocks(c), np = pairs(g, depthwise: true), hp = rowPairs(g)
-        // Pixel pairs whose windows lie inside the row share each weight vector and skip the
-        // column checks (full 8-channel blocks only).
-        // Interior columns: ox·sW - padL ≥ 0 and ox·sW - padL + (kw-1)·dW < inW.
-        let xlo = (g.padLeft + g.strideW - 1) / g.strideW
-        let xhi = min(g.outW, max(xlo, (g.inW - 1 - (g.kw - 1) * g.dilationW + g.padLeft) / g.strideW + 1))
-        let interiorPairs = g.inW - 1 - (g.kw - 1) * g.dilationW + g.padLeft >= 0 ? (xhi - xlo) / 2 : 0
-        for oy in 0 ..< g.outH {
-            if interiorPairs > 0 {
-                depthwiseInterior(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, requantization, output)
-            }
-            var ox = 0
-            while ox < g.outW {
-                if interiorPairs > 0 && ox == xlo { ox += 2 * interiorPairs; continue }
-                defer { ox += 1 }
-                let out = output + (oy * g.outW + ox) * c
-                for b in 0 ..< nb {
-                    let first = blockStart(b, c), width = min(lanes, c - first)
-                    var acc = SIMD8<Int32>()
-                    let wb = weights + b * np
-                    // Channels of tap (iy, ix), zeros outside the input.
-                    @inline(__always) func tap(_ iy: Int, _ kx: Int) -> SIMD8<Int16> {
-                        let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
-                        if kx >= g.kw || ix < 0 || ix >= g.inW { return SIMD8() }
-                        return load16(input + (iy * g.inW + ix) * c + first, width)
-                    }
-                    for ky in 0 ..< g.kh {
-                        let iy = oy * g.strideH + ky * g.dilationH - g.padTop
-                        if iy < 0 || iy >= g.inH { continue }
-                        for h in 0 ..< hp {
-                            let x = TapPair(tap(iy, 2 * h), tap(iy, 2 * h + 1))
-                            acc &+= x.dot(wb[ky * hp + h])
-                        }
-                    }
-                    requant(acc, first, width, bias, multipliers, r, out + first)
-                }
-            }
-        }
-    }
-
-    /// Pixels (oy, ox0 …< ox0 + 2·pairs), every window inside the input row: two pixels at a
-    /// time share each weight vector and skip the column checks. One call
-    /// per output row: called per pixel pair, the set-up and argument passing cost as much as
-    /// the taps of a 3×3 window.
-    static func depthwiseInterior(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
-                                  _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
-                                  _ requantization: QuantizedKernels.Requant, _ output: UnsafeMutablePointer<Int16>) {
-        let r = Epilogue(requantization)   // here too: a parameter, it was reloaded per vector
-        let c = g.outC, np = pairs(g, depthwise: true)
-        let step = g.strideW * c
-        var ky0 = 0, ky1 = g.kh
-        while ky0 < ky1 && oy * g.strideH + ky0 * g.dilationH - g.padTop < 0 { ky0 += 1 }
-        while ky1 > ky0 && oy * g.strideH + (ky1 - 1) * g.dilationH - g.padTop >= g.inH { ky1 -= 1 }
-        for b in 0 ..< blocks(c) {
-            let first = blockStart(b, c), width = min(lanes, c - first)
-            let wb = weights + b * np
-            for i in 0 ..< pairCount {
-                let ox = ox0 + 2 * i
-                let base = input + ((oy * g.strideH - g.padTop) * g.inW + ox * g.strideW - g.padLeft) * c + first
-                var a = SIMD8<Int32>(), e = a
-                // A full block passes the constant `lanes`, so its loads compile to plain vector
-                // loads (with the width a run-time value inside the tap loop, the landmark
-                // model's depthwise layers took 5.2 ms instead of 4.0-4.5).
-                if width == lanes {
-                    windowPair(g, base, c, lanes, step, ky0, ky1, wb, &a, &e)
-                } else {
-                    windowPair(g, base, c, width, step, ky0, ky1, wb, &a, &e)
-                }
-                let out = output + (oy * g.outW + ox) * c + first
-                requant(a, first, width, bias, multipliers, r, out)
-                requant(e, first, width, bias, multipliers, r, out + c)
-            }
-        }
-    }
-
-    /// The taps of kernel rows ky0 ..< ky1 for two pixels `step` apart (`base` = the first
-    /// pixel's window origin, channel block included; `width` channels of it are read).
-    @inline(__always)
-    static func windowPair(_ g: FloatKernels.ConvGeometry, _ base: UnsafePointer<Int16>, _ c: Int, _ width: Int, _ step: Int, _ ky0: Int, _ ky1: Int,
-                           _ wb: UnsafePointer<SIMD8<Int32>>, _ a: inout SIMD8<Int32>, _ e: inout SIMD8<Int32>) {
-        let hp = rowPairs(g), full = g.kw / 2, dx = g.dilationW * c
-        for ky in ky0 ..< ky1 {
-            let row = base + ky * g.dilationH * g.inW * c
-            var q = ky * hp
-            for h in 0 ..< full {
-                let src = row + 2 * h * dx
-                let x = TapPair(load16(src, width), load16(src + dx, width))
-                let y = TapPair(load16(src + step, width), load16(src + dx + step, width))
-                let w = wb[q]
-                a &+= x.dot(w); e &+= y.dot(w)
-                q += 1
-            }
-            if full < hp {
-                let src = row + 2 * full * dx
-                let x = TapPair(load16(src, width), SIMD8()), y = TapPair(load16(src + step, width), SIMD8())
-                let w = wb[q]
-                a &+= x.dot(w); e &+= y.dot(w)
-            }
-        }
-    }
-
-    /// Two taps of 8 channels, held in the form the target multiplies best, against packed
-    /// pair vectors: `dot(w)` = x·lo(w) + y·hi(w) per channel.
-    struct TapPair {
-        #if arch(x86_64)
-        // Interleaved into int16 pairs for `pairDot` (PMADDWD). Written on int32 lanes: LLVM
-        // makes this two PUNPCK?WD; the same interleave built as a SIMD16<Int16> element by
-        // element became 20 shuffles, shifts and packs. (With AVX2, LLVM builds it from
-        // zero-extensions and blends, 9 instructions per tap pair; still, the widened form
-        // below with VPMULLD was 18 % slower on the depthwise layers: microbenchmark, min of 10.)
-        let v: SIMD8<Int32>
-        @inline(__always) init(_ x: SIMD8<Int16>, _ y: SIMD8<Int16>) {
-            v = SIMD8(lowHalf: Self.zip4(x.lowHalf, y.lowHalf), highHalf: Self.zip4(x.highHalf, y.highHalf))
-        }
-        /// Four int16 pairs (a[j], b[j]) as int32 lanes, each half of the interleave on its own:
-        /// written on all eight lanes at once, LLVM added four instructions per tap pair for one
-        /// int16 lane (SSE2) and built the AVX2 interleave from nine zero-extensions and blends
-        /// (seen in the assembly); this way it is PUNPCKLWD + PUNPCKHWD, or with AVX2 two
-        /// VPMOVZXWD loads, a shift and an OR.
-        @inline(__always) static func zip4(_ a: SIMD4<Int16>, _ b: SIMD4<Int16>) -> SIMD4<Int32> {
-            var r = SIMD4<UInt32>()
-            for j in 0 ..< 4 { r[j] = UInt32(UInt16(bitPattern: a[j])) | (UInt32(UInt16(bitPattern: b[j])) &<< 16) }
-            return unsafeBitCast(r, to: SIMD4<Int32>.self)
-        }
-        @inline(__always) func dot(_ w: SIMD8<Int32>) -> SIMD8<Int32> { TiledConvolution.pairDot(v, w) }
-        #else
-        // NEON multiplies widened lanes (SMLAL/MLA) and needs no interleave.
-        let x: SIMD8<Int32>, y: SIMD8<Int32>
-        @inline(__always) init(_ x: SIMD8<Int16>, _ y: SIMD8<Int16>) { self.x = TiledConvolution.widen(x); self.y = TiledConvolution.widen(y) }
-        @inline(__always) func dot(_ w: SIMD8<Int32>) -> SIMD8<Int32> { x &* ((w &<< 16) &>> 16) &+ y &* (w &>> 16) }
-        #endif
-    }
 
     @inline(__always)
     static func widen(_ v: SIMD8<Int16>) -> SIMD8<Int32> {

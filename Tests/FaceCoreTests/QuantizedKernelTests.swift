@@ -161,11 +161,13 @@ import Testing
         var rng = FuzzHarness.Random(seed: wide ? 21 : 20)
         var checked = 0
         // Plus wide rows with stride = dilation (1 and 2), which take the interior pixel-pair
-        // path with a 3-wide window and the column step equal to the pixel step.
+        // path with a 3-wide window and the column step equal to the pixel step, and a wide
+        // row with stride 2 and no dilation (the 3×3 kernel's run-time step).
         let wideRows = [1, 2].map { d in
             FloatKernels.ConvGeometry(inH: 7, inW: 16, inC: 0, outH: 7 - 2 * d, outW: d == 1 ? 16 : 7, outC: 0, kh: 3, kw: 3, strideH: 1,
                                       strideW: d, dilationH: d, dilationW: d, padTop: 0, padLeft: 1)
-        }
+        } + [FloatKernels.ConvGeometry(inH: 7, inW: 17, inC: 0, outH: 3, outW: 8, outC: 0, kh: 3, kw: 3, strideH: 2, strideW: 2,
+                                       dilationH: 1, dilationW: 1, padTop: 0, padLeft: 0)]
         for base in FloatKernelTests.geometries() + wideRows {
             for c in [1, 3, 4, 7, 8, 12, 16, 33] {
                 var g = base; g.inC = c; g.outC = c

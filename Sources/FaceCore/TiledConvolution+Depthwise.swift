@@ -1,0 +1,202 @@
+/// DEPTHWISE_CONV_2D of the fixed-point engine: the same pair lanes, packed weights and
+/// requantization as the convolutions (`TiledConvolution`), with the reduction running over a
+/// window's taps instead of input channels.
+extension TiledConvolution {
+    /// DEPTHWISE_CONV_2D with packed weights (`packDepthwise`): per pixel and block of 8
+    /// channels, the accumulators stay in registers across the taps, which are taken in pairs
+    /// of a kernel row (`TapPair`). Measured (bench models --layers, portable, same run):
+    /// landmark depthwise layers 2.9 → 5.4–6.0 GMAC/s with tap pairs and the interior path.
+    public static func depthwise(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
+                                 bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ requantization: QuantizedKernels.Requant, output: UnsafeMutablePointer<Int16>) {
+        let r = Epilogue(requantization)
+        let c = g.outC, nb = blocks(c), np = pairs(g, depthwise: true), hp = rowPairs(g)
+        // Pixel pairs whose windows lie inside the row share each weight vector and skip the
+        // column checks (full 8-channel blocks only).
+        // Interior columns: ox·sW - padL ≥ 0 and ox·sW - padL + (kw-1)·dW < inW.
+        let xlo = (g.padLeft + g.strideW - 1) / g.strideW
+        let xhi = min(g.outW, max(xlo, (g.inW - 1 - (g.kw - 1) * g.dilationW + g.padLeft) / g.strideW + 1))
+        let interiorPairs = g.inW - 1 - (g.kw - 1) * g.dilationW + g.padLeft >= 0 ? (xhi - xlo) / 2 : 0
+        for oy in 0 ..< g.outH {
+            if interiorPairs > 0 {
+                depthwiseInterior(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, requantization, output)
+            }
+            var ox = 0
+            while ox < g.outW {
+                if interiorPairs > 0 && ox == xlo { ox += 2 * interiorPairs; continue }
+                defer { ox += 1 }
+                let out = output + (oy * g.outW + ox) * c
+                for b in 0 ..< nb {
+                    let first = blockStart(b, c), width = min(lanes, c - first)
+                    var acc = SIMD8<Int32>()
+                    let wb = weights + b * np
+                    // Channels of tap (iy, ix), zeros outside the input.
+                    @inline(__always) func tap(_ iy: Int, _ kx: Int) -> SIMD8<Int16> {
+                        let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
+                        if kx >= g.kw || ix < 0 || ix >= g.inW { return SIMD8() }
+                        return load16(input + (iy * g.inW + ix) * c + first, width)
+                    }
+                    for ky in 0 ..< g.kh {
+                        let iy = oy * g.strideH + ky * g.dilationH - g.padTop
+                        if iy < 0 || iy >= g.inH { continue }
+                        for h in 0 ..< hp {
+                            let x = TapPair(tap(iy, 2 * h), tap(iy, 2 * h + 1))
+                            acc &+= x.dot(wb[ky * hp + h])
+                        }
+                    }
+                    requant(acc, first, width, bias, multipliers, r, out + first)
+                }
+            }
+        }
+    }
+
+    /// Pixels (oy, ox0 …< ox0 + 2·pairs), every window inside the input row: two pixels at a
+    /// time share each weight vector and skip the column checks. One call
+    /// per output row: called per pixel pair, the set-up and argument passing cost as much as
+    /// the taps of a 3×3 window.
+    static func depthwiseInterior(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
+                                  _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
+                                  _ requantization: QuantizedKernels.Requant, _ output: UnsafeMutablePointer<Int16>) {
+        let r = Epilogue(requantization)   // here too: a parameter, it was reloaded per vector
+        let c = g.outC, np = pairs(g, depthwise: true)
+        let step = g.strideW * c
+        // Kernel rows inside the input: iy = oy·sH + ky·dH - padTop in 0 ..< inH. In closed
+        // form: LLVM turned the search loops this replaces into 64-bit vector code run per row.
+        let top = g.padTop - oy * g.strideH, bottom = g.inH + g.padTop - oy * g.strideH
+        let ky0 = top <= 0 ? 0 : min(g.kh, (top + g.dilationH - 1) / g.dilationH)
+        let ky1 = max(ky0, bottom <= 0 ? 0 : min(g.kh, (bottom + g.dilationH - 1) / g.dilationH))
+        if g.kh == 3 && g.kw == 3 && g.dilationH == 1 && g.dilationW == 1 && ky0 == 0 && ky1 == 3 && c >= lanes && (r.lanes || r.wide) {
+            // Stride 1 passes the step as the constant it is (`c`), so the second pixel's first
+            // two taps are the first pixel's last two: the same loads. The landmark model's
+            // widest layers have 8 and 16 channels: as constants, every tap's address is a
+            // constant offset from one pointer per row (with c a run-time value, LLVM kept one
+            // induction variable per tap and spilled them).
+            switch (c, g.strideW) {
+            case (8, 1): depthwise3x3(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: 8, step: 8)
+            case (16, 1): depthwise3x3(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: 16, step: 16)
+            case (_, 1): depthwise3x3(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: c, step: c)
+            default: depthwise3x3(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: c, step: step)
+            }
+            return
+        }
+        for b in 0 ..< blocks(c) {
+            let first = blockStart(b, c), width = min(lanes, c - first)
+            let wb = weights + b * np
+            for i in 0 ..< pairCount {
+                let ox = ox0 + 2 * i
+                let base = input + ((oy * g.strideH - g.padTop) * g.inW + ox * g.strideW - g.padLeft) * c + first
+                var a = SIMD8<Int32>(), e = a
+                // A full block passes the constant `lanes`, so its loads compile to plain vector
+                // loads (with the width a run-time value inside the tap loop, the landmark
+                // model's depthwise layers took 5.2 ms instead of 4.0-4.5).
+                if width == lanes {
+                    windowPair(g, base, c, lanes, step, ky0, ky1, wb, &a, &e)
+                } else {
+                    windowPair(g, base, c, width, step, ky0, ky1, wb, &a, &e)
+                }
+                let out = output + (oy * g.outW + ox) * c + first
+                requant(a, first, width, bias, multipliers, r, out)
+                requant(e, first, width, bias, multipliers, r, out + c)
+            }
+        }
+    }
+
+    /// `depthwiseInterior` for the layers both face models have: 3×3 windows, dilation 1, the
+    /// window's three rows inside the input, blocks of 8 full channels. With the kernel's shape
+    /// constant, a pixel pair is straight-line code: the general loop (rows and tap pairs of
+    /// run-time count) spent more instructions on its counters, reloaded pointers and the odd
+    /// last tap than on the taps. The block's requantization constants are loaded once per row
+    /// (`BlockConstants`); the weights are not: held in registers, LLVM kept them widened to
+    /// int32 and packed them back before every PMADDWD (AVX2 assembly).
+    @_transparent
+    static func depthwise3x3(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
+                             _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
+                             _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>, c: Int, step: Int) {
+        let np = pairs(g, depthwise: true), rowStride = g.inW * c
+        let origin = input + ((oy * g.strideH - g.padTop) * g.inW + ox0 * g.strideW - g.padLeft) * c
+        let out0 = output + (oy * g.outW + ox0) * c
+        for b in 0 ..< blocks(c) {
+            let first = blockStart(b, c)
+            let wb = weights + b * np
+            let k = BlockConstants(first, bias, multipliers, r)
+            var src = origin + first, out = out0 + first
+            for _ in 0 ..< pairCount {
+                var a = SIMD8<Int32>(), e = a
+                row3(src, c, step, wb, &a, &e)
+                row3(src + rowStride, c, step, wb + 2, &a, &e)
+                row3(src + 2 * rowStride, c, step, wb + 4, &a, &e)
+                requantPair(a, e, k, r, out, out + c)
+                src += 2 * step; out += 2 * c
+            }
+        }
+    }
+
+    /// One kernel row of two pixels `step` apart: taps (0, 1) against `w[0]`, tap 2 (paired
+    /// with a zero weight) against `w[1]`.
+    @inline(__always)
+    static func row3(_ p: UnsafePointer<Int16>, _ c: Int, _ step: Int, _ w: UnsafePointer<SIMD8<Int32>>,
+                     _ a: inout SIMD8<Int32>, _ e: inout SIMD8<Int32>) {
+        let x0 = load16(p, lanes), x1 = load16(p + c, lanes), x2 = load16(p + 2 * c, lanes)
+        let q = p + step
+        let y0 = load16(q, lanes), y1 = load16(q + c, lanes), y2 = load16(q + 2 * c, lanes)
+        a &+= TapPair(x0, x1).dot(w[0]) &+ TapPair(x2, SIMD8()).dot(w[1])
+        e &+= TapPair(y0, y1).dot(w[0]) &+ TapPair(y2, SIMD8()).dot(w[1])
+    }
+
+    /// The taps of kernel rows ky0 ..< ky1 for two pixels `step` apart (`base` = the first
+    /// pixel's window origin, channel block included; `width` channels of it are read).
+    @inline(__always)
+    static func windowPair(_ g: FloatKernels.ConvGeometry, _ base: UnsafePointer<Int16>, _ c: Int, _ width: Int, _ step: Int, _ ky0: Int, _ ky1: Int,
+                           _ wb: UnsafePointer<SIMD8<Int32>>, _ a: inout SIMD8<Int32>, _ e: inout SIMD8<Int32>) {
+        let hp = rowPairs(g), full = g.kw / 2, dx = g.dilationW * c
+        for ky in ky0 ..< ky1 {
+            let row = base + ky * g.dilationH * g.inW * c
+            var q = ky * hp
+            for h in 0 ..< full {
+                let src = row + 2 * h * dx
+                let x = TapPair(load16(src, width), load16(src + dx, width))
+                let y = TapPair(load16(src + step, width), load16(src + dx + step, width))
+                let w = wb[q]
+                a &+= x.dot(w); e &+= y.dot(w)
+                q += 1
+            }
+            if full < hp {
+                let src = row + 2 * full * dx
+                let x = TapPair(load16(src, width), SIMD8()), y = TapPair(load16(src + step, width), SIMD8())
+                let w = wb[q]
+                a &+= x.dot(w); e &+= y.dot(w)
+            }
+        }
+    }
+
+    /// Two taps of 8 channels, held in the form the target multiplies best, against packed
+    /// pair vectors: `dot(w)` = x·lo(w) + y·hi(w) per channel.
+    struct TapPair {
+        #if arch(x86_64)
+        // Interleaved into int16 pairs for `pairDot` (PMADDWD). Written on int32 lanes: LLVM
+        // makes this two PUNPCK?WD; the same interleave built as a SIMD16<Int16> element by
+        // element became 20 shuffles, shifts and packs. (With AVX2, LLVM builds it from
+        // zero-extensions and blends, 9 instructions per tap pair; still, the widened form
+        // below with VPMULLD was 18 % slower on the depthwise layers: microbenchmark, min of 10.)
+        let v: SIMD8<Int32>
+        @inline(__always) init(_ x: SIMD8<Int16>, _ y: SIMD8<Int16>) {
+            v = SIMD8(lowHalf: Self.zip4(x.lowHalf, y.lowHalf), highHalf: Self.zip4(x.highHalf, y.highHalf))
+        }
+        /// Four int16 pairs (a[j], b[j]) as int32 lanes, each half of the interleave on its own:
+        /// written on all eight lanes at once, LLVM added four instructions per tap pair for one
+        /// int16 lane (SSE2) and built the AVX2 interleave from nine zero-extensions and blends
+        /// (seen in the assembly); this way it is PUNPCKLWD + PUNPCKHWD, or with AVX2 two
+        /// VPMOVZXWD loads, a shift and an OR.
+        @inline(__always) static func zip4(_ a: SIMD4<Int16>, _ b: SIMD4<Int16>) -> SIMD4<Int32> {
+            var r = SIMD4<UInt32>()
+            for j in 0 ..< 4 { r[j] = UInt32(UInt16(bitPattern: a[j])) | (UInt32(UInt16(bitPattern: b[j])) &<< 16) }
+            return unsafeBitCast(r, to: SIMD4<Int32>.self)
+        }
+        @inline(__always) func dot(_ w: SIMD8<Int32>) -> SIMD8<Int32> { TiledConvolution.pairDot(v, w) }
+        #else
+        // NEON multiplies widened lanes (SMLAL/MLA) and needs no interleave.
+        let x: SIMD8<Int32>, y: SIMD8<Int32>
+        @inline(__always) init(_ x: SIMD8<Int16>, _ y: SIMD8<Int16>) { self.x = TiledConvolution.widen(x); self.y = TiledConvolution.widen(y) }
+        @inline(__always) func dot(_ w: SIMD8<Int32>) -> SIMD8<Int32> { x &* ((w &<< 16) &>> 16) &+ y &* (w &>> 16) }
+        #endif
+    }
+}
