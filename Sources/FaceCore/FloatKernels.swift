@@ -175,6 +175,16 @@ public enum FloatKernels {
             }
             dims = (o[0], o[1], o[2], o[3]); a = strides(x); b = strides(y)
         }
+
+        /// Whether both operands are laid out like the output (no broadcast), so that the
+        /// operation can run over one flat row.
+        public var flat: Bool {
+            let (d0, d1, d2, d3) = dims
+            func contiguous(_ s: (Int, Int, Int, Int)) -> Bool {
+                s.3 == 1 && (d2 == 1 || s.2 == d3) && (d1 == 1 || s.1 == d2 * d3) && (d0 == 1 || s.0 == d1 * d2 * d3)
+            }
+            return contiguous(a) && contiguous(b)
+        }
     }
 
     public enum BinaryOp: Int { case add, sub, mul, div, squaredDifference, prelu }

@@ -153,15 +153,22 @@ public enum QuantizedKernels {
         let ma = (Int32(p.m0) &<< 16) &>> 16, mb = (Int32(p.m1) &<< 16) &>> 16, sh = Int32(p.s0), lo = Int32(p.lo), hi = Int32(p.hi)
         let r: Int32 = p.s0 == 0 ? 0 : 1 &<< Int32(p.s0 - 1)
         let rp: Int32 = ps == 0 ? 0 : 1 &<< Int32(ps - 1), shp = Int32(ps)
+        @_transparent func block(_ o: Int, _ slopes: SIMD8<Int32>) {
+            let v = (weightedSum(a + o, b + o, ma, mb) &+ r) &>> sh
+            let product = clampedPReLUProduct(v, lo: Int16(lo), hi: Int16(hi), negative: slopes, positive: mp)
+            storeClamped((product &+ rp) &>> shp, out + o)
+        }
+        if c == 16 {
+            // The landmark model's widest residual blocks: both slope vectors in registers.
+            let s0 = TiledConvolution.load32(mn), s1 = TiledConvolution.load32(mn + 8)
+            var i = 0
+            while i < n { block(i, s0); block(i + 8, s1); i += 16 }
+            return
+        }
         if c % 8 == 0 && c > 0 {
             var i = 0
             while i < n {
-                for blk in stride(from: 0, to: c, by: 8) {
-                    let o = i + blk
-                    let v = (weightedSum(a + o, b + o, ma, mb) &+ r) &>> sh
-                    let product = clampedPReLUProduct(v, lo: Int16(lo), hi: Int16(hi), negative: TiledConvolution.load32(mn + blk), positive: mp)
-                    store8((product &+ rp) &>> shp, out + o)
-                }
+                for blk in stride(from: 0, to: c, by: 8) { block(i + blk, TiledConvolution.load32(mn + blk)) }
                 i += c
             }
             return
@@ -228,6 +235,19 @@ public enum QuantizedKernels {
         for j in 0 ..< 8 { p[j] = min(max(Int16(truncatingIfNeeded: min(max(v[j], -32768), 32767)), lo), hi) }
     }
 
+    /// Stores eight lanes clamped to ±32767 as int16, the clamp on the int32 lanes (VPMAXSD,
+    /// VPMINSD with AVX2) so that the narrowing needs no saturation: `store8`'s saturating form
+    /// became a 32-bit compare, two packs and a blend in `addPReLU` (AVX2 assembly).
+    /// SSE2 has no 32-bit min/max (the clamp took compares and blends), so it keeps `store8`.
+    @_transparent
+    static func storeClamped(_ v: SIMD8<Int32>, _ p: UnsafeMutablePointer<Int16>) {
+        #if arch(x86_64) && !FACEKIT_WIDE_VECTORS
+        store8(v, p)
+        #else
+        for j in 0 ..< 8 { p[j] = Int16(truncatingIfNeeded: min(max(v[j], -32767), 32767)) }
+        #endif
+    }
+
     /// `store8` built as one vector and written with one store, for the convolutions' epilogue:
     /// there, stored lane by lane, LLVM vectorized half of a depthwise pixel pair's stores and
     /// left the other lanes' clamps scalar (seen in the assembly). (In `addPReLU` this form
@@ -288,7 +308,10 @@ public enum QuantizedKernels {
 
     public static func binary(_ k: BinaryKind, _ bc: FloatKernels.Broadcast4, _ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>,
                               _ p: BinaryParams, _ out: UnsafeMutablePointer<Int16>) {
-        let (d0, d1, d2, d3) = bc.dims
+        // Operands laid out like the output (no broadcast): one flat row. Rows of the channel
+        // count ended in scalar tails where it is not a multiple of 8 (the detector's ADDs over
+        // 28 channels took 1.5× as long as those over 24).
+        let (d0, d1, d2, d3) = bc.flat ? (1, 1, 1, bc.dims.0 * bc.dims.1 * bc.dims.2 * bc.dims.3) : bc.dims
         var o = out
         let sa = bc.a.3, sb = bc.b.3
         let round0 = p.s0 == 0 ? 0 : Int64(1) << Int64(p.s0 - 1), s0 = Int64(p.s0)

@@ -180,13 +180,15 @@ import Testing
     /// The residual add's vectorized loop against the scalar formula.
     @Test func addMatchesScalarFormula() {
         var rng = FuzzHarness.Random(seed: 30)
-        // Sizes on and off the 8-lane vector path; a clamp range narrower than int16 (an ADD
-        // with a fused RELU-like range) as well as the full one.
-        for n in [1, 3, 8, 17, 64, 97] { for (lo, hi) in [(Int64(-32767), Int64(32767)), (-1_000, 20_000)] {
+        // Sizes on and off the 8-lane vector path, one row and several (same-shape operands run
+        // as one flat row); a clamp range narrower than int16 (an ADD with a fused RELU-like
+        // range) as well as the full one.
+        for (rows, w) in [(1, 1), (1, 3), (1, 8), (1, 17), (1, 64), (1, 97), (5, 28), (3, 7)] { for (lo, hi) in [(Int64(-32767), Int64(32767)), (-1_000, 20_000)] {
+            let n = rows * w
             let a = Self.i16(n, &rng), b = Self.i16(n, &rng)
             let p = QuantizedKernels.BinaryParams(m0: 12_345, m1: -9_876, s0: 14, lo: lo, hi: hi)
             var out = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
-            QuantizedKernels.binary(.add, FloatKernels.Broadcast4(out: [n], a: [n], b: [n]), a, b, p, &out)
+            QuantizedKernels.binary(.add, FloatKernels.Broadcast4(out: [rows, w], a: [rows, w], b: [rows, w]), a, b, p, &out)
             let want = (0 ..< n).map { QuantizedKernels.apply(.add, Int64(a[$0]), Int64(b[$0]), p) }
             #expect(Array(out[0 ..< n]) == want)
             #expect(out[n...].allSatisfy { $0 == Self.guardValue })
@@ -244,10 +246,12 @@ import Testing
     }
 
     /// The fused ADD → PRELU against the two kernels it replaces, per-channel and shared slopes,
-    /// channel counts on and off the 8-lane blocks.
-    @Test func addPReLUMatchesAddThenPrelu() {
-        var rng = FuzzHarness.Random(seed: 32)
-        for c in [1, 3, 8, 16, 24, 17] {
+    /// channel counts on and off the 8-lane blocks (16: the slopes held in registers), and a
+    /// PRELU shift that scales up (shift 12), so that outputs reach the final ±32767 clamp.
+    @Test(arguments: [14, 12])
+    func addPReLUMatchesAddThenPrelu(shift: Int) {
+        var rng = FuzzHarness.Random(seed: 32 + UInt64(shift))
+        for c in [1, 3, 8, 16, 24, 17, 32] {
             for shared in [false, true] where !(shared && c == 1) {
                 let n = c * 9
                 let a = Self.i16(n, &rng), b = Self.i16(n, &rng)
@@ -256,9 +260,10 @@ import Testing
                 let bc = FloatKernels.Broadcast4(out: [1, 1, 9, c], a: [1, 1, 9, c], b: [1, 1, 9, c])
                 var sum = [Int16](repeating: 0, count: n), ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
                 QuantizedKernels.binary(.add, bc, a, b, p, &sum)
-                QuantizedKernels.prelu(sum, positive: 12_345, negative: mn, channels: mn.count, shift: 14, &ref, count: n)
-                QuantizedKernels.addPReLU(a, b, p, positive: 12_345, negative: mn, channels: mn.count, shift: 14, &opt, count: n)
-                #expect(ref == opt, "add+prelu c=\(c) shared=\(shared)")
+                QuantizedKernels.prelu(sum, positive: 12_345, negative: mn, channels: mn.count, shift: shift, &ref, count: n)
+                QuantizedKernels.addPReLU(a, b, p, positive: 12_345, negative: mn, channels: mn.count, shift: shift, &opt, count: n)
+                #expect(ref == opt, "add+prelu c=\(c) shared=\(shared) shift=\(shift)")
+                if shift == 12 && c == 16 && !shared { #expect(ref.contains(32_767) && ref.contains(-32_767), "the clamp is reached") }
             }
         }
     }
