@@ -9,13 +9,20 @@ competitor) and without delegates (the builtin kernels our float engine is
 checked against).
 
     litert_bench.py MODEL_DIR [--runs N] [--warmup W] [--json] [--pin CPU]
-                    [--inputs testdata/reference/model-io] [--only MODEL ...]
+                    [--inputs testdata/reference/model-io] [--only MODEL ...] [--serve]
 
 With --json, stdout is one JSON object:
     {"detector": {"xnnpack_median_ms": .., "xnnpack_p90_ms": .., "ref_median_ms": ..,
                   "ref_p90_ms": .., ...}, "landmarks": {...}, "blendshapes": {...}}
 Inputs come from the model-io cases of single_face.jpg (make-model-io); if
 those are missing they are computed the same way from testdata/single_face.jpg.
+
+With --serve, the interpreters are set up once and timings are given on
+request, so that `facekit bench models` can alternate between its engine and
+LiteRT in short rounds (both then see the same load on a shared machine).
+The first stdout line is {"ready": true, "litert": VERSION, "inputs": {...}};
+then each stdin line "run MODEL xnnpack|ref N" is answered with one line
+{"ms": [N times]} (or {"error": "..."}), and "quit" (or EOF) ends it.
 """
 import argparse
 import json
@@ -70,6 +77,34 @@ def bench(interp, x, runs, warmup):
     return ts
 
 
+def serve(args, inputs, litert):
+    from mpface import make_interpreter
+    interps = {}
+    for m in args.only:
+        path = os.path.join(args.model_dir, MODELS[m][0])
+        for tag, ref in (("xnnpack", False), ("ref", True)):
+            it = make_interpreter(path, num_threads=1, reference_kernels=ref)
+            it.set_tensor(it.get_input_details()[0]["index"], np.ascontiguousarray(inputs[m][0], np.float32))
+            interps[(m, tag)] = it
+    print(json.dumps({"ready": True, "litert": litert, "inputs": {m: inputs[m][1] for m in args.only}}), flush=True)
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "quit":
+            break
+        if len(words) != 4 or words[0] != "run" or (words[1], words[2]) not in interps or not words[3].isdigit():
+            print(json.dumps({"error": f"unknown request {line.strip()!r}; use: run MODEL xnnpack|ref N"}), flush=True)
+            continue
+        it, ts = interps[(words[1], words[2])], []
+        for _ in range(int(words[3])):
+            t0 = time.perf_counter_ns()
+            it.invoke()
+            ts.append((time.perf_counter_ns() - t0) / 1e6)
+        print(json.dumps({"ms": ts}), flush=True)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("model_dir", nargs="?", default=os.path.join(
@@ -82,6 +117,7 @@ def main():
     ap.add_argument("--inputs", default=os.path.join(
         os.path.dirname(os.path.dirname(HERE)), "testdata", "reference", "model-io"))
     ap.add_argument("--only", nargs="+", choices=list(MODELS), default=list(MODELS))
+    ap.add_argument("--serve", action="store_true", help="time invokes on request (see above)")
     args = ap.parse_args()
     if args.runs < 1 or args.warmup < 0:
         ap.error("--runs must be >= 1 and --warmup >= 0")
@@ -96,6 +132,8 @@ def main():
     from mpface import make_interpreter
     litert = version("ai-edge-litert")
     inputs = real_inputs(args.inputs, args.model_dir)
+    if args.serve:
+        return serve(args, inputs, litert)
     result = {}
     for m in args.only:
         path = os.path.join(args.model_dir, MODELS[m][0])

@@ -24,20 +24,44 @@ struct BenchModelsCommand: Command {
         fixedModel = a.value("fixed-model") ?? "models/facekit.fkm"
     }
 
-    struct Timing { var median: Double; var p90: Double }
+    struct Timing {
+        var median: Double, p90: Double
+        init(_ samples: [Double]) {
+            let t = samples.sorted()
+            median = t[t.count / 2]; p90 = t[min(t.count - 1, Int(Double(t.count) * 0.9))]
+        }
+    }
+
+    /// Inferences per turn when the fixed-point engine and LiteRT alternate (`alternate`).
+    static let round = 5
 
     /// Milliseconds on the monotonic clock.
     static func now() -> Double { Double(MonotonicClock.now()) / 1e6 }
 
     static func measure(runs: Int, warmup: Int, _ body: () -> Void) -> Timing {
         for _ in 0 ..< warmup { body() }
+        return Timing(samples(runs, body))
+    }
+
+    static func samples(_ n: Int, _ body: () -> Void) -> [Double] {
         var t: [Double] = []
-        t.reserveCapacity(runs)
-        for _ in 0 ..< runs {
-            let s = now(); body(); t.append(now() - s)
+        t.reserveCapacity(n)
+        for _ in 0 ..< n { let s = now(); body(); t.append(now() - s) }
+        return t
+    }
+
+    /// `body` and LiteRT's XNNPACK interpreter of the same model, timed in alternating turns of
+    /// `round` inferences (see `LiteRTServer` for why), after both warmed up.
+    static func alternate(runs: Int, warmup: Int, model: String, _ server: LiteRTServer, _ body: () -> Void) throws -> (ours: Timing, litert: Timing) {
+        for _ in 0 ..< warmup { body() }
+        _ = try server.run(model, count: warmup)
+        var ours: [Double] = [], theirs: [Double] = []
+        while ours.count < runs {
+            let n = min(round, runs - ours.count)
+            ours += samples(n, body)
+            theirs += try server.run(model, count: n)
         }
-        t.sort()
-        return Timing(median: t[t.count / 2], p90: t[min(t.count - 1, Int(Double(t.count) * 0.9))])
+        return (Timing(ours), Timing(theirs))
     }
 
     /// A real face input for the model (scripts/reference/make-model-io), else a deterministic ramp.
@@ -61,6 +85,9 @@ struct BenchModelsCommand: Command {
         var ours: [String: Timing] = [:]
         var sources: [String: String] = [:]
         var layerReport: [String] = []
+        var ref: [String: [String: Double]] = [:]
+        let server = litert ? try LiteRTServer() : nil
+        defer { server?.close() }
         for (kind, graph) in models {
             let engine: FloatEngine
             do { engine = try FloatEngine(graph: graph) } catch let e as CoreError { throw ModelLoading.fail(modelFile, e) }
@@ -72,12 +99,28 @@ struct BenchModelsCommand: Command {
                 let q: QuantizedEngine
                 do { q = try QuantizedEngine(graph: qg) } catch let e as CoreError { throw ModelLoading.fail(fixedModel, e) }
                 _ = q.input().update(from: x)
-                fixed[kind.name] = Self.measure(runs: runs, warmup: warmup) { q.run() }
+                if let server {
+                    let (fx, lt) = try Self.alternate(runs: runs, warmup: warmup, model: kind.name, server) { q.run() }
+                    fixed[kind.name] = fx
+                    ref[kind.name] = ["xnnpack_median_ms": lt.median, "xnnpack_p90_ms": lt.p90]
+                } else {
+                    fixed[kind.name] = Self.measure(runs: runs, warmup: warmup) { q.run() }
+                }
                 if layers { layerReport += Self.layerTimes(name: "\(kind.name) (fixed point)", graph: q.graph, count: q.stepCount, runs: max(10, runs / 5), lanes: q.requantizesInLanes, wide: q.requantizesWide) { q.execute($0) } }
             }
+            if let server {
+                if ref[kind.name] == nil {
+                    _ = try server.run(kind.name, count: warmup)
+                    let lt = Timing(try server.run(kind.name, count: runs))
+                    ref[kind.name] = ["xnnpack_median_ms": lt.median, "xnnpack_p90_ms": lt.p90]
+                }
+                // LiteRT's builtin kernels (what the float engine is checked against): slow, so
+                // fewer runs, not interleaved.
+                let nd = Timing(try server.run(kind.name, reference: true, count: max(10, runs / 5)))
+                ref[kind.name]?["ref_median_ms"] = nd.median
+                ref[kind.name]?["ref_p90_ms"] = nd.p90
+            }
         }
-        var ref: [String: [String: Double]] = [:]
-        if litert { ref = try Self.runLiteRT(runs: runs, warmup: warmup) }
 
         if json {
             var obj: [String: Any] = [:]
@@ -95,6 +138,10 @@ struct BenchModelsCommand: Command {
                 obj[name] = m
             }
             obj["peak_rss_mb"] = Self.peakRSSMB()
+            if let server {
+                obj["litert_version"] = server.version
+                obj["timing"] = "fixed point and LiteRT XNNPACK alternate in turns of \(Self.round) inferences"
+            }
             let data = try JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         } else {
@@ -108,6 +155,9 @@ struct BenchModelsCommand: Command {
             }
             print(String(format: "peak RSS %.1f MB; %d runs after %d warm-up, one thread; inputs: %@", Self.peakRSSMB(), runs, warmup,
                          Set(sources.values).sorted().joined(separator: ", ") as NSString))
+            if let server {
+                print("fixed point and LiteRT \(server.version) (XNNPACK) alternate in turns of \(Self.round) inferences; LiteRT no-delegate: \(max(10, runs / 5)) runs")
+            }
             if !layerReport.isEmpty { print(""); layerReport.forEach { print($0) } }
         }
         return 0
@@ -185,33 +235,5 @@ struct BenchModelsCommand: Command {
             out.append(String(format: "    %-24@ %8.3f ms %5.1f%%  %3d  %8.2f M  %@", name as NSString, c.ms, 100 * c.ms / total, c.count, c.macs / 1e6, rate as NSString))
         }
         return out
-    }
-
-    /// LiteRT in a child process (scripts/reference/litert_bench.py in the verification venv).
-    static func runLiteRT(runs: Int, warmup: Int) throws -> [String: [String: Double]] {
-        let python = ".venv/bin/python", script = "scripts/reference/litert_bench.py"
-        guard FileManager.default.isExecutableFile(atPath: python), FileManager.default.fileExists(atPath: script) else {
-            throw CommandFailure("LiteRT reference not found (\(python), \(script)); run scripts/setup from the repository root, or pass --no-litert")
-        }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = [script, "models", "--runs", String(runs), "--warmup", String(warmup), "--json"]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0,
-              let obj = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw CommandFailure("LiteRT benchmark failed (exit \(p.terminationStatus)); run '\(python) \(script) models --json' to see why")
-        }
-        var out2: [String: [String: Double]] = [:]
-        for (k, v) in obj {
-            guard let d = v as? [String: Any] else { continue }
-            var m: [String: Double] = [:]
-            for (kk, vv) in d { if let n = vv as? Double { m[kk] = n } else if let n = vv as? Int { m[kk] = Double(n) } }
-            out2[k] = m
-        }
-        return out2
     }
 }
