@@ -106,7 +106,10 @@ extension TiledConvolution {
     /// run-time count) spent more instructions on its counters, reloaded pointers and the odd
     /// last tap than on the taps. The block's requantization constants are loaded once per row
     /// (`BlockConstants`); the weights are not: held in registers, LLVM kept them widened to
-    /// int32 and packed them back before every PMADDWD (AVX2 assembly).
+    /// int32 and packed them back before every PMADDWD (AVX2 assembly). Measured against the
+    /// general loop (`bench models --layers`, minimum of 6 alternating runs): the landmark
+    /// model's depthwise layers 1.46 → 0.81 ms with AVX2, 1.59 → 1.03 ms portable; the
+    /// microbenchmark's 128×128×8 layer (minimum of 3) 160 → 78 µs and 173 → 110 µs.
     @_transparent
     static func depthwise3x3(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
                              _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
