@@ -64,17 +64,25 @@ def real_inputs(inputs_dir, models_dir):
     return out
 
 
-def bench(interp, x, runs, warmup):
-    inp = interp.get_input_details()[0]["index"]
-    interp.set_tensor(inp, np.ascontiguousarray(x, np.float32))
-    for _ in range(warmup):
-        interp.invoke()
+def set_input(interp, x):
+    interp.set_tensor(interp.get_input_details()[0]["index"], np.ascontiguousarray(x, np.float32))
+
+
+def timed(interp, runs):
+    """Wall time of `runs` invokes, ms each."""
     ts = np.empty(runs)
     for i in range(runs):
         t0 = time.perf_counter_ns()
         interp.invoke()
         ts[i] = (time.perf_counter_ns() - t0) / 1e6
     return ts
+
+
+def bench(interp, x, runs, warmup):
+    set_input(interp, x)
+    for _ in range(warmup):
+        interp.invoke()
+    return timed(interp, runs)
 
 
 def serve(args, inputs, litert):
@@ -84,7 +92,7 @@ def serve(args, inputs, litert):
         path = os.path.join(args.model_dir, MODELS[m][0])
         for tag, ref in (("xnnpack", False), ("ref", True)):
             it = make_interpreter(path, num_threads=1, reference_kernels=ref)
-            it.set_tensor(it.get_input_details()[0]["index"], np.ascontiguousarray(inputs[m][0], np.float32))
+            set_input(it, inputs[m][0])
             interps[(m, tag)] = it
     print(json.dumps({"ready": True, "litert": litert, "inputs": {m: inputs[m][1] for m in args.only}}), flush=True)
     for line in sys.stdin:
@@ -96,12 +104,7 @@ def serve(args, inputs, litert):
         if len(words) != 4 or words[0] != "run" or (words[1], words[2]) not in interps or not words[3].isdigit():
             print(json.dumps({"error": f"unknown request {line.strip()!r}; use: run MODEL xnnpack|ref N"}), flush=True)
             continue
-        it, ts = interps[(words[1], words[2])], []
-        for _ in range(int(words[3])):
-            t0 = time.perf_counter_ns()
-            it.invoke()
-            ts.append((time.perf_counter_ns() - t0) / 1e6)
-        print(json.dumps({"ms": ts}), flush=True)
+        print(json.dumps({"ms": timed(interps[(words[1], words[2])], int(words[3])).tolist()}), flush=True)
     return 0
 
 
