@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // facekit — one package: library modules, thin C shims, and the `facekit` executable.
 // Dependency arrows point one way:
-//   FaceCore ← FaceTracking ← (facekit)
+//   FaceKernelTypes ← FaceKernels (+ FaceKernelsAVX2 on x86_64) ← FaceCore ← FaceTracking ← (facekit)
 //   CV4L2, CJPEG ← Capture
 //   CJPEG ← Recording ← Export → CHDF5
 //   CGPIO ← GPIO ← Appliance → Recording, Export, Capture, FaceTracking
@@ -15,8 +15,23 @@ let cpu = Context.environment["FACEKIT_CPU"]
 // convolution then keeps 4 pixels × 16 channels of accumulators in registers, which the
 // portable SSE2 build (16 registers of 4 lanes) would spill.
 let wideVectorCPUs = ["haswell", "broadwell", "skylake", "skylake-avx512", "cascadelake", "icelake-client", "icelake-server",
-                      "tigerlake", "alderlake", "sapphirerapids", "znver1", "znver2", "znver3", "znver4", "x86-64-v3", "x86-64-v4"]
+                      "tigerlake", "alderlake", "sapphirerapids", "znver1", "znver2", "znver3", "znver4"]
 let cpuFlags: [String] = cpu.map { ["-target-cpu", $0] + (wideVectorCPUs.contains($0) ? ["-D", "FACEKIT_WIDE_VECTORS"] : []) } ?? []
+// Optimized even in debug builds: the test suite runs real models through FaceCore.
+let coreSettings: [SwiftSetting] = [.unsafeFlags(["-Ounchecked"] + cpuFlags, .when(configuration: .release)),
+                                    .unsafeFlags(["-O"], .when(configuration: .debug))]
+// The x86_64 build's second copy of the kernels, for CPUs with AVX2 (x86-64-v3), which FaceCore
+// runs when CPUID says it can (KernelISA). The manifest is compiled for the machine that builds:
+// a cross-build to another architecture goes without it.
+#if arch(x86_64)
+let kernelCopies: [Target.Dependency] = ["FaceKernelsAVX2"]
+#else
+let kernelCopies: [Target.Dependency] = []
+#endif
+// (Named haswell: the compiler's C importer takes no "x86-64-v3". Haswell's extra features, AES,
+// PCLMUL, RDRAND, FSGSBASE, INVPCID, XSAVEOPT and ERMSB, are never emitted for plain code, so the
+// x86-64-v3 check is the one that matters: CCPUFeatures.)
+let avx2Flags = ["-target-cpu", "haswell", "-D", "FACEKIT_WIDE_VECTORS"]
 
 let package = Package(
     name: "facekit",
@@ -36,10 +51,18 @@ let package = Package(
     ],
     targets: [
         // Pure Swift, no Foundation, Embedded-Swift clean (see DESIGN.md).
-        .target(name: "FaceCore",
-                // Optimized even in debug builds: the test suite runs real models through it.
-                swiftSettings: [.unsafeFlags(["-Ounchecked"] + cpuFlags, .when(configuration: .release)),
-                                .unsafeFlags(["-O"], .when(configuration: .debug))]),
+        // FaceCore's integer kernels (FaceKernels) and the values they take (FaceKernelTypes) are
+        // modules of their own so that x86_64 builds can carry a second copy of the kernels,
+        // FaceKernelsAVX2 (the same files, linked), chosen at run time (FaceCore/KernelISA.swift).
+        .target(name: "FaceKernelTypes", swiftSettings: coreSettings),
+        .target(name: "FaceKernels", dependencies: ["FaceKernelTypes"], swiftSettings: coreSettings),
+        .target(name: "FaceKernelsAVX2", dependencies: ["FaceKernelTypes"],
+                swiftSettings: [.unsafeFlags(["-Ounchecked"] + avx2Flags, .when(configuration: .release)),
+                                .unsafeFlags(["-O"] + avx2Flags, .when(configuration: .debug))]),
+        // CPUID for that choice (Swift has no way to ask).
+        .target(name: "CCPUFeatures"),
+        .target(name: "FaceCore", dependencies: ["FaceKernelTypes", "FaceKernels", "CCPUFeatures"] + kernelCopies,
+                swiftSettings: coreSettings),
         // Optimized in debug too, like FaceCore: the accuracy tests run every test frame through it.
         // The seed's names (blend shapes, AUs, emotions, metadata columns) and its AU table: one
         // copy shared by the tracker and the session store.
@@ -74,7 +97,7 @@ let package = Package(
 
         // Test-only: interposes malloc to prove hot paths allocate nothing.
         .target(name: "CAllocationCounter"),
-        .testTarget(name: "FaceCoreTests", dependencies: ["FaceCore", "CAllocationCounter"]),
+        .testTarget(name: "FaceCoreTests", dependencies: ["FaceCore", "FaceKernels", "CAllocationCounter"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "CAllocationCounter"]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "Recording"]),

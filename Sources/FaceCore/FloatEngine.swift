@@ -9,10 +9,10 @@ public final class FloatEngine {
     private var steps: [Step] = []
 
     enum Kind {
-        case conv(FloatKernels.ConvGeometry, Int)
-        case depthwise(FloatKernels.ConvGeometry, Int)
-        case maxPool(FloatKernels.ConvGeometry, Int)
-        case binary(FloatKernels.BinaryOp, FloatKernels.Broadcast4, Int)
+        case conv(ConvGeometry, Int)
+        case depthwise(ConvGeometry, Int)
+        case maxPool(ConvGeometry, Int)
+        case binary(FloatKernels.BinaryOp, Broadcast4, Int)
         case unary(FloatKernels.UnaryOp, Int)
         case copy(Int)
         case gather(base: Int, strides: (Int, Int, Int, Int), dims: (Int, Int, Int, Int))
@@ -64,7 +64,7 @@ public final class FloatEngine {
             let g = FloatKernels.geometry(op, ts)
             kind = op.code == .conv2d ? .conv(g, p[6]) : op.code == .depthwiseConv2d ? .depthwise(g, p[6]) : .maxPool(g, p[6])
         case .add, .sub, .mul, .div, .squaredDifference, .prelu:
-            let bc = FloatKernels.Broadcast4(out: out, a: ts[op.inputs[0]].shape, b: ts[op.inputs[1]].shape)
+            let bc = Broadcast4(out: out, a: ts[op.inputs[0]].shape, b: ts[op.inputs[1]].shape)
             let b: FloatKernels.BinaryOp = op.code == .add ? .add : op.code == .sub ? .sub : op.code == .mul ? .mul
                 : op.code == .div ? .div : op.code == .squaredDifference ? .squaredDifference : .prelu
             kind = .binary(b, bc, p.isEmpty ? 0 : p[0])

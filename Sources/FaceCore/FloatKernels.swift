@@ -3,19 +3,6 @@
 /// layouts packed at conversion time and are tested against them (FloatKernelTests).
 /// Kernels take raw pointers and allocate nothing.
 public enum FloatKernels {
-    public struct ConvGeometry {
-        public var inH: Int, inW: Int, inC: Int
-        public var outH: Int, outW: Int, outC: Int
-        public var kh: Int, kw: Int
-        public var strideH: Int, strideW: Int, dilationH: Int, dilationW: Int
-        public var padTop: Int, padLeft: Int
-        public init(inH: Int, inW: Int, inC: Int, outH: Int, outW: Int, outC: Int, kh: Int, kw: Int,
-                    strideH: Int, strideW: Int, dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int) {
-            self.inH = inH; self.inW = inW; self.inC = inC; self.outH = outH; self.outW = outW; self.outC = outC
-            self.kh = kh; self.kw = kw; self.strideH = strideH; self.strideW = strideW
-            self.dilationH = dilationH; self.dilationW = dilationW; self.padTop = padTop; self.padLeft = padLeft
-        }
-    }
 
     /// The geometry of a CONV_2D, DEPTHWISE_CONV_2D or MAX_POOL_2D op of a validated graph
     /// (params as `GraphOp` documents; the filter's first two axes are KH, KW).
@@ -158,34 +145,6 @@ public enum FloatKernels {
 
     // MARK: Element-wise
 
-    /// Shapes padded to rank 4 with element strides (0 on broadcast axes).
-    public struct Broadcast4 {
-        public var dims: (Int, Int, Int, Int)
-        public var a: (Int, Int, Int, Int)
-        public var b: (Int, Int, Int, Int)
-        public init(out: [Int], a sa: [Int], b sb: [Int]) {
-            func pad(_ s: [Int]) -> [Int] { [Int](repeating: 1, count: 4 - s.count) + s }
-            let o = pad(out), x = pad(sa), y = pad(sb)
-            func strides(_ s: [Int]) -> (Int, Int, Int, Int) {
-                let s3 = s[3] == 1 ? 0 : 1
-                let s2 = s[2] == 1 ? 0 : s[3]
-                let s1 = s[1] == 1 ? 0 : s[2] * s[3]
-                let s0 = s[0] == 1 ? 0 : s[1] * s[2] * s[3]
-                return (s0, s1, s2, s3)
-            }
-            dims = (o[0], o[1], o[2], o[3]); a = strides(x); b = strides(y)
-        }
-
-        /// Whether both operands are laid out like the output (no broadcast), so that the
-        /// operation can run over one flat row.
-        public var flat: Bool {
-            let (d0, d1, d2, d3) = dims
-            func contiguous(_ s: (Int, Int, Int, Int)) -> Bool {
-                s.3 == 1 && (d2 == 1 || s.2 == d3) && (d1 == 1 || s.1 == d2 * d3) && (d0 == 1 || s.0 == d1 * d2 * d3)
-            }
-            return contiguous(a) && contiguous(b)
-        }
-    }
 
     public enum BinaryOp: Int { case add, sub, mul, div, squaredDifference, prelu }
 

@@ -166,3 +166,8 @@ public struct Graph {
         return o.reduce(1, *) * (op.code == .conv2d ? f[0] * f[1] * f[2] : f[0] * f[1])
     }
 }
+
+extension WeightPlane {
+    /// A convolution's weight tensor in its graph's weight blob (which starts at `blob`).
+    public init(_ tensor: GraphTensor, in blob: UnsafeRawPointer) { self.init(base: blob + tensor.dataOffset, wide: tensor.type == .int16) }
+}

@@ -5,6 +5,8 @@
 public final class QuantizedEngine: InferenceEngine {
     public let graph: Graph
     public let plan: MemoryPlan
+    /// The copy of the kernels this engine runs (`KernelISA`).
+    public let kernels: KernelISA
     private let arena: UnsafeMutableRawPointer
     private let weights: UnsafeMutableRawPointer
     private let scratch: UnsafeMutableRawPointer
@@ -20,14 +22,14 @@ public final class QuantizedEngine: InferenceEngine {
 
     enum Kind {
         /// CONV_2D (or DEPTHWISE), a PRELU after it folded in by the quantizer (`Requant.negative`).
-        case conv(FloatKernels.ConvGeometry, QuantizedKernels.Requant)
-        case depthwise(FloatKernels.ConvGeometry, QuantizedKernels.Requant)
+        case conv(ConvGeometry, Requant)
+        case depthwise(ConvGeometry, Requant)
         /// ADD of two same-shape tensors, then PRELU (`QuantizedKernels.addPReLU`).
-        case addPReLU(QuantizedKernels.BinaryParams, positive: Int32, channels: Int, shift: Int, count: Int)
+        case addPReLU(BinaryParams, positive: Int32, channels: Int, shift: Int, count: Int)
         /// A PRELU fused into the op before it.
         case fused
-        case maxPool(FloatKernels.ConvGeometry, Int16, Int16)
-        case binary(QuantizedKernels.BinaryKind, FloatKernels.Broadcast4, QuantizedKernels.BinaryParams)
+        case maxPool(ConvGeometry, Int16, Int16)
+        case binary(BinaryKind, Broadcast4, BinaryParams)
         case relu(Int), neg(Int), copy(Int)
         case prelu(positive: Int32, channels: Int, shift: Int, count: Int)
         case logistic(Int64, Int, Int), rsqrt(Int64, Int, Int), sqrt(Int64, Int, Int)
@@ -44,8 +46,12 @@ public final class QuantizedEngine: InferenceEngine {
     }
 
     /// `fuseActivations: false` keeps every op a step of its own (per-layer checks read each
-    /// convolution's output tensor).
-    public init(graph: Graph, fuseActivations: Bool = true) throws(CoreError) {
+    /// convolution's output tensor). `kernels` must be one of `KernelISA.available`.
+    public init(graph: Graph, fuseActivations: Bool = true, kernels: KernelISA = .best) throws(CoreError) {
+        guard KernelISA.available.contains(kernels) else {
+            throw .invalidArgument(reason: "this CPU cannot run the kernels asked for (KernelISA.available lists those it can)")
+        }
+        self.kernels = kernels
         guard graph.isQuantized else { throw .invalidArgument(reason: "the fixed-point engine needs a quantized model (facekit model convert without --float)") }
         for i in graph.inputs + graph.outputs where graph.tensors[i].type != .int16 {
             throw .unsupported(reason: "quantized graph inputs and outputs must be int16", code: Int(graph.tensors[i].type.rawValue))
@@ -95,7 +101,7 @@ public final class QuantizedEngine: InferenceEngine {
     }
 
     /// Packed bytes of a convolution's folded-PRELU mantissas in lane form (`TiledConvolution.prepare`).
-    static func negativeBytes(_ op: GraphOp, _ g: FloatKernels.ConvGeometry) -> Int {
+    static func negativeBytes(_ op: GraphOp, _ g: ConvGeometry) -> Int {
         op.inputs.count > 4 ? (TiledConvolution.negativeLaneCount(g.outC) * 4 + 63) / 64 * 64 : 0
     }
 
@@ -144,7 +150,7 @@ public final class QuantizedEngine: InferenceEngine {
         case .conv2d, .depthwiseConv2d:
             let g = FloatKernels.geometry(op, ts)
             let m = pointers[op.inputs[3]].assumingMemoryBound(to: Int32.self)
-            var r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]),
+            var r = Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]),
                                              negative: op.inputs.count > 4 ? UnsafePointer(pointers[op.inputs[4]].assumingMemoryBound(to: Int32.self)) : nil)
             let lanes = (packed + packedUsed).assumingMemoryBound(to: Int32.self)
             TiledConvolution.prepare(&r, multipliers: m, count: g.outC, lanes: lanes)
@@ -155,9 +161,9 @@ public final class QuantizedEngine: InferenceEngine {
         case .prelu:
             kind = .prelu(positive: Int32(p[0]), channels: ts[op.inputs[1]].elementCount, shift: p[1], count: ts[op.output].elementCount)
         case .add, .sub, .mul, .div, .squaredDifference:
-            let bc = FloatKernels.Broadcast4(out: out, a: ts[op.inputs[0]].shape, b: ts[op.inputs[1]].shape)
-            var P: QuantizedKernels.BinaryParams
-            let k: QuantizedKernels.BinaryKind
+            let bc = Broadcast4(out: out, a: ts[op.inputs[0]].shape, b: ts[op.inputs[1]].shape)
+            var P: BinaryParams
+            let k: BinaryKind
             switch op.code {
             case .add, .sub:
                 k = .add
@@ -222,25 +228,16 @@ public final class QuantizedEngine: InferenceEngine {
 
     /// Quantizes the float input buffers into the int16 input tensors.
     public func quantizeInputs() {
-        do {
-            for (k, t) in graph.inputs.enumerated() {
-                let inv = 1 / graph.tensors[t].scale
-                let dst = pointers[t].assumingMemoryBound(to: Int16.self)
-                let src = floatInputs[k]
-                for i in 0 ..< src.count {
-                    let v = (src[i] * inv).rounded()
-                    dst[i] = Int16(max(-32767, min(32767, v.isNaN ? 0 : v)))
-                }
-            }
+        for (k, t) in graph.inputs.enumerated() {
+            let src = floatInputs[k]
+            kernels.quantize(src.baseAddress!, inverseScale: 1 / graph.tensors[t].scale, pointers[t].assumingMemoryBound(to: Int16.self), count: src.count)
         }
     }
 
     func dequantizeOutputs() {
         for (k, t) in graph.outputs.enumerated() {
-            let s = graph.tensors[t].scale
-            let src = pointers[t].assumingMemoryBound(to: Int16.self)
             let dst = floatOutputs[k]
-            for i in 0 ..< dst.count { dst[i] = Float(src[i]) * s }
+            kernels.dequantize(pointers[t].assumingMemoryBound(to: Int16.self), scale: graph.tensors[t].scale, dst.baseAddress!, count: dst.count)
         }
     }
 
@@ -259,7 +256,7 @@ public final class QuantizedEngine: InferenceEngine {
         return r.lanes || r.wide
     }
 
-    private func requantization(_ i: Int) -> QuantizedKernels.Requant? {
+    private func requantization(_ i: Int) -> Requant? {
         switch steps[i].kind {
         case let .conv(_, r), let .depthwise(_, r): return r
         default: return nil
@@ -277,24 +274,24 @@ public final class QuantizedEngine: InferenceEngine {
         let out = i16(s.output)
         switch s.kind {
         case let .conv(g, r):
-            TiledConvolution.conv(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: SIMD8<Int32>.self),
+            kernels.conv(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: SIMD8<Int32>.self),
                                   bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
                                   r, output: out, scratch: scratch)
         case let .depthwise(g, r):
-            TiledConvolution.depthwise(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: SIMD8<Int32>.self),
+            kernels.depthwise(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: SIMD8<Int32>.self),
                                        bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
                                        r, output: out)
         case let .addPReLU(p, mp, c, sh, n):
-            QuantizedKernels.addPReLU(i16(s.inputs[0]), i16(s.inputs[1]), p, positive: mp, negative: s.inputs[2].assumingMemoryBound(to: Int32.self),
+            kernels.addPReLU(i16(s.inputs[0]), i16(s.inputs[1]), p, positive: mp, negative: s.inputs[2].assumingMemoryBound(to: Int32.self),
                                       channels: c, shift: sh, out, count: n)
         case .fused:
             break
         case let .maxPool(g, lo, hi):
-            QuantizedKernels.maxPool(g, input: i16(s.inputs[0]), lo: lo, hi: hi, output: out)
+            kernels.maxPool(g, input: i16(s.inputs[0]), lo: lo, hi: hi, output: out)
         case let .binary(k, bc, p):
-            QuantizedKernels.binary(k, bc, i16(s.inputs[0]), i16(s.inputs[1]), p, out)
+            kernels.binary(k, bc, i16(s.inputs[0]), i16(s.inputs[1]), p, out)
         case let .prelu(mp, c, sh, n):
-            QuantizedKernels.prelu(i16(s.inputs[0]), positive: mp, negative: s.inputs[1].assumingMemoryBound(to: Int32.self), channels: c, shift: sh, out, count: n)
+            kernels.prelu(i16(s.inputs[0]), positive: mp, negative: s.inputs[1].assumingMemoryBound(to: Int32.self), channels: c, shift: sh, out, count: n)
         case let .relu(n):
             let x = i16(s.inputs[0]); for j in 0 ..< n { out[j] = max(x[j], 0) }
         case let .neg(n):

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import CAllocationCounter
 @testable import FaceCore
@@ -51,6 +52,38 @@ import CAllocationCounter
                 #expect(Array(fused.tensor(t)) == Array(plain.tensor(t)), "\(kind.name) \(name): output \(k) differs when fused")
             }
         }
+    }
+
+    /// Every copy of the kernels this CPU can run (`KernelISA`) gives the same bits on real face
+    /// crops: every tensor of every step, not only the outputs (unfused, so each convolution's
+    /// own output is kept). An engine takes the best copy unless told otherwise.
+    @Test(arguments: [ModelFile.Kind.detector, .landmarks, .blendshapes])
+    func everyKernelCopyComputesTheSameBits(kind: ModelFile.Kind) throws {
+        let (_, q) = try QuantizedAccuracyTests.engines(kind)
+        #expect(q.kernels == KernelISA.best)
+        let engines = try KernelISA.available.map { try QuantizedEngine(graph: q.graph, fuseActivations: false, kernels: $0) }
+        let activations = (0 ..< q.graph.tensors.count).filter { !q.graph.tensors[$0].isConstant }
+        for (name, input, _) in try TestData.cases(kind).prefix(3) {
+            for e in engines { _ = e.input().update(from: input.values); e.run() }
+            for e in engines.dropFirst() {
+                let differing = activations.filter { Array(e.tensor($0)) != Array(engines[0].tensor($0)) }
+                #expect(differing.isEmpty, "\(kind.name) \(name): the \(e.kernels.name) kernels differ from the baseline in tensors \(differing.prefix(5))")
+            }
+        }
+    }
+
+    /// The run-time choice sees what the kernel reports: the AVX2 copy runs exactly where the
+    /// CPU has the x86-64-v3 features (read here from /proc/cpuinfo).
+    @Test func kernelChoiceFollowsTheCPU() throws {
+        #if arch(x86_64)
+        let info = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let flags = Set(info.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init) ?? [])
+        let v3 = ["avx", "avx2", "fma", "bmi1", "bmi2", "f16c", "movbe", "abm", "xsave", "sse4_2", "popcnt"].allSatisfy(flags.contains)
+        #expect(KernelISA.available.contains(.avx2) == v3, "flags: \(flags.sorted().joined(separator: " "))")
+        #else
+        #expect(KernelISA.available == [.baseline])
+        #endif
+        #expect(KernelISA.available.first == .baseline)
     }
 
     /// Tensors alive at the same time never share arena bytes.

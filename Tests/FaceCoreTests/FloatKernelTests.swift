@@ -11,15 +11,15 @@ import Testing
         (0 ..< n).map { _ in Float(Int(rng.next() % 2001) - 1000) / 500 }
     }
 
-    static func geometries() -> [FloatKernels.ConvGeometry] {
-        var out: [FloatKernels.ConvGeometry] = []
+    static func geometries() -> [ConvGeometry] {
+        var out: [ConvGeometry] = []
         for (h, w) in [(1, 1), (2, 3), (5, 4), (7, 7)] {
             for k in [1, 2, 3] where k <= max(h, w) + 1 {
                 for s in [1, 2] {
                     for same in [true, false] {
                         guard let ph = Padding.compute(input: h, kernel: k, stride: s, dilation: 1, same: same),
                               let pw = Padding.compute(input: w, kernel: k, stride: s, dilation: 1, same: same) else { continue }
-                        out.append(FloatKernels.ConvGeometry(inH: h, inW: w, inC: 0, outH: ph.out, outW: pw.out, outC: 0, kh: k, kw: k,
+                        out.append(ConvGeometry(inH: h, inW: w, inC: 0, outH: ph.out, outW: pw.out, outC: 0, kh: k, kw: k,
                                                              strideH: s, strideW: s, dilationH: 1, dilationW: 1, padTop: ph.before, padLeft: pw.before))
                     }
                 }
@@ -76,21 +76,21 @@ import Testing
         // [1,1,3,1] * [2] → [1,1,3,2]: both sides expand (the LayerNorm γ pattern).
         let a: [Float] = [1, 2, 3], b: [Float] = [10, 100]
         var out = [Float](repeating: 0, count: 6)
-        let bc = FloatKernels.Broadcast4(out: [1, 1, 3, 2], a: [1, 1, 3, 1], b: [2])
+        let bc = Broadcast4(out: [1, 1, 3, 2], a: [1, 1, 3, 1], b: [2])
         FloatKernels.binary(.mul, bc, a, b, &out, activation: 0)
         #expect(out == [10, 100, 20, 200, 30, 300])
         // Operand order matters for SUB and DIV; scalar broadcast.
         var d = [Float](repeating: 0, count: 3)
-        FloatKernels.binary(.sub, FloatKernels.Broadcast4(out: [3], a: [], b: [3]), [1], [1, 2, 3], &d, activation: 0)
+        FloatKernels.binary(.sub, Broadcast4(out: [3], a: [], b: [3]), [1], [1, 2, 3], &d, activation: 0)
         #expect(d == [0, -1, -2])
-        FloatKernels.binary(.prelu, FloatKernels.Broadcast4(out: [3], a: [3], b: [3]), [-2, 0, 2], [0.5, 0.5, 0.5], &d, activation: 0)
+        FloatKernels.binary(.prelu, Broadcast4(out: [3], a: [3], b: [3]), [-2, 0, 2], [0.5, 0.5, 0.5], &d, activation: 0)
         #expect(d == [-1, 0, 2])
     }
 
     @Test func maxPoolSkipsPaddedPositions() {
         // 3×3 input, 2×2 SAME stride 2 → 2×2 output; the edge windows see only real pixels.
         let input: [Float] = [-5, -4, -3, -6, -7, -8, -9, -1, -2]
-        let g = FloatKernels.ConvGeometry(inH: 3, inW: 3, inC: 1, outH: 2, outW: 2, outC: 1, kh: 2, kw: 2,
+        let g = ConvGeometry(inH: 3, inW: 3, inC: 1, outH: 2, outW: 2, outC: 1, kh: 2, kw: 2,
                                           strideH: 2, strideW: 2, dilationH: 1, dilationW: 1, padTop: 0, padLeft: 0)
         var out = [Float](repeating: 0, count: 4)
         FloatKernels.maxPool(g, input: input, output: &out, activation: 0)

@@ -1,8 +1,11 @@
 import Testing
 @testable import FaceCore
+@testable import FaceKernels
 
 /// Optimized integer kernels against their references, bit for bit, sweeping channel and
 /// spatial sizes from 1 to past the tiles (4 pixels, 8 channels), with guard values after the outputs.
+/// Every copy of the kernels this CPU can run is checked (`KernelISA.available`: the baseline
+/// and, on x86_64 CPUs with AVX2, the x86-64-v3 copy with its own tile and requantization forms).
 @Suite struct QuantizedKernelTests {
     static let guardValue: Int16 = 0x5a5a
     static let guardCount = 16
@@ -67,7 +70,7 @@ import Testing
             var lanes = [Int32](repeating: 0, count: TiledConvolution.negativeLaneCount(8))
             m.withUnsafeBufferPointer { mp in bias.withUnsafeBufferPointer { bp in negative.withUnsafeBufferPointer { np in
                 lanes.withUnsafeMutableBufferPointer { lp in out.withUnsafeMutableBufferPointer { op in
-                    var r = QuantizedKernels.Requant(shift: shift, lo: -32767, hi: 32767, negative: fold ? np.baseAddress! : nil)
+                    var r = Requant(shift: shift, lo: -32767, hi: 32767, negative: fold ? np.baseAddress! : nil)
                     TiledConvolution.prepare(&r, multipliers: mp.baseAddress!, count: 8, lanes: lp.baseAddress!)
                     // (Short mantissas under a shift in `wideShifts` hold the wide form too; the short one runs.)
                     #expect(r.lanes == !wide && (r.lanes || r.wide) && (r.negativeLanes != nil) == fold)
@@ -90,7 +93,7 @@ import Testing
     /// values after the outputs. `index` picks the mantissa kind, the shift and whether a PRELU
     /// is folded in (`prelu`: two runs in three). `wide`: int16 weights over their whole range,
     /// so accumulators also wrap (both kernels wrap alike).
-    static func checkTiled(depthwise: Bool, _ g: FloatKernels.ConvGeometry, wide: Bool, index: Int, short: Bool, prelu: Bool = true,
+    static func checkTiled(depthwise: Bool, _ g: ConvGeometry, wide: Bool, index: Int, short: Bool, prelu: Bool = true,
                            lo: Int32 = -32767, _ rng: inout FuzzHarness.Random) {
         let c = g.outC
         let x = Self.i16(g.inH * g.inW * g.inC, &rng)
@@ -103,19 +106,24 @@ import Testing
         let top = m.reduce(0) { max($0, $1) }, limit: Int32 = top < 1 << 15 ? 1 << 15 : top < 1 << 29 ? 1 << 29 : 1 << 30
         let negative = fold ? (0 ..< c).map { _ in Int32(Int(rng.next() % UInt64(2 * Int(limit) - 1)) - Int(limit) + 1) } : []
         let n = g.outH * g.outW * c
-        var ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
+        var ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
+        var opts = KernelISA.available.map { _ in ref }
         w8.withUnsafeBufferPointer { p8 in w16.withUnsafeBufferPointer { p16 in negative.withUnsafeBufferPointer { np in
-            let r = QuantizedKernels.Requant(shift: shift, lo: lo, hi: 32767, negative: fold ? np.baseAddress! : nil)
+            let r = Requant(shift: shift, lo: lo, hi: 32767, negative: fold ? np.baseAddress! : nil)
             let w = wide ? WeightPlane(p16.baseAddress!) : WeightPlane(p8.baseAddress!)
             if depthwise {
                 QuantizedKernels.depthwiseReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref)
             } else {
                 QuantizedKernels.conv2dReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref)
             }
-            TiledConvolution.packAndRun(depthwise: depthwise, g, input: x, weights: w, bias: bias, multipliers: m, r, output: &opt)
+            for (k, isa) in KernelISA.available.enumerated() {
+                isa.packAndRun(depthwise: depthwise, g, input: x, weights: w, bias: bias, multipliers: m, r, output: &opts[k])
+            }
         } } }
-        #expect(ref == opt, "\(depthwise ? "depthwise" : "conv") int16=\(wide) short=\(short) fold=\(fold) \(g.inH)x\(g.inW)x\(g.inC) k\(g.kh) s\(g.strideH) → \(g.outH)x\(g.outW)x\(c)")
-        #expect(opt[n...].allSatisfy { $0 == Self.guardValue })
+        for (opt, isa) in zip(opts, KernelISA.available) {
+            #expect(ref == opt, "\(isa.name): \(depthwise ? "depthwise" : "conv") int16=\(wide) short=\(short) fold=\(fold) \(g.inH)x\(g.inW)x\(g.inC) k\(g.kh) s\(g.strideH) → \(g.outH)x\(g.outW)x\(c)")
+            #expect(opt[n...].allSatisfy { $0 == Self.guardValue })
+        }
     }
 
     /// TiledConvolution.conv against conv2dReference: every geometry, channel counts
@@ -127,11 +135,11 @@ import Testing
         var rng = FuzzHarness.Random(seed: wide ? 11 : 10)
         var checked = 0
         // Plus a dilated geometry (the gather copies tap by tap there), with padding on the left.
-        let dilated = FloatKernels.ConvGeometry(inH: 7, inW: 6, inC: 0, outH: 3, outW: 2, outC: 0, kh: 3, kw: 3, strideH: 1, strideW: 2,
+        let dilated = ConvGeometry(inH: 7, inW: 6, inC: 0, outH: 3, outW: 2, outC: 0, kh: 3, kw: 3, strideH: 1, strideW: 2,
                                                 dilationH: 2, dilationW: 2, padTop: 0, padLeft: 1)
         // And SAME padding on the right of an input narrower than the kernel (stride 2): no
         // window fits inside a row.
-        let narrow = FloatKernels.ConvGeometry(inH: 9, inW: 2, inC: 0, outH: 5, outW: 1, outC: 0, kh: 1, kw: 3, strideH: 2, strideW: 2,
+        let narrow = ConvGeometry(inH: 9, inW: 2, inC: 0, outH: 5, outW: 1, outC: 0, kh: 1, kw: 3, strideH: 2, strideW: 2,
                                                dilationH: 1, dilationW: 1, padTop: 0, padLeft: 0)
         for base in FloatKernelTests.geometries() + [dilated, narrow] {
             for (cin, cout) in [(1, 1), (3, 5), (4, 8), (5, 17), (9, 3), (13, 7), (16, 33), (2, 9), (3, 12)] {
@@ -148,7 +156,7 @@ import Testing
     @Test func tiledPointwiseOnModelShapes() {
         var rng = FuzzHarness.Random(seed: 12)
         for (pixels, cin, cout) in [(33, 16, 8), (18, 8, 16), (7, 64, 97), (5, 96, 384), (9, 97, 64), (13, 2, 3)] {
-            let g = FloatKernels.ConvGeometry(inH: 1, inW: pixels, inC: cin, outH: 1, outW: pixels, outC: cout, kh: 1, kw: 1,
+            let g = ConvGeometry(inH: 1, inW: pixels, inC: cin, outH: 1, outW: pixels, outC: cout, kh: 1, kw: 1,
                                               strideH: 1, strideW: 1, dilationH: 1, dilationW: 1, padTop: 0, padLeft: 0)
             for wide in [false, true] {
                 Self.checkTiled(depthwise: false, g, wide: wide, index: pixels + cin, short: wide == (pixels % 2 == 1), prelu: false, &rng)
@@ -164,9 +172,9 @@ import Testing
         // path with a 3-wide window and the column step equal to the pixel step, and a wide
         // row with stride 2 and no dilation (the 3×3 kernel's run-time step).
         let wideRows = [1, 2].map { d in
-            FloatKernels.ConvGeometry(inH: 7, inW: 16, inC: 0, outH: 7 - 2 * d, outW: d == 1 ? 16 : 7, outC: 0, kh: 3, kw: 3, strideH: 1,
+            ConvGeometry(inH: 7, inW: 16, inC: 0, outH: 7 - 2 * d, outW: d == 1 ? 16 : 7, outC: 0, kh: 3, kw: 3, strideH: 1,
                                       strideW: d, dilationH: d, dilationW: d, padTop: 0, padLeft: 1)
-        } + [FloatKernels.ConvGeometry(inH: 7, inW: 17, inC: 0, outH: 3, outW: 8, outC: 0, kh: 3, kw: 3, strideH: 2, strideW: 2,
+        } + [ConvGeometry(inH: 7, inW: 17, inC: 0, outH: 3, outW: 8, outC: 0, kh: 3, kw: 3, strideH: 2, strideW: 2,
                                        dilationH: 1, dilationW: 1, padTop: 0, padLeft: 0)]
         for base in FloatKernelTests.geometries() + wideRows {
             for c in [1, 3, 4, 7, 8, 12, 16, 33] {
@@ -186,12 +194,14 @@ import Testing
         for (rows, w) in [(1, 1), (1, 3), (1, 8), (1, 17), (1, 64), (1, 97), (5, 28), (3, 7)] { for (lo, hi) in [(Int64(-32767), Int64(32767)), (-1_000, 20_000)] {
             let n = rows * w
             let a = Self.i16(n, &rng), b = Self.i16(n, &rng)
-            let p = QuantizedKernels.BinaryParams(m0: 12_345, m1: -9_876, s0: 14, lo: lo, hi: hi)
-            var out = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
-            QuantizedKernels.binary(.add, FloatKernels.Broadcast4(out: [rows, w], a: [rows, w], b: [rows, w]), a, b, p, &out)
+            let p = BinaryParams(m0: 12_345, m1: -9_876, s0: 14, lo: lo, hi: hi)
             let want = (0 ..< n).map { QuantizedKernels.apply(.add, Int64(a[$0]), Int64(b[$0]), p) }
-            #expect(Array(out[0 ..< n]) == want)
-            #expect(out[n...].allSatisfy { $0 == Self.guardValue })
+            for isa in KernelISA.available {
+                var out = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
+                isa.binary(.add, Broadcast4(out: [rows, w], a: [rows, w], b: [rows, w]), a, b, p, &out)
+                #expect(Array(out[0 ..< n]) == want, "\(isa.name) \(rows)x\(w)")
+                #expect(out[n...].allSatisfy { $0 == Self.guardValue })
+            }
         } }
     }
 
@@ -202,12 +212,12 @@ import Testing
         var rng = FuzzHarness.Random(seed: 33)
         let shapes: [([Int], [Int])] = [([3, -1], [3, -1]), ([3, 1], [3, -1]), ([3, -1], [-1]), ([1], [3, -1]), ([3, -1], [3, 1])]
         var laneCases = 0
-        for n in [1, 7, 8, 17, 64, 97] { for (sa, sb) in shapes { for k in [QuantizedKernels.BinaryKind.mul, .squaredDifference] {
+        for n in [1, 7, 8, 17, 64, 97] { for (sa, sb) in shapes { for k in [BinaryKind.mul, .squaredDifference] {
             for variant in 0 ..< 3 {
                 let shapeA = sa.map { $0 < 0 ? n : $0 }, shapeB = sb.map { $0 < 0 ? n : $0 }
                 var a = Self.i16(shapeA.reduce(1, *), &rng), b = Self.i16(shapeB.reduce(1, *), &rng)
                 if variant == 1 { for i in a.indices { a[i] = i % 2 == 0 ? 32767 : -32767 }; for i in b.indices { b[i] = -32767 } }
-                var p: QuantizedKernels.BinaryParams
+                var p: BinaryParams
                 if k == .mul {
                     // Variant 0 takes the short form (15-bit mantissa), 1 and 2 the wide one.
                     let m = variant == 1 ? (1 << 29) - 1 : variant == 0 ? Int64(rng.next() % (1 << 15)) : Int64(rng.next() % (1 << 29))
@@ -223,17 +233,19 @@ import Testing
                 #expect(p.lanes, "\(k) \(p)")
                 laneCases += p.lanes ? 1 : 0
                 let out = [3, n]
-                var got = [Int16](repeating: Self.guardValue, count: 3 * n + Self.guardCount)
-                QuantizedKernels.binary(k, FloatKernels.Broadcast4(out: out, a: shapeA, b: shapeB), a, b, p, &got)
-                func at(_ v: [Int16], _ shape: [Int], _ r: Int, _ c: Int) -> Int64 {
-                    let cols = shape.last!, rows = shape.count == 2 ? shape[0] : 1
-                    return Int64(v[(rows == 1 ? 0 : r) * cols + (cols == 1 ? 0 : c)])
+                for isa in KernelISA.available {
+                    var got = [Int16](repeating: Self.guardValue, count: 3 * n + Self.guardCount)
+                    isa.binary(k, Broadcast4(out: out, a: shapeA, b: shapeB), a, b, p, &got)
+                    func at(_ v: [Int16], _ shape: [Int], _ r: Int, _ c: Int) -> Int64 {
+                        let cols = shape.last!, rows = shape.count == 2 ? shape[0] : 1
+                        return Int64(v[(rows == 1 ? 0 : r) * cols + (cols == 1 ? 0 : c)])
+                    }
+                    for r in 0 ..< 3 { for c in 0 ..< n {
+                        let want = QuantizedKernels.apply(k, at(a, shapeA, r, c), at(b, shapeB, r, c), p)
+                        #expect(got[r * n + c] == want, "\(isa.name): \(k) n=\(n) \(sa) \(sb) variant \(variant) at \(r),\(c)")
+                    } }
+                    #expect(got[(3 * n)...].allSatisfy { $0 == Self.guardValue })
                 }
-                for r in 0 ..< 3 { for c in 0 ..< n {
-                    let want = QuantizedKernels.apply(k, at(a, shapeA, r, c), at(b, shapeB, r, c), p)
-                    #expect(got[r * n + c] == want, "\(k) n=\(n) \(sa) \(sb) variant \(variant) at \(r),\(c)")
-                } }
-                #expect(got[(3 * n)...].allSatisfy { $0 == Self.guardValue })
             }
         } } }
         #expect(laneCases == 6 * 5 * 2 * 3)
@@ -256,13 +268,16 @@ import Testing
                 let n = c * 9
                 let a = Self.i16(n, &rng), b = Self.i16(n, &rng)
                 let mn = Self.i32(shared ? 1 : c, range: 1 << 14, &rng)
-                let p = QuantizedKernels.BinaryParams(m0: 9_001, m1: -7_003, s0: 14, lo: -30_000, hi: 32_767)
-                let bc = FloatKernels.Broadcast4(out: [1, 1, 9, c], a: [1, 1, 9, c], b: [1, 1, 9, c])
-                var sum = [Int16](repeating: 0, count: n), ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount), opt = ref
+                let p = BinaryParams(m0: 9_001, m1: -7_003, s0: 14, lo: -30_000, hi: 32_767)
+                let bc = Broadcast4(out: [1, 1, 9, c], a: [1, 1, 9, c], b: [1, 1, 9, c])
+                var sum = [Int16](repeating: 0, count: n), ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
                 QuantizedKernels.binary(.add, bc, a, b, p, &sum)
                 QuantizedKernels.prelu(sum, positive: 12_345, negative: mn, channels: mn.count, shift: shift, &ref, count: n)
-                QuantizedKernels.addPReLU(a, b, p, positive: 12_345, negative: mn, channels: mn.count, shift: shift, &opt, count: n)
-                #expect(ref == opt, "add+prelu c=\(c) shared=\(shared) shift=\(shift)")
+                for isa in KernelISA.available {
+                    var opt = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
+                    isa.addPReLU(a, b, p, positive: 12_345, negative: mn, channels: mn.count, shift: shift, &opt, count: n)
+                    #expect(ref == opt, "\(isa.name): add+prelu c=\(c) shared=\(shared) shift=\(shift)")
+                }
                 if shift == 12 && c == 16 && !shared { #expect(ref.contains(32_767) && ref.contains(-32_767), "the clamp is reached") }
             }
         }
@@ -276,13 +291,45 @@ import Testing
             let x = Self.i16(n, &rng)
             let mn = Self.i32(c, range: 1 << 14, &rng)
             let mp: Int32 = 11_111, s = 13
-            var out = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
-            QuantizedKernels.prelu(x, positive: mp, negative: mn, channels: c, shift: s, &out, count: n)
-            for i in 0 ..< n {
-                let m = x[i] >= 0 ? Int64(mp) : Int64(mn[i % c])
-                #expect(out[i] == FixedPoint.clamp16(FixedPoint.apply(Int64(x[i]), m, s)), "prelu c=\(c) i=\(i)")
+            for isa in KernelISA.available {
+                var out = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
+                isa.prelu(x, positive: mp, negative: mn, channels: c, shift: s, &out, count: n)
+                for i in 0 ..< n {
+                    let m = x[i] >= 0 ? Int64(mp) : Int64(mn[i % c])
+                    #expect(out[i] == FixedPoint.clamp16(FixedPoint.apply(Int64(x[i]), m, s)), "\(isa.name): prelu c=\(c) i=\(i)")
+                }
+                #expect(out[n...].allSatisfy { $0 == Self.guardValue })
             }
-            #expect(out[n...].allSatisfy { $0 == Self.guardValue })
+        }
+    }
+
+    /// Input quantization in lanes against `Float.rounded()` and the clamp it replaces: ties
+    /// either side of zero, the floats next to them, NaN, infinities, the clamp's edges, −0, and
+    /// random values at several scales; lengths on and off the vector width.
+    @Test func quantizeMatchesRoundedFormula() {
+        var rng = FuzzHarness.Random(seed: 35)
+        var xs: [Float] = [0, -0.0, .nan, -.nan, .infinity, -.infinity, 32766.5, -32766.5, 32767, 32767.5, 32768, -32768, 1e30, -1e30,
+                           .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude]
+        for k in 0 ..< 40 {
+            let h = Float(k) + 0.5
+            xs += [h, -h, h.nextUp, h.nextDown, -h.nextUp, -h.nextDown]
+        }
+        for bits in [1, 8, 16, 24, 31] {
+            for _ in 0 ..< 50 { xs.append(Float(Int64(rng.next() >> UInt64(64 - bits)) - (Int64(1) << Int64(bits - 1))) * 0.37) }
+        }
+        for inv: Float in [1, 3.3, 1 / 0.0078125, 0.01] {
+            let want = xs.map { x -> Int16 in
+                let v = (x * inv).rounded()
+                return Int16(max(-32767, min(32767, v.isNaN ? 0 : v)))
+            }
+            for isa in KernelISA.available {
+                for n in [xs.count, 7, 1] {
+                    var out = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
+                    isa.quantize(xs, inverseScale: inv, &out, count: n)
+                    #expect(Array(out[0 ..< n]) == Array(want[0 ..< n]), "\(isa.name) inv=\(inv) n=\(n)")
+                    #expect(out[n...].allSatisfy { $0 == Self.guardValue })
+                }
+            }
         }
     }
 

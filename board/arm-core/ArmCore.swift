@@ -115,8 +115,8 @@ func mix(_ h: inout UInt64, _ p: UnsafePointer<Int16>, _ n: Int) {
 }
 
 /// Runs reference and optimized kernels on one geometry; returns whether they agree.
-func checkKernel(depthwise: Bool, _ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
-                 bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: QuantizedKernels.Requant,
+func checkKernel(depthwise: Bool, _ g: ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
+                 bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant,
                  stats: inout KernelStats, expected: UnsafePointer<Int16>? = nil) -> Bool {
     let n = g.outH * g.outW * g.outC
     let ref = UnsafeMutablePointer<Int16>.allocate(capacity: max(n, 1))
@@ -156,7 +156,7 @@ func kernelSweep(count: Int) -> KernelStats {
         let padT = rng.range(0, kh / 2 * dh), padL = rng.range(0, kw / 2 * dwl)
         let outH = max(1, (inH + 2 * padT - dh * (kh - 1) - 1) / sh + 1)
         let outW = max(1, (inW + 2 * padL - dwl * (kw - 1) - 1) / sw + 1)
-        let g = FloatKernels.ConvGeometry(inH: inH, inW: inW, inC: inC, outH: outH, outW: outW, outC: outC, kh: kh, kw: kw,
+        let g = ConvGeometry(inH: inH, inW: inW, inC: inC, outH: outH, outW: outW, outC: outC, kh: kh, kw: kw,
                                           strideH: sh, strideW: sw, dilationH: dh, dilationW: dwl, padTop: padT, padLeft: padL)
         let nIn = inH * inW * inC, nW = dw ? kh * kw * outC : kh * kw * inC * outC
         // int16 weights (the quantizer's choice for precise layers) in one test of three.
@@ -178,7 +178,7 @@ func kernelSweep(count: Int) -> KernelStats {
         for i in 0 ..< outC { n[i] = Int32(rng.range(-(1 << 30), 1 << 30)) }
         let ok = x.withUnsafeBufferPointer { xp in w.withUnsafeBufferPointer { wp in b.withUnsafeBufferPointer { bp in m.withUnsafeBufferPointer { mp in
             w16.withUnsafeBufferPointer { w16p in n.withUnsafeBufferPointer { np in
-                let r = QuantizedKernels.Requant(shift: shift, lo: -32767, hi: 32767, negative: fold ? np.baseAddress! : nil)
+                let r = Requant(shift: shift, lo: -32767, hi: 32767, negative: fold ? np.baseAddress! : nil)
                 return checkKernel(depthwise: dw, g, input: xp.baseAddress!, weights: int16 ? WeightPlane(w16p.baseAddress!) : WeightPlane(wp.baseAddress!),
                             bias: bp.baseAddress!, multipliers: mp.baseAddress!, r, stats: &stats)
             } }
@@ -209,10 +209,10 @@ func checkModelKernels(_ fused: QuantizedEngine, stats: inout KernelStats, int16
         guard op.code == .conv2d || op.code == .depthwiseConv2d else { continue }
         let x = graph.tensors[op.inputs[0]].shape, f = graph.tensors[op.inputs[1]].shape, o = graph.tensors[op.output].shape
         let p = op.params
-        let g = FloatKernels.ConvGeometry(inH: x[1], inW: x[2], inC: x[3], outH: o[1], outW: o[2], outC: o[3], kh: f[0], kw: f[1],
+        let g = ConvGeometry(inH: x[1], inW: x[2], inC: x[3], outH: o[1], outW: o[2], outC: o[3], kh: f[0], kw: f[1],
                                           strideH: p[0], strideW: p[1], dilationH: p[2], dilationW: p[3], padTop: p[4], padLeft: p[5])
         func ptr<T>(_ t: Int, _: T.Type) -> UnsafePointer<T> { UnsafePointer((base + graph.tensors[t].dataOffset).assumingMemoryBound(to: T.self)) }
-        let r = QuantizedKernels.Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]), negative: op.inputs.count > 4 ? ptr(op.inputs[4], Int32.self) : nil)
+        let r = Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]), negative: op.inputs.count > 4 ? ptr(op.inputs[4], Int32.self) : nil)
         let w = WeightPlane(graph.tensors[op.inputs[1]], in: UnsafeRawPointer(base))
         let ok = checkKernel(depthwise: op.code == .depthwiseConv2d, g, input: engine.tensor(op.inputs[0]).baseAddress!,
                              weights: w,

@@ -5,15 +5,17 @@ import FaceCore
 /// `facekit bench models`: our engines against LiteRT on the same inputs, in the same run.
 struct BenchModelsCommand: Command {
     static let path = ["bench", "models"]
-    static let synopsis = "facekit bench models [--json] [--runs N] [--warmup N] [--model-file F] [--fixed-model F] [--layers] [--no-litert]"
+    static let synopsis = "facekit bench models [--json] [--runs N] [--warmup N] [--model-file F] [--fixed-model F] [--layers] [--no-litert] [--kernels baseline|avx2]"
     static let abstract = "Latency of each model, float and fixed point (median, p90; one thread), beside LiteRT's, with the ratios."
     let json: Bool, layers: Bool, litert: Bool
     let runs: Int, warmup: Int
     let modelFile: String
     let fixedModel: String
+    /// The copy of the integer kernels the fixed-point engine runs (default: the best this CPU runs).
+    let kernels: KernelISA
 
     init(arguments: [String]) throws {
-        let a = try ArgumentScanner(arguments, valueOptions: ["runs", "warmup", "model-file", "fixed-model"], flagOptions: ["json", "layers", "no-litert"])
+        let a = try ArgumentScanner(arguments, valueOptions: ["runs", "warmup", "model-file", "fixed-model", "kernels"], flagOptions: ["json", "layers", "no-litert"])
         guard a.positionals.isEmpty else { throw UsageError("unexpected argument \(a.positionals[0])") }
         json = a.flag("json"); layers = a.flag("layers"); litert = !a.flag("no-litert")
         runs = try a.int("runs", default: 100); warmup = try a.int("warmup", default: 10)
@@ -22,6 +24,14 @@ struct BenchModelsCommand: Command {
         }
         modelFile = a.value("model-file") ?? "models/face_landmarker_v2.task"
         fixedModel = a.value("fixed-model") ?? "models/facekit.fkm"
+        let available = KernelISA.available.map(\.name).joined(separator: ", ")
+        if let k = a.value("kernels") {
+            guard let isa = KernelISA(name: k) else { throw UsageError("--kernels \(k): unknown; the kernel copies are baseline and avx2") }
+            guard KernelISA.available.contains(isa) else { throw UsageError("--kernels \(k): this CPU cannot run them; it runs \(available)") }
+            kernels = isa
+        } else {
+            kernels = .best
+        }
     }
 
     struct Timing {
@@ -97,7 +107,7 @@ struct BenchModelsCommand: Command {
             ours[kind.name] = Self.measure(runs: runs, warmup: warmup) { engine.run() }
             if let (_, qg) = fixedModels.first(where: { $0.0 == kind }), qg.isQuantized {
                 let q: QuantizedEngine
-                do { q = try QuantizedEngine(graph: qg) } catch let e as CoreError { throw ModelLoading.fail(fixedModel, e) }
+                do { q = try QuantizedEngine(graph: qg, kernels: kernels) } catch let e as CoreError { throw ModelLoading.fail(fixedModel, e) }
                 _ = q.input().update(from: x)
                 if let server {
                     let (fx, lt) = try Self.alternate(runs: runs, warmup: warmup, model: kind.name, server) { q.run() }
@@ -138,6 +148,8 @@ struct BenchModelsCommand: Command {
                 obj[name] = m
             }
             obj["peak_rss_mb"] = Self.peakRSSMB()
+            obj["kernels"] = kernels.name
+            obj["kernels_available"] = KernelISA.available.map(\.name)
             if let server {
                 obj["litert_version"] = server.version
                 obj["timing"] = "fixed point and LiteRT XNNPACK alternate in turns of \(Self.round) inferences"
@@ -155,6 +167,7 @@ struct BenchModelsCommand: Command {
             }
             print(String(format: "peak RSS %.1f MB; %d runs after %d warm-up, one thread; inputs: %@", Self.peakRSSMB(), runs, warmup,
                          Set(sources.values).sorted().joined(separator: ", ") as NSString))
+            print("fixed point: the \(kernels.name) kernels (this CPU runs \(KernelISA.available.map(\.name).joined(separator: ", ")))")
             if let server {
                 print("fixed point and LiteRT \(server.version) (XNNPACK) alternate in turns of \(Self.round) inferences; LiteRT no-delegate: \(max(10, runs / 5)) runs")
             }

@@ -12,14 +12,12 @@ public struct WeightPlane {
     /// int16 elements (otherwise int8).
     public let wide: Bool
 
-    public init(_ p: UnsafePointer<Int8>) { base = UnsafeRawPointer(p); wide = false }
-    public init(_ p: UnsafePointer<Int16>) { base = UnsafeRawPointer(p); wide = true }
-    public init(base: UnsafeRawPointer, wide: Bool) { self.base = base; self.wide = wide }
-    /// A convolution's weight tensor in its graph's weight blob (which starts at `blob`).
-    public init(_ tensor: GraphTensor, in blob: UnsafeRawPointer) { self.init(base: blob + tensor.dataOffset, wide: tensor.type == .int16) }
+    @inlinable public init(_ p: UnsafePointer<Int8>) { base = UnsafeRawPointer(p); wide = false }
+    @inlinable public init(_ p: UnsafePointer<Int16>) { base = UnsafeRawPointer(p); wide = true }
+    @inlinable public init(base: UnsafeRawPointer, wide: Bool) { self.base = base; self.wide = wide }
 
     /// Element `i` ([KH][KW][Cin][Cout] or [KH][KW][C], as in the graph).
-    @inline(__always)
+    @inlinable @inline(__always)
     public subscript(i: Int) -> Int32 {
         wide ? Int32(base.load(fromByteOffset: 2 * i, as: Int16.self)) : Int32(base.load(fromByteOffset: i, as: Int8.self))
     }

@@ -21,17 +21,18 @@ public enum FixedPoint {
     }
 
     /// Applies one multiplier: round-half-up of x · m / 2^s.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func apply(_ x: Int64, _ m: Int64, _ s: Int) -> Int64 {
         s == 0 ? x &* m : (x &* m &+ (Int64(1) &<< Int64(s - 1))) &>> Int64(s)
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func clamp16(_ v: Int64) -> Int16 {
         Int16(truncatingIfNeeded: min(max(v, -32767), 32767))
     }
 
     /// ⌊√v⌋ for v ≥ 0, bit by bit: exact and the same everywhere.
+    @inlinable
     public static func isqrt(_ v: UInt64) -> UInt64 {
         guard v > 0 else { return 0 }
         var op = v, res: UInt64 = 0
@@ -45,7 +46,7 @@ public enum FixedPoint {
     }
 
     /// Round-half-away-from-zero division of signed integers.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func roundedDivide(_ a: Int64, _ b: Int64) -> Int64 {
         guard b != 0 else { return a >= 0 ? Int64(Int32.max) : Int64(Int32.min) }
         let q = a / b, r = a % b

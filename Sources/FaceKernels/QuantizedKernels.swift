@@ -1,3 +1,5 @@
+import FaceKernelTypes
+
 /// Integer kernels: int16 activations, int8 or int16 weights (`WeightPlane`), int32 accumulators, requantization by
 /// int32 mantissa + shared shift (`FixedPoint`). The convolution references here are plain
 /// loops; the engine runs the register-tiled versions in `TiledConvolution`, tested bit-exact
@@ -5,35 +7,6 @@
 /// same bits. Element-wise kernels are written so LLVM vectorizes them (contiguous inner loops,
 /// no generics or existentials).
 public enum QuantizedKernels {
-    /// Requantization parameters of a convolution.
-    public struct Requant {
-        public var shift: Int
-        public var lo: Int32
-        public var hi: Int32
-        /// The layer's mantissas allow the 32-bit lane epilogue (`TiledConvolution.lanesRequantize`,
-        /// decided once when a layer is set up, not on every run). References ignore it.
-        public var lanes: Bool
-        /// The mantissas allow the wide 32-bit lane epilogue instead (`TiledConvolution.wideRequantize`).
-        public var wide: Bool
-        /// A PRELU folded into the convolution at conversion (`Quantizer`): each channel's
-        /// mantissa for a negative accumulator (signed; the slope times the positive side's
-        /// scale), so one rounding gives the activation's output. nil: one mantissa per channel.
-        public var negative: UnsafePointer<Int32>?
-        /// `negative` as the lane epilogues take it (`TiledConvolution.prepare`): per channel
-        /// the magnitude, then, `negativeFlips` ahead, -1 where the mantissa is negative.
-        public var negativeLanes: UnsafePointer<Int32>?
-        public var negativeFlips: Int = 0
-        public init(shift: Int, lo: Int32, hi: Int32, lanes: Bool = false, wide: Bool = false, negative: UnsafePointer<Int32>? = nil) {
-            self.shift = shift; self.lo = lo; self.hi = hi; self.lanes = lanes; self.wide = wide; self.negative = negative
-        }
-
-        /// Channel c's mantissa for the accumulator acc (bias included).
-        @inline(__always)
-        func mantissa(_ acc: Int32, _ m: UnsafePointer<Int32>, _ c: Int) -> Int32 {
-            if acc < 0, let n = negative { return n[c] }
-            return m[c]
-        }
-    }
 
     @inline(__always)
     static func requant(_ acc: Int32, _ m: Int32, _ r: Requant) -> Int16 {
@@ -43,7 +16,7 @@ public enum QuantizedKernels {
 
     // MARK: Convolution (weights packed HWIO, [KH][KW][Cin][Cout])
 
-    public static func conv2dReference(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
+    public static func conv2dReference(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
                                        bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant,
                                        output: UnsafeMutablePointer<Int16>) {
         for oy in 0 ..< g.outH { for ox in 0 ..< g.outW { for co in 0 ..< g.outC {
@@ -64,7 +37,7 @@ public enum QuantizedKernels {
 
     // MARK: Depthwise (weights [KH][KW][C])
 
-    public static func depthwiseReference(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
+    public static func depthwiseReference(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
                                           bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant,
                                           output: UnsafeMutablePointer<Int16>) {
         for oy in 0 ..< g.outH { for ox in 0 ..< g.outW { for c in 0 ..< g.outC {
@@ -81,7 +54,7 @@ public enum QuantizedKernels {
         } } }
     }
 
-    public static func maxPool(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, lo: Int16, hi: Int16, output: UnsafeMutablePointer<Int16>) {
+    public static func maxPool(_ g: ConvGeometry, input: UnsafePointer<Int16>, lo: Int16, hi: Int16, output: UnsafeMutablePointer<Int16>) {
         let c = g.outC
         for oy in 0 ..< g.outH {
             for ox in 0 ..< g.outW {
@@ -102,9 +75,29 @@ public enum QuantizedKernels {
         }
     }
 
-    // MARK: Element-wise (broadcast over padded rank-4 shapes)
+    // MARK: Model inputs and outputs
 
-    public enum BinaryKind: Int { case add, mul, div, squaredDifference }
+    /// out[i] = x[i] / scale rounded half away from zero, clamped to ±32767, NaN → 0: the
+    /// engine's input quantization (`Float.rounded()` semantics, bit for bit). `rounded()` is
+    /// a call to roundf per element on x86-64 below SSE4.1: 196,608 calls per landmark input,
+    /// 0.4–0.6 ms of a 5 ms inference. Here the truncation (CVTTPS2DQ) and its remainder, which
+    /// is exact (x − trunc(x) needs no more bits than x), decide the rounding in lanes.
+    public static func quantize(_ x: UnsafePointer<Float>, inverseScale inv: Float, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
+        for i in 0 ..< n {
+            let v = x[i] * inv
+            let c = v.isNaN ? 0 : min(max(v, -32767), 32767)
+            let t = Int32(c)
+            let f = c - Float(t)
+            out[i] = Int16(truncatingIfNeeded: t &+ (f >= 0.5 ? 1 : 0) &- (f <= -0.5 ? 1 : 0))
+        }
+    }
+
+    /// out[i] = Float(x[i]) · scale: the engine's output dequantization.
+    public static func dequantize(_ x: UnsafePointer<Int16>, scale s: Float, _ out: UnsafeMutablePointer<Float>, count n: Int) {
+        for i in 0 ..< n { out[i] = Float(x[i]) * s }
+    }
+
+    // MARK: Element-wise (broadcast over padded rank-4 shapes)
 
     /// PRELU with the slope folded into per-channel multipliers: rows of `channels` values.
     public static func prelu(_ x: UnsafePointer<Int16>, positive mp: Int32, negative mn: UnsafePointer<Int32>, channels c: Int,
@@ -339,16 +332,6 @@ public enum QuantizedKernels {
         UnsafeMutableRawPointer(p).storeBytes(of: x, as: SIMD8<Int16>.self)
     }
 
-    /// Per-op constants of an element-wise kernel (meaning per kind, see `QuantizedEngine`).
-    public struct BinaryParams {
-        public var m0: Int64, m1: Int64, s0: Int, m2: Int64, s2: Int, lo: Int64, hi: Int64
-        /// Whether `binary` may run a MUL or SQUARED_DIFFERENCE in 32-bit lanes (`lanesHold`, decided once when an
-        /// engine is set up; ADD always runs in lanes).
-        public var lanes: Bool
-        public init(m0: Int64, m1: Int64, s0: Int, m2: Int64 = 0, s2: Int = 0, lo: Int64 = -32767, hi: Int64 = 32767, lanes: Bool = false) {
-            self.m0 = m0; self.m1 = m1; self.s0 = s0; self.m2 = m2; self.s2 = s2; self.lo = lo; self.hi = hi; self.lanes = lanes
-        }
-    }
 
     /// Whether a MUL's or SQUARED_DIFFERENCE's constants let `binary` compute `apply`'s exact
     /// result in 32-bit lanes:
@@ -386,7 +369,7 @@ public enum QuantizedKernels {
         return Int16(truncatingIfNeeded: min(max(v, p.lo), p.hi))
     }
 
-    public static func binary(_ k: BinaryKind, _ bc: FloatKernels.Broadcast4, _ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>,
+    public static func binary(_ k: BinaryKind, _ bc: Broadcast4, _ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>,
                               _ p: BinaryParams, _ out: UnsafeMutablePointer<Int16>) {
         // Operands laid out like the output (no broadcast): one flat row. Rows of the channel
         // count ended in scalar tails where it is not a multiple of 8 (the detector's ADDs over

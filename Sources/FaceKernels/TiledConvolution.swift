@@ -1,3 +1,5 @@
+import FaceKernelTypes
+
 /// Register-tiled CONV_2D and DEPTHWISE_CONV_2D of the fixed-point engine.
 ///
 /// The row kernels this replaces kept one pixel's int32 accumulators in memory and reloaded
@@ -96,7 +98,7 @@ public enum TiledConvolution {
     /// Decides a layer's epilogue once, when it is set up: the lane forms need every mantissa,
     /// the negative side's magnitudes included, inside their range. A folded PRELU's negative
     /// mantissas go to `lanes` (2 × count values) as magnitudes and sign masks.
-    public static func prepare(_ r: inout QuantizedKernels.Requant, multipliers m: UnsafePointer<Int32>, count: Int,
+    public static func prepare(_ r: inout Requant, multipliers m: UnsafePointer<Int32>, count: Int,
                                lanes buffer: UnsafeMutablePointer<Int32>?) {
         r.lanes = lanesRequantize(m, count: count, shift: r.shift)
         r.wide = wideRequantize(m, count: count, shift: r.shift)
@@ -118,10 +120,10 @@ public enum TiledConvolution {
     /// (--layers, minimum of 6 alternating runs): AVX2 landmarks 6.64 → 5.94 ms, detector
     /// 1.66 → 1.52; portable landmarks 9.28 → 8.96.
     struct Epilogue {
-        let requant: QuantizedKernels.Requant
+        let requant: Requant
         let shift: Int, lo: Int16, hi: Int16, lanes: Bool, wide: Bool
         let negative: UnsafePointer<Int32>?, flips: Int
-        @inline(__always) init(_ r: QuantizedKernels.Requant) {
+        @inline(__always) init(_ r: Requant) {
             requant = r; shift = r.shift; lo = Int16(truncatingIfNeeded: r.lo); hi = Int16(truncatingIfNeeded: r.hi)
             lanes = r.lanes; wide = r.wide; negative = r.negativeLanes; flips = r.negativeFlips
         }
@@ -130,29 +132,29 @@ public enum TiledConvolution {
     /// Pairs in one output channel's reduction.
     /// Depthwise pairs taps within a kernel row: (kx 0, 1), (2, 3), …, an odd row's last tap
     /// with a zero weight.
-    public static func pairs(_ g: FloatKernels.ConvGeometry, depthwise: Bool) -> Int {
+    public static func pairs(_ g: ConvGeometry, depthwise: Bool) -> Int {
         g.kh * (depthwise ? rowPairs(g) : convRowPairs(g))
     }
 
     /// Pairs of one kernel row of a CONV_2D: its kw·inC weights, and a zero weight when that is
     /// odd. Rows are padded apart so that an interior pixel's rows can be read in place (`conv`).
-    static func convRowPairs(_ g: FloatKernels.ConvGeometry) -> Int { (g.kw * g.inC + 1) / 2 }
+    static func convRowPairs(_ g: ConvGeometry) -> Int { (g.kw * g.inC + 1) / 2 }
 
-    static func rowPairs(_ g: FloatKernels.ConvGeometry) -> Int { (g.kw + 1) / 2 }
+    static func rowPairs(_ g: ConvGeometry) -> Int { (g.kw + 1) / 2 }
 
     /// `SIMD8<Int32>` elements of one packed weight plane.
-    public static func packedCount(_ g: FloatKernels.ConvGeometry, depthwise: Bool) -> Int {
+    public static func packedCount(_ g: ConvGeometry, depthwise: Bool) -> Int {
         blocks(g.outC) * pairs(g, depthwise: depthwise)
     }
 
     /// Bytes an engine reserves for one packed plane (keeps the next plane 64-byte aligned).
-    public static func packedBytes(_ g: FloatKernels.ConvGeometry, depthwise: Bool) -> Int {
+    public static func packedBytes(_ g: ConvGeometry, depthwise: Bool) -> Int {
         packedCount(g, depthwise: depthwise) * MemoryLayout<SIMD8<Int32>>.stride + 64
     }
 
     /// Packs HWIO weights ([KH][KW][Cin][Cout]) into pair lanes (see the type's comment), kernel
     /// row by kernel row (`convRowPairs`).
-    public static func packConv(_ g: FloatKernels.ConvGeometry, weights w: WeightPlane, into out: UnsafeMutablePointer<SIMD8<Int32>>) {
+    public static func packConv(_ g: ConvGeometry, weights w: WeightPlane, into out: UnsafeMutablePointer<SIMD8<Int32>>) {
         let row = g.kw * g.inC, rp = convRowPairs(g), n = g.outC, np = pairs(g, depthwise: false)
         for b in 0 ..< blocks(n) {
             for ky in 0 ..< g.kh { for h in 0 ..< rp {
@@ -170,7 +172,7 @@ public enum TiledConvolution {
     /// Packs depthwise weights ([KH][KW][C]) as [channel block][ky][tap pair] of
     /// `SIMD8<Int32>`: lane j holds channel j's weights of taps (ky, 2h) and (ky, 2h + 1), the
     /// same pair form as `packConv` with the reduction running over taps instead of channels.
-    public static func packDepthwise(_ g: FloatKernels.ConvGeometry, weights w: WeightPlane, into out: UnsafeMutablePointer<SIMD8<Int32>>) {
+    public static func packDepthwise(_ g: ConvGeometry, weights w: WeightPlane, into out: UnsafeMutablePointer<SIMD8<Int32>>) {
         let c = g.outC, hp = rowPairs(g), np = pairs(g, depthwise: true)
         for b in 0 ..< blocks(c) {
             for ky in 0 ..< g.kh {
@@ -188,23 +190,23 @@ public enum TiledConvolution {
     }
 
     /// Scratch bytes `conv` needs: im2col rows of one tile.
-    public static func scratchBytes(_ g: FloatKernels.ConvGeometry) -> Int {
+    public static func scratchBytes(_ g: ConvGeometry) -> Int {
         (tile * pairs(g, depthwise: false) * 4 + 63) / 64 * 64
     }
 
     /// Whether `conv` reads activation pairs straight from the input tensor: a 1×1, stride-1,
     /// unpadded convolution over an even number of channels. Others gather a tile's receptive
     /// fields into scratch first (zeros for padding, one zero after an odd reduction).
-    static func direct(_ g: FloatKernels.ConvGeometry) -> Bool {
+    static func direct(_ g: ConvGeometry) -> Bool {
         g.kh == 1 && g.kw == 1 && g.strideH == 1 && g.strideW == 1 && g.padTop == 0 && g.padLeft == 0
             && g.inC % 2 == 0 && g.inH == g.outH && g.inW == g.outW
     }
 
     /// Packs the weights and runs the kernel, allocating its buffers: for tests and the ARM
     /// driver, which check single layers; the engine packs once at set-up.
-    public static func packAndRun(depthwise dw: Bool, _ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
+    public static func packAndRun(depthwise dw: Bool, _ g: ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
                                   bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
-                                  _ requant: QuantizedKernels.Requant, output: UnsafeMutablePointer<Int16>) {
+                                  _ requant: Requant, output: UnsafeMutablePointer<Int16>) {
         var r = requant
         let negative = UnsafeMutablePointer<Int32>.allocate(capacity: negativeLaneCount(g.outC))
         prepare(&r, multipliers: multipliers, count: g.outC, lanes: negative)
@@ -224,9 +226,9 @@ public enum TiledConvolution {
 
     /// CONV_2D: out = requant(acc·m) [→ PRELU], acc = bias + x·w.
     /// `weights` are packed by `packConv`; scratch holds `scratchBytes(g)`.
-    public static func conv(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
+    public static func conv(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
                             bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
-                            _ requantization: QuantizedKernels.Requant,
+                            _ requantization: Requant,
                             output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
         // A direct convolution's pixels are consecutive rows of pairs, so its tiles run across
         // output rows. Other geometries tile each output row: a tile whose windows are all
@@ -280,7 +282,7 @@ public enum TiledConvolution {
     /// repeating pixel 0) against every channel block: `segments` runs of `np / segments` pairs,
     /// `segmentStep` bytes apart (one run for contiguous pair rows, one per kernel row in place).
     @_transparent
-    static func tileBlocks(_ g: FloatKernels.ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int,
+    static func tileBlocks(_ g: ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int,
                            _ o1: Int, _ o2: Int, _ o3: Int, _ segmentStep: Int,
                            _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
                            _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>) {
@@ -415,7 +417,7 @@ public enum TiledConvolution {
     /// odd row ending in a zero), zeros outside the input. With dilation 1 the taps of one
     /// kernel row are adjacent in the input, so each row is one copy.
     @inline(__always)
-    static func gather(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox: Int, into row: UnsafeMutablePointer<Int32>, _ input: UnsafePointer<Int16>) {
+    static func gather(_ g: ConvGeometry, _ oy: Int, _ ox: Int, into row: UnsafeMutablePointer<Int32>, _ input: UnsafePointer<Int16>) {
         let dst = UnsafeMutableRawPointer(row).assumingMemoryBound(to: Int16.self)
         let cin = g.inC
         let rowLength = g.kw * cin, pitch = 2 * convRowPairs(g)
@@ -533,7 +535,7 @@ public enum TiledConvolution {
     /// for the inliner, so the lane path was a call too (perf showed it as its own function).
     @inline(never)
     static func requantScalar(_ acc: SIMD8<Int32>, _ first: Int, _ width: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
-                              _ r: QuantizedKernels.Requant, _ out: UnsafeMutablePointer<Int16>) {
+                              _ r: Requant, _ out: UnsafeMutablePointer<Int16>) {
         // A full block gets a loop of constant trip count, which LLVM unrolls.
         if width == lanes {
             requantLanes(acc, first, lanes, bias, m, r, out)
@@ -544,7 +546,7 @@ public enum TiledConvolution {
 
     @inline(__always)
     static func requantLanes(_ acc: SIMD8<Int32>, _ first: Int, _ width: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
-                             _ r: QuantizedKernels.Requant, _ out: UnsafeMutablePointer<Int16>) {
+                             _ r: Requant, _ out: UnsafeMutablePointer<Int16>) {
         let round = r.shift == 0 ? 0 : Int64(1) << Int64(r.shift - 1)
         let s = Int64(r.shift), lo = Int64(r.lo), hi = Int64(r.hi)
         for j in 0 ..< width {

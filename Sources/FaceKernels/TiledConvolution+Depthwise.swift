@@ -1,3 +1,5 @@
+import FaceKernelTypes
+
 /// DEPTHWISE_CONV_2D of the fixed-point engine: the same pair lanes, packed weights and
 /// requantization as the convolutions (`TiledConvolution`), with the reduction running over a
 /// window's taps instead of input channels.
@@ -6,8 +8,8 @@ extension TiledConvolution {
     /// channels, the accumulators stay in registers across the taps, which are taken in pairs
     /// of a kernel row (`TapPair`). Measured (bench models --layers, portable, same run):
     /// landmark depthwise layers 2.9 → 5.4–6.0 GMAC/s with tap pairs and the interior path.
-    public static func depthwise(_ g: FloatKernels.ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
-                                 bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ requantization: QuantizedKernels.Requant, output: UnsafeMutablePointer<Int16>) {
+    public static func depthwise(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
+                                 bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ requantization: Requant, output: UnsafeMutablePointer<Int16>) {
         let r = Epilogue(requantization)
         let c = g.outC, nb = blocks(c), np = pairs(g, depthwise: true), hp = rowPairs(g)
         // Pixel pairs whose windows lie inside the row share each weight vector and skip the
@@ -53,9 +55,9 @@ extension TiledConvolution {
     /// time share each weight vector and skip the column checks. One call
     /// per output row: called per pixel pair, the set-up and argument passing cost as much as
     /// the taps of a 3×3 window.
-    static func depthwiseInterior(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
+    static func depthwiseInterior(_ g: ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
                                   _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
-                                  _ requantization: QuantizedKernels.Requant, _ output: UnsafeMutablePointer<Int16>) {
+                                  _ requantization: Requant, _ output: UnsafeMutablePointer<Int16>) {
         let r = Epilogue(requantization)   // here too: a parameter, it was reloaded per vector
         let c = g.outC, np = pairs(g, depthwise: true)
         let step = g.strideW * c
@@ -111,7 +113,7 @@ extension TiledConvolution {
     /// model's depthwise layers 1.46 → 0.81 ms with AVX2, 1.59 → 1.03 ms portable; the
     /// microbenchmark's 128×128×8 layer (minimum of 3) 160 → 78 µs and 173 → 110 µs.
     @_transparent
-    static func depthwise3x3(_ g: FloatKernels.ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
+    static func depthwise3x3(_ g: ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
                              _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
                              _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>, c: Int, step: Int) {
         let np = pairs(g, depthwise: true), rowStride = g.inW * c
@@ -148,7 +150,7 @@ extension TiledConvolution {
     /// The taps of kernel rows ky0 ..< ky1 for two pixels `step` apart (`base` = the first
     /// pixel's window origin, channel block included; `width` channels of it are read).
     @inline(__always)
-    static func windowPair(_ g: FloatKernels.ConvGeometry, _ base: UnsafePointer<Int16>, _ c: Int, _ width: Int, _ step: Int, _ ky0: Int, _ ky1: Int,
+    static func windowPair(_ g: ConvGeometry, _ base: UnsafePointer<Int16>, _ c: Int, _ width: Int, _ step: Int, _ ky0: Int, _ ky1: Int,
                            _ wb: UnsafePointer<SIMD8<Int32>>, _ a: inout SIMD8<Int32>, _ e: inout SIMD8<Int32>) {
         let hp = rowPairs(g), full = g.kw / 2, dx = g.dilationW * c
         for ky in ky0 ..< ky1 {

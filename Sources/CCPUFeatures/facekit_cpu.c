@@ -1,0 +1,28 @@
+#include "facekit_cpu.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+
+int facekit_cpu_x86_64_v3(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    // Leaf 1, ECX: SSE3, SSSE3, FMA, CX16, SSE4.1, SSE4.2, MOVBE, POPCNT, XSAVE, OSXSAVE, AVX, F16C.
+    const unsigned leaf1 = 1u << 0 | 1u << 9 | 1u << 12 | 1u << 13 | 1u << 19 | 1u << 20 | 1u << 22 | 1u << 23
+                         | 1u << 26 | 1u << 27 | 1u << 28 | 1u << 29;
+    if ((c & leaf1) != leaf1) return 0;
+    // XCR0 bits 1 and 2: the OS saves the SSE and AVX register state (AVX is unusable otherwise).
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    (void)hi;
+    if ((lo & 6) != 6) return 0;
+    // Leaf 7, EBX: BMI1, AVX2, BMI2.
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    const unsigned leaf7 = 1u << 3 | 1u << 5 | 1u << 8;
+    if ((b & leaf7) != leaf7) return 0;
+    // Leaf 0x80000001, ECX: LAHF/SAHF, LZCNT.
+    if (!__get_cpuid(0x80000001, &a, &b, &c, &d)) return 0;
+    return (c & (1u << 0)) && (c & (1u << 5));
+}
+#else
+int facekit_cpu_x86_64_v3(void) { return 0; }
+#endif

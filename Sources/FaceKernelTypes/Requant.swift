@@ -1,0 +1,30 @@
+/// Requantization parameters of a convolution.
+public struct Requant {
+    public var shift: Int
+    public var lo: Int32
+    public var hi: Int32
+    /// The layer's mantissas allow the 32-bit lane epilogue (`TiledConvolution.lanesRequantize`,
+    /// decided once when a layer is set up, not on every run). References ignore it.
+    public var lanes: Bool
+    /// The mantissas allow the wide 32-bit lane epilogue instead (`TiledConvolution.wideRequantize`).
+    public var wide: Bool
+    /// A PRELU folded into the convolution at conversion (`Quantizer`): each channel's
+    /// mantissa for a negative accumulator (signed; the slope times the positive side's
+    /// scale), so one rounding gives the activation's output. nil: one mantissa per channel.
+    public var negative: UnsafePointer<Int32>?
+    /// `negative` as the lane epilogues take it (`TiledConvolution.prepare`): per channel
+    /// the magnitude, then, `negativeFlips` ahead, -1 where the mantissa is negative.
+    public var negativeLanes: UnsafePointer<Int32>?
+    public var negativeFlips: Int = 0
+    @inlinable
+    public init(shift: Int, lo: Int32, hi: Int32, lanes: Bool = false, wide: Bool = false, negative: UnsafePointer<Int32>? = nil) {
+        self.shift = shift; self.lo = lo; self.hi = hi; self.lanes = lanes; self.wide = wide; self.negative = negative
+    }
+
+    /// Channel c's mantissa for the accumulator acc (bias included).
+    @inlinable @inline(__always)
+    public func mantissa(_ acc: Int32, _ m: UnsafePointer<Int32>, _ c: Int) -> Int32 {
+        if acc < 0, let n = negative { return n[c] }
+        return m[c]
+    }
+}
