@@ -54,7 +54,42 @@ public enum QuantizedKernels {
         } } }
     }
 
+    /// MAX_POOL_2D. 2×2 windows at stride 2 that stay inside the input (every pool of the three
+    /// models) take `maxPool2x2`; other geometries the plain loop, `maxPoolReference`.
     public static func maxPool(_ g: ConvGeometry, input: UnsafePointer<Int16>, lo: Int16, hi: Int16, output: UnsafeMutablePointer<Int16>) {
+        if g.kh == 2 && g.kw == 2 && g.strideH == 2 && g.strideW == 2 && g.padTop == 0 && g.padLeft == 0
+            && g.outC >= 8 && 2 * g.outH <= g.inH && 2 * g.outW <= g.inW {
+            return maxPool2x2(g, input: input, lo: lo, hi: hi, output: output)
+        }
+        maxPoolReference(g, input: input, lo: lo, hi: hi, output: output)
+    }
+
+    /// 2×2 windows at stride 2 inside the input, 8 channels at a time: four loads, three
+    /// PMAXSW, the clamp, one store; a channel count that is not a multiple of 8 ends in a block
+    /// overlapping the one before it, as the convolutions' do (`TiledConvolution.blockStart`).
+    /// The reference's loops over a run-time channel count ended in scalar tails and re-read
+    /// the output for every tap: the detector's pools over 28 channels took 0.07 ms
+    /// (2.4 ns per output value).
+    static func maxPool2x2(_ g: ConvGeometry, input: UnsafePointer<Int16>, lo: Int16, hi: Int16, output: UnsafeMutablePointer<Int16>) {
+        let c = g.outC, row = g.inW * c
+        let low = SIMD8<Int16>(repeating: lo), high = SIMD8<Int16>(repeating: hi)
+        @inline(__always) func load(_ p: UnsafePointer<Int16>) -> SIMD8<Int16> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int16>.self) }
+        for oy in 0 ..< g.outH {
+            for ox in 0 ..< g.outW {
+                let src = input + (2 * oy * g.inW + 2 * ox) * c, dst = output + (oy * g.outW + ox) * c
+                var k = 0
+                while k < c {
+                    let j = min(k, c - 8), p = src + j
+                    let m = pointwiseMax(pointwiseMax(load(p), load(p + c)), pointwiseMax(load(p + row), load(p + row + c)))
+                    UnsafeMutableRawPointer(dst + j).storeBytes(of: pointwiseMin(pointwiseMax(m, low), high), as: SIMD8<Int16>.self)
+                    k += 8
+                }
+            }
+        }
+    }
+
+    /// MAX_POOL_2D for any window, stride and padding: the plain loop.
+    public static func maxPoolReference(_ g: ConvGeometry, input: UnsafePointer<Int16>, lo: Int16, hi: Int16, output: UnsafeMutablePointer<Int16>) {
         let c = g.outC
         for oy in 0 ..< g.outH {
             for ox in 0 ..< g.outW {

@@ -36,14 +36,17 @@ import CAllocationCounter
         #expect(n == 0, "\(kind.name): \(n) heap allocations during fixed-point inference")
     }
 
-    /// Fusing PRELUs into the ADDs before them changes no bit of any output, on real face
-    /// crops (a fused PRELU writes its output while the ADD still reads its inputs, which the
-    /// memory plan must keep apart).
-    @Test func fusedActivationsChangeNoOutput() throws {
-        let kind = ModelFile.Kind.landmarks
+    /// Fusing PRELUs (landmarks) and RELUs (detector) into the ADDs before them changes no bit
+    /// of any output, on real face crops (a fused activation writes its output while the ADD
+    /// still reads its inputs, which the memory plan must keep apart).
+    @Test(arguments: [ModelFile.Kind.landmarks, .detector])
+    func fusedActivationsChangeNoOutput(kind: ModelFile.Kind) throws {
+        let (activation, atLeast): (OpCode, Int) = kind == .landmarks ? (.prelu, 20) : (.relu, 10)
         let (_, fused) = try QuantizedAccuracyTests.engines(kind)
         let plain = try QuantizedEngine(graph: fused.graph, fuseActivations: false)
-        #expect(QuantizedEngine.fusedPReLUs(fused.graph).count > 20)
+        let merged = QuantizedEngine.fusedActivations(fused.graph)
+        #expect(merged.filter { fused.graph.ops[$0].code == activation }.count >= atLeast)
+        #expect(fused.stepCount == plain.stepCount, "a fused op keeps a (no-op) step")
         for (name, input, _) in try TestData.cases(kind).prefix(4) {
             _ = fused.input().update(from: input.values)
             _ = plain.input().update(from: input.values)

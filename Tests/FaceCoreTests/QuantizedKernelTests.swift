@@ -303,6 +303,32 @@ import Testing
         }
     }
 
+    /// The 2×2 stride-2 max-pool path against the plain loop: channel counts on and off the
+    /// 8-lane blocks, inputs with a row and a column left over (VALID), a clamp narrower than
+    /// int16 on either side; and a 3×3 pool with padding, which takes the plain loop.
+    @Test func maxPoolMatchesReference() {
+        var rng = FuzzHarness.Random(seed: 36)
+        for c in [1, 7, 8, 9, 16, 24, 28, 33] { for (inH, inW) in [(4, 4), (5, 7), (2, 10), (9, 2)] { for (lo, hi): (Int16, Int16) in [(-32767, 32767), (0, 32767), (-32767, 1_000)] {
+            let g = ConvGeometry(inH: inH, inW: inW, inC: c, outH: inH / 2, outW: inW / 2, outC: c, kh: 2, kw: 2, strideH: 2, strideW: 2,
+                                 dilationH: 1, dilationW: 1, padTop: 0, padLeft: 0)
+            let x = Self.i16(inH * inW * c, &rng), n = g.outH * g.outW * c
+            var ref = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
+            QuantizedKernels.maxPoolReference(g, input: x, lo: lo, hi: hi, output: &ref)
+            for isa in KernelISA.available {
+                var out = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
+                isa.maxPool(g, input: x, lo: lo, hi: hi, output: &out)
+                #expect(out == ref, "\(isa.name): 2x2 pool c=\(c) \(inH)x\(inW) clamp \(lo)...\(hi)")
+            }
+        } } }
+        let g = ConvGeometry(inH: 5, inW: 6, inC: 12, outH: 5, outW: 6, outC: 12, kh: 3, kw: 3, strideH: 1, strideW: 1,
+                             dilationH: 1, dilationW: 1, padTop: 1, padLeft: 1)
+        let x = Self.i16(5 * 6 * 12, &rng)
+        var ref = [Int16](repeating: 0, count: 5 * 6 * 12), out = ref
+        QuantizedKernels.maxPoolReference(g, input: x, lo: -32767, hi: 32767, output: &ref)
+        KernelISA.best.maxPool(g, input: x, lo: -32767, hi: 32767, output: &out)
+        #expect(out == ref && ref[0] == max(x[0], x[12], x[72], x[84]))
+    }
+
     /// Input quantization in lanes against `Float.rounded()` and the clamp it replaces: ties
     /// either side of zero, the floats next to them, NaN, infinities, the clamp's edges, −0, and
     /// random values at several scales; lengths on and off the vector width.
