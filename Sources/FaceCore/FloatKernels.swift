@@ -123,24 +123,7 @@ public enum FloatKernels {
 
     /// MAX_POOL_2D: only positions inside the input take part (§3.5).
     public static func maxPool(_ g: ConvGeometry, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, activation: Int) {
-        let c = g.outC
-        for oy in 0 ..< g.outH {
-            for ox in 0 ..< g.outW {
-                let dst = output + (oy * g.outW + ox) * c
-                for k in 0 ..< c { dst[k] = -Float.infinity }
-                for ky in 0 ..< g.kh {
-                    let iy = oy * g.strideH + ky - g.padTop
-                    if iy < 0 || iy >= g.inH { continue }
-                    for kx in 0 ..< g.kw {
-                        let ix = ox * g.strideW + kx - g.padLeft
-                        if ix < 0 || ix >= g.inW { continue }
-                        let src = input + (iy * g.inW + ix) * c
-                        for k in 0 ..< c { dst[k] = max(dst[k], src[k]) }
-                    }
-                }
-                activate(dst, c, activation)
-            }
-        }
+        g.maxPool(input, lowest: -Float.infinity, output) { activate($0, $1, activation) }
     }
 
     // MARK: Element-wise
@@ -205,21 +188,7 @@ public enum FloatKernels {
     /// MEAN or SUM over the axes flagged in `reduce` (padded rank 4).
     public static func reduce(_ input: UnsafePointer<Float>, dims d: (Int, Int, Int, Int), reduce r: (Bool, Bool, Bool, Bool),
                               mean: Bool, _ out: UnsafeMutablePointer<Float>) {
-        let od = (r.0 ? 1 : d.0, r.1 ? 1 : d.1, r.2 ? 1 : d.2, r.3 ? 1 : d.3)
-        let n = od.0 * od.1 * od.2 * od.3
-        out.update(repeating: 0, count: n)
-        var p = input
-        for i0 in 0 ..< d.0 { for i1 in 0 ..< d.1 { for i2 in 0 ..< d.2 {
-            let base = (((r.0 ? 0 : i0) * od.1 + (r.1 ? 0 : i1)) * od.2 + (r.2 ? 0 : i2)) * od.3
-            if r.3 {
-                var s: Float = 0
-                for i3 in 0 ..< d.3 { s += p[i3] }
-                out[base] += s
-            } else {
-                for i3 in 0 ..< d.3 { out[base + i3] += p[i3] }
-            }
-            p += d.3
-        } } }
+        let n = AxisSum.accumulate(input, dims: d, reduce: r, into: out) { $0 }
         if mean {
             let count = (d.0 * d.1 * d.2 * d.3) / max(n, 1)
             let c = Float(max(count, 1))

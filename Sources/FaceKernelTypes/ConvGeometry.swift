@@ -14,3 +14,32 @@ public struct ConvGeometry {
         self.dilationH = dilationH; self.dilationW = dilationW; self.padTop = padTop; self.padLeft = padLeft
     }
 }
+
+extension ConvGeometry {
+    /// MAX_POOL_2D's plain loop for any element type (the float engine's kernel and the integer
+    /// reference): each output value is the largest of its window's positions inside the input,
+    /// padding taking no part; `finish` then runs on each output pixel's `outC` values (the
+    /// activation or clamp).
+    @inlinable
+    public func maxPool<T: Comparable>(_ input: UnsafePointer<T>, lowest: T, _ output: UnsafeMutablePointer<T>,
+                                       finish: (UnsafeMutablePointer<T>, Int) -> Void) {
+        let c = outC
+        for oy in 0 ..< outH {
+            for ox in 0 ..< outW {
+                let dst = output + (oy * outW + ox) * c
+                for k in 0 ..< c { dst[k] = lowest }
+                for ky in 0 ..< kh {
+                    let iy = oy * strideH + ky - padTop
+                    if iy < 0 || iy >= inH { continue }
+                    for kx in 0 ..< kw {
+                        let ix = ox * strideW + kx - padLeft
+                        if ix < 0 || ix >= inW { continue }
+                        let src = input + (iy * inW + ix) * c
+                        for k in 0 ..< c { dst[k] = max(dst[k], src[k]) }
+                    }
+                }
+                finish(dst, c)
+            }
+        }
+    }
+}

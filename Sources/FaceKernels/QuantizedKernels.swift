@@ -30,8 +30,7 @@ public enum QuantizedKernels {
                     acc &+= x &* weights[k]
                 }
             } }
-            let v = FixedPoint.apply(Int64(acc), Int64(r.mantissa(acc, multipliers, co)), r.shift)
-            output[(oy * g.outW + ox) * g.outC + co] = Int16(truncatingIfNeeded: min(max(v, Int64(r.lo)), Int64(r.hi)))
+            output[(oy * g.outW + ox) * g.outC + co] = requant(acc, r.mantissa(acc, multipliers, co), r)
         } } }
     }
 
@@ -49,8 +48,7 @@ public enum QuantizedKernels {
                 let x = Int32(input[(iy * g.inW + ix) * g.inC + c]), k = (ky * g.kw + kx) * g.outC + c
                 acc &+= x &* weights[k]
             } }
-            let v = FixedPoint.apply(Int64(acc), Int64(r.mantissa(acc, multipliers, c)), r.shift)
-            output[(oy * g.outW + ox) * g.outC + c] = Int16(truncatingIfNeeded: min(max(v, Int64(r.lo)), Int64(r.hi)))
+            output[(oy * g.outW + ox) * g.outC + c] = requant(acc, r.mantissa(acc, multipliers, c), r)
         } } }
     }
 
@@ -90,24 +88,7 @@ public enum QuantizedKernels {
 
     /// MAX_POOL_2D for any window, stride and padding: the plain loop.
     public static func maxPoolReference(_ g: ConvGeometry, input: UnsafePointer<Int16>, lo: Int16, hi: Int16, output: UnsafeMutablePointer<Int16>) {
-        let c = g.outC
-        for oy in 0 ..< g.outH {
-            for ox in 0 ..< g.outW {
-                let dst = output + (oy * g.outW + ox) * c
-                for k in 0 ..< c { dst[k] = Int16.min }
-                for ky in 0 ..< g.kh {
-                    let iy = oy * g.strideH + ky - g.padTop
-                    if iy < 0 || iy >= g.inH { continue }
-                    for kx in 0 ..< g.kw {
-                        let ix = ox * g.strideW + kx - g.padLeft
-                        if ix < 0 || ix >= g.inW { continue }
-                        let src = input + (iy * g.inW + ix) * c
-                        for k in 0 ..< c { dst[k] = max(dst[k], src[k]) }
-                    }
-                }
-                for k in 0 ..< c { dst[k] = min(max(dst[k], lo), hi) }
-            }
-        }
+        g.maxPool(input, lowest: Int16.min, output) { p, n in for k in 0 ..< n { p[k] = min(max(p[k], lo), hi) } }
     }
 
     // MARK: Model inputs and outputs
@@ -562,21 +543,7 @@ public enum QuantizedKernels {
     /// MEAN / SUM over the flagged axes: int64 sums, then one multiplier.
     public static func reduce(_ input: UnsafePointer<Int16>, dims d: (Int, Int, Int, Int), reduce r: (Bool, Bool, Bool, Bool),
                               m: Int64, s: Int, _ out: UnsafeMutablePointer<Int16>, scratch: UnsafeMutablePointer<Int64>) {
-        let od = (r.0 ? 1 : d.0, r.1 ? 1 : d.1, r.2 ? 1 : d.2, r.3 ? 1 : d.3)
-        let n = od.0 * od.1 * od.2 * od.3
-        scratch.update(repeating: 0, count: n)
-        var p = input
-        for i0 in 0 ..< d.0 { for i1 in 0 ..< d.1 { for i2 in 0 ..< d.2 {
-            let base = (((r.0 ? 0 : i0) * od.1 + (r.1 ? 0 : i1)) * od.2 + (r.2 ? 0 : i2)) * od.3
-            if r.3 {
-                var sum: Int64 = 0
-                for i3 in 0 ..< d.3 { sum &+= Int64(p[i3]) }
-                scratch[base] &+= sum
-            } else {
-                for i3 in 0 ..< d.3 { scratch[base + i3] &+= Int64(p[i3]) }
-            }
-            p += d.3
-        } } }
+        let n = AxisSum.accumulate(input, dims: d, reduce: r, into: scratch) { Int64($0) }
         for i in 0 ..< n { out[i] = FixedPoint.clamp16(FixedPoint.apply(scratch[i], m, s)) }
     }
 }

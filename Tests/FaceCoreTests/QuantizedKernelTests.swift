@@ -366,12 +366,17 @@ import Testing
         #expect(FixedPoint.apply(-3, Int64(m[0]), s) == -1)     // -1.5 rounds towards +∞
         // Every magnitude, perfect squares and their neighbours.
         var rng = FuzzHarness.Random(seed: 34)
-        var values: [UInt64] = [0, 1, 2, 3, 4, 15, 16, 17, 1 << 40, (1 << 62) - 1, 1 << 62]
-        for bits in 1 ... 62 { values.append(rng.next() >> UInt64(64 - bits)) }
-        for _ in 0 ..< 200 { let q = rng.next() >> 33; values += [q * q, max(q * q, 1) - 1, q * q + 1] }
+        // The whole 64-bit range: the double-precision estimate is off by one near squares.
+        let top: UInt64 = 0xFFFF_FFFF
+        var values: [UInt64] = [0, 1, 2, 3, 4, 15, 16, 17, 1 << 40, (1 << 62) - 1, 1 << 62, UInt64.max, top * top, top * top - 1, top * top + 1,
+                                (1 << 53) - 1, 1 << 53, (1 << 53) + 1]
+        for bits in 1 ... 64 { values.append(rng.next() >> UInt64(64 - bits)) }
+        for shift in [32, 33, 40, 52] {
+            for _ in 0 ..< 200 { let q = rng.next() >> UInt64(shift); values += [q * q, max(q * q, 1) - 1, q * q + 1] }
+        }
         for v in values {
             let r = FixedPoint.isqrt(v)
-            #expect(r * r <= v && (r + 1) * (r + 1) > v, "isqrt(\(v)) = \(r)")
+            #expect(r <= top && r * r <= v && (r == top || (r + 1) * (r + 1) > v), "isqrt(\(v)) = \(r)")
         }
         #expect(FixedPoint.roundedDivide(7, 2) == 4 && FixedPoint.roundedDivide(-7, 2) == -4 && FixedPoint.roundedDivide(5, 3) == 2)
     }
