@@ -48,7 +48,8 @@ public enum KernelISA: Equatable, Sendable {
     }
 
     // The kernels of the engine, each run in this copy. One `if` per layer call: nothing in
-    // the kernels' loops depends on the choice.
+    // the kernels' loops depends on the choice. (LOGISTIC, RSQRT and SQRT are scalar table and
+    // integer arithmetic over a few hundred values: one copy.)
 
     public func conv(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>, bias: UnsafePointer<Int32>,
                      multipliers: UnsafePointer<Int32>, _ r: Requant, output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
@@ -121,6 +122,14 @@ public enum KernelISA: Equatable, Sendable {
         if self == .avx2 { return FaceKernelsAVX2.QuantizedKernels.dequantize(x, scale: s, out, count: n) }
         #endif
         FaceKernels.QuantizedKernels.dequantize(x, scale: s, out, count: n)
+    }
+
+    public func reduce(_ x: UnsafePointer<Int16>, dims d: (Int, Int, Int, Int), reduce r: (Bool, Bool, Bool, Bool), m: Int64, s: Int,
+                       _ out: UnsafeMutablePointer<Int16>, scratch: UnsafeMutablePointer<Int64>) {
+        #if canImport(FaceKernelsAVX2)
+        if self == .avx2 { return FaceKernelsAVX2.QuantizedKernels.reduce(x, dims: d, reduce: r, m: m, s: s, out, scratch: scratch) }
+        #endif
+        FaceKernels.QuantizedKernels.reduce(x, dims: d, reduce: r, m: m, s: s, out, scratch: scratch)
     }
 
     public func maxPool(_ g: ConvGeometry, input: UnsafePointer<Int16>, lo: Int16, hi: Int16, output: UnsafeMutablePointer<Int16>) {

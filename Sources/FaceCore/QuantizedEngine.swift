@@ -331,7 +331,7 @@ public final class QuantizedEngine: InferenceEngine {
                 }
             }
         case let .reduce(dims, axes, m, sh):
-            QuantizedKernels.reduce(i16(s.inputs[0]), dims: dims, reduce: axes, m: m, s: sh, out, scratch: scratch.assumingMemoryBound(to: Int64.self))
+            kernels.reduce(i16(s.inputs[0]), dims: dims, reduce: axes, m: m, s: sh, out, scratch: scratch.assumingMemoryBound(to: Int64.self))
         }
     }
 }
