@@ -59,3 +59,14 @@ enum ModelLoading {
         }
     }
 }
+
+extension KernelISA {
+    /// The `--kernels` option: a copy this CPU can run, or the best one when absent.
+    static func option(_ value: String?) throws -> KernelISA {
+        guard let value else { return .best }
+        let available = KernelISA.available.map(\.name).joined(separator: ", ")
+        guard let isa = KernelISA(name: value) else { throw UsageError("--kernels \(value): unknown; the kernel copies are baseline and avx2") }
+        guard KernelISA.available.contains(isa) else { throw UsageError("--kernels \(value): this CPU cannot run them; it runs \(available)") }
+        return isa
+    }
+}

@@ -24,14 +24,7 @@ struct BenchModelsCommand: Command {
         }
         modelFile = a.value("model-file") ?? "models/face_landmarker_v2.task"
         fixedModel = a.value("fixed-model") ?? "models/facekit.fkm"
-        let available = KernelISA.available.map(\.name).joined(separator: ", ")
-        if let k = a.value("kernels") {
-            guard let isa = KernelISA(name: k) else { throw UsageError("--kernels \(k): unknown; the kernel copies are baseline and avx2") }
-            guard KernelISA.available.contains(isa) else { throw UsageError("--kernels \(k): this CPU cannot run them; it runs \(available)") }
-            kernels = isa
-        } else {
-            kernels = .best
-        }
+        kernels = try KernelISA.option(a.value("kernels"))
     }
 
     struct Timing {

@@ -88,15 +88,16 @@ struct ModelInfoCommand: Command {
 
 struct ModelRunCommand: Command {
     static let path = ["model", "run"]
-    static let synopsis = "facekit model run <model> --input x.npy --output-dir DIR [--model detector|landmarks|blendshapes]"
-    static let abstract = "Run one model on a float32 .npy input; write DIR/output<i>.npy."
+    static let synopsis = "facekit model run <model> --input x.npy --output-dir DIR [--model detector|landmarks|blendshapes] [--kernels baseline|avx2]"
+    static let abstract = "Run one model (float, or fixed point in the best kernel copy this CPU runs) on a float32 .npy input; write DIR/output<i>.npy."
     let file: String
     let inputs: [String]
     let outputDir: String
     let kind: ModelFile.Kind?
+    let kernels: KernelISA
 
     init(arguments: [String]) throws {
-        let a = try ArgumentScanner(arguments, valueOptions: ["input", "output-dir", "model"], flagOptions: [])
+        let a = try ArgumentScanner(arguments, valueOptions: ["input", "output-dir", "model", "kernels"], flagOptions: [])
         guard a.positionals.count == 1 else { throw UsageError("expected one model file") }
         file = a.positionals[0]
         inputs = [try a.required("input")]
@@ -105,12 +106,21 @@ struct ModelRunCommand: Command {
             guard let k = ModelFile.Kind(name: m) else { throw UsageError("--model must be detector, landmarks or blendshapes") }
             kind = k
         } else { kind = nil }
+        kernels = try KernelISA.option(a.value("kernels"))
     }
 
     func run() throws -> Int32 {
         let (_, graph) = try ModelLoading.loadOne(file, kind: kind)
-        let engine: FloatEngine
-        do { engine = try FloatEngine(graph: graph) } catch { throw ModelLoading.fail(file, error) }
+        let engine: any InferenceEngine
+        do {
+            if graph.isQuantized {
+                engine = try QuantizedEngine(graph: graph, kernels: kernels)
+                // On stderr: which copy of the kernels ran (scripts/tests/16-kernel-dispatch.sh).
+                FileHandle.standardError.write(Data("kernels: \(kernels.name)\n".utf8))
+            } else {
+                engine = try FloatEngine(graph: graph)
+            }
+        } catch { throw ModelLoading.fail(file, error) }
         for (i, path) in inputs.enumerated() {
             let data = try ModelLoading.read(path)
             let arr: NPYArray

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The portable build's run-time kernel choice (FaceCore/KernelISA.swift) on other x86_64 CPUs:
+# the release binary runs each int8 model on a real face crop under qemu-x86_64 emulating
+#   Nehalem (SSE4.2, no AVX): the baseline kernels must be chosen, and must run: QEMU faults on
+#            any AVX instruction there (a FACEKIT_CPU=haswell build dies with SIGILL), so a
+#            baseline path that reached the AVX2 copy would fail here;
+#   Haswell (AVX2):           the AVX2 kernels must be chosen;
+# and natively with each copy. Every run's outputs must be byte-identical.
+source "$(dirname "$0")/../lib/common.sh"
+FACEKIT="${FACEKIT:-$REPO/.build/release/facekit}"
+[ -x "$FACEKIT" ] || die "no facekit binary at $FACEKIT (swift build -c release)"
+[ "$(uname -m)" = x86_64 ] || { log "not an x86_64 host: the x86 kernel copies are not built here; skipped"; exit 0; }
+if ! command -v qemu-x86_64-static >/dev/null; then
+  log "installing qemu-user-static"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends qemu-user-static >/dev/null
+fi
+W="$(mktemp -d /tmp/facekit-dispatch.XXXXXX)"; trap 'rm -rf "$W"' EXIT
+cd "$REPO"
+"$FACEKIT" model convert "$MODELS/face_landmarker_v2.task" -o "$W/facekit.fkm" >/dev/null
+fail=0
+for kind in detector landmarks blendshapes; do
+  input=$(ls -d "$TESTDATA"/reference/model-io/$kind/*/input.npy | head -1)
+  [ -e "$input" ] || die "no $kind input in testdata/reference/model-io (scripts/reference/make-references)"
+  # name | expected kernels | command prefix
+  runs=("native-best||" "native-baseline|baseline|" "nehalem|baseline|qemu-x86_64-static -cpu Nehalem" "haswell|avx2|qemu-x86_64-static -cpu Haswell")
+  for run in "${runs[@]}"; do
+    IFS='|' read -r name want prefix <<< "$run"
+    extra=(); [ "$name" = native-baseline ] && extra=(--kernels baseline)
+    rc=0
+    # shellcheck disable=SC2086
+    $prefix "$FACEKIT" model run "$W/facekit.fkm" --model $kind --input "$input" --output-dir "$W/$kind-$name" "${extra[@]}" \
+      2> "$W/$kind-$name.err" || rc=$?
+    if [ "$rc" != 0 ]; then
+      why=""; [ "$rc" = 132 ] && why=" (SIGILL: an instruction this CPU does not have)"
+      log "FAIL: $kind on $name: exit $rc$why $(grep -v "TCG doesn't support" "$W/$kind-$name.err" | tail -2)"; fail=1; continue
+    fi
+    got=$(sed -n 's/^kernels: //p' "$W/$kind-$name.err")
+    if [ -n "$want" ] && [ "$got" != "$want" ]; then log "FAIL: $kind on $name ran the '$got' kernels, not '$want'"; fail=1; fi
+    for f in "$W/$kind-native-best"/output*.npy; do
+      [ "$name" = native-best ] && break
+      cmp -s "$f" "$W/$kind-$name/$(basename "$f")" || { log "FAIL: $kind on $name: $(basename "$f") differs from the native run"; fail=1; }
+    done
+    log "$kind on $name: $got kernels"
+  done
+done
+[ "$fail" = 0 ] || { log "FAIL: the kernel choice or its outputs"; exit 1; }
+log "PASS: the baseline kernels run on an emulated Nehalem, the AVX2 ones on Haswell and natively; outputs byte-identical"
