@@ -41,14 +41,9 @@ public enum FloatKernels {
                                        bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, activation: Int) {
         for oy in 0 ..< g.outH { for ox in 0 ..< g.outW { for co in 0 ..< g.outC {
             var acc = bias[co]
-            for ky in 0 ..< g.kh { for kx in 0 ..< g.kw {
-                let iy = oy * g.strideH + ky * g.dilationH - g.padTop
-                let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
-                if iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW { continue }
-                for ci in 0 ..< g.inC {
-                    acc += input[(iy * g.inW + ix) * g.inC + ci] * filterOHWI[((co * g.kh + ky) * g.kw + kx) * g.inC + ci]
-                }
-            } }
+            g.forEachTap(oy, ox) { ky, kx, pixel in
+                for ci in 0 ..< g.inC { acc += input[pixel * g.inC + ci] * filterOHWI[((co * g.kh + ky) * g.kw + kx) * g.inC + ci] }
+            }
             output[(oy * g.outW + ox) * g.outC + co] = activate(acc, activation)
         } } }
     }
@@ -88,12 +83,7 @@ public enum FloatKernels {
                                           bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, activation: Int) {
         for oy in 0 ..< g.outH { for ox in 0 ..< g.outW { for c in 0 ..< g.outC {
             var acc = bias[c]
-            for ky in 0 ..< g.kh { for kx in 0 ..< g.kw {
-                let iy = oy * g.strideH + ky * g.dilationH - g.padTop
-                let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
-                if iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW { continue }
-                acc += input[(iy * g.inW + ix) * g.inC + c] * filter[(ky * g.kw + kx) * g.outC + c]
-            } }
+            g.forEachTap(oy, ox) { ky, kx, pixel in acc += input[pixel * g.inC + c] * filter[(ky * g.kw + kx) * g.outC + c] }
             output[(oy * g.outW + ox) * g.outC + c] = activate(acc, activation)
         } } }
     }

@@ -29,7 +29,7 @@ public enum KernelISA: Equatable, Sendable {
     }
 
     /// The fastest copy this CPU can run.
-    public static var best: KernelISA { available[available.count - 1] }
+    public static var best: KernelISA { available.last ?? .baseline }
 
     public var name: String {
         switch self {

@@ -26,7 +26,7 @@ public final class QuantizedEngine: InferenceEngine {
         case depthwise(ConvGeometry, Requant)
         /// ADD of two same-shape tensors, then PRELU (`QuantizedKernels.addPReLU`).
         case addPReLU(BinaryParams, positive: Int32, channels: Int, shift: Int, count: Int)
-        /// A PRELU fused into the op before it.
+        /// A PRELU or RELU fused into the ADD before it (`fusedActivations`): nothing left to run.
         case fused
         case maxPool(ConvGeometry, Int16, Int16)
         case binary(BinaryKind, Broadcast4, BinaryParams)

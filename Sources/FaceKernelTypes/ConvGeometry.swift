@@ -16,10 +16,26 @@ public struct ConvGeometry {
 }
 
 extension ConvGeometry {
+    /// Calls `body(ky, kx, pixel)` for each tap of output pixel (oy, ox)'s window that lies
+    /// inside the input, in kernel order; `pixel` is the tap's index in the input's H × W plane.
+    /// Taps in the padding are skipped: they add zero to a sum and take no part in a max. The
+    /// plain loops (the reference kernels of both engines, MAX_POOL) share it.
+    @inlinable @inline(__always)
+    public func forEachTap(_ oy: Int, _ ox: Int, _ body: (_ ky: Int, _ kx: Int, _ pixel: Int) -> Void) {
+        for ky in 0 ..< kh {
+            let iy = oy * strideH + ky * dilationH - padTop
+            if iy < 0 || iy >= inH { continue }
+            for kx in 0 ..< kw {
+                let ix = ox * strideW + kx * dilationW - padLeft
+                if ix < 0 || ix >= inW { continue }
+                body(ky, kx, iy * inW + ix)
+            }
+        }
+    }
+
     /// MAX_POOL_2D's plain loop for any element type (the float engine's kernel and the integer
-    /// reference): each output value is the largest of its window's positions inside the input,
-    /// padding taking no part; `finish` then runs on each output pixel's `outC` values (the
-    /// activation or clamp).
+    /// reference): each output value is the largest of its window's positions inside the input;
+    /// `finish` then runs on each output pixel's `outC` values (the activation or clamp).
     @inlinable
     public func maxPool<T: Comparable>(_ input: UnsafePointer<T>, lowest: T, _ output: UnsafeMutablePointer<T>,
                                        finish: (UnsafeMutablePointer<T>, Int) -> Void) {
@@ -28,15 +44,9 @@ extension ConvGeometry {
             for ox in 0 ..< outW {
                 let dst = output + (oy * outW + ox) * c
                 for k in 0 ..< c { dst[k] = lowest }
-                for ky in 0 ..< kh {
-                    let iy = oy * strideH + ky - padTop
-                    if iy < 0 || iy >= inH { continue }
-                    for kx in 0 ..< kw {
-                        let ix = ox * strideW + kx - padLeft
-                        if ix < 0 || ix >= inW { continue }
-                        let src = input + (iy * inW + ix) * c
-                        for k in 0 ..< c { dst[k] = max(dst[k], src[k]) }
-                    }
+                forEachTap(oy, ox) { _, _, pixel in
+                    let src = input + pixel * c
+                    for k in 0 ..< c { dst[k] = max(dst[k], src[k]) }
                 }
                 finish(dst, c)
             }

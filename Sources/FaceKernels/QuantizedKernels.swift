@@ -21,15 +21,11 @@ public enum QuantizedKernels {
                                        output: UnsafeMutablePointer<Int16>) {
         for oy in 0 ..< g.outH { for ox in 0 ..< g.outW { for co in 0 ..< g.outC {
             var acc = bias[co]
-            for ky in 0 ..< g.kh { for kx in 0 ..< g.kw {
-                let iy = oy * g.strideH + ky * g.dilationH - g.padTop
-                let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
-                if iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW { continue }
+            g.forEachTap(oy, ox) { ky, kx, pixel in
                 for ci in 0 ..< g.inC {
-                    let x = Int32(input[(iy * g.inW + ix) * g.inC + ci]), k = ((ky * g.kw + kx) * g.inC + ci) * g.outC + co
-                    acc &+= x &* weights[k]
+                    acc &+= Int32(input[pixel * g.inC + ci]) &* weights[((ky * g.kw + kx) * g.inC + ci) * g.outC + co]
                 }
-            } }
+            }
             output[(oy * g.outW + ox) * g.outC + co] = requant(acc, r.mantissa(acc, multipliers, co), r)
         } } }
     }
@@ -41,13 +37,7 @@ public enum QuantizedKernels {
                                           output: UnsafeMutablePointer<Int16>) {
         for oy in 0 ..< g.outH { for ox in 0 ..< g.outW { for c in 0 ..< g.outC {
             var acc = bias[c]
-            for ky in 0 ..< g.kh { for kx in 0 ..< g.kw {
-                let iy = oy * g.strideH + ky * g.dilationH - g.padTop
-                let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
-                if iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW { continue }
-                let x = Int32(input[(iy * g.inW + ix) * g.inC + c]), k = (ky * g.kw + kx) * g.outC + c
-                acc &+= x &* weights[k]
-            } }
+            g.forEachTap(oy, ox) { ky, kx, pixel in acc &+= Int32(input[pixel * g.inC + c]) &* weights[(ky * g.kw + kx) * g.outC + c] }
             output[(oy * g.outW + ox) * g.outC + c] = requant(acc, r.mantissa(acc, multipliers, c), r)
         } } }
     }
