@@ -21,7 +21,8 @@ cd "$REPO"
 "$FACEKIT" model convert "$MODELS/face_landmarker_v2.task" -o "$W/facekit.fkm" >/dev/null
 fail=0
 for kind in detector landmarks blendshapes; do
-  input=$(ls -d "$TESTDATA"/reference/model-io/$kind/*/input.npy | head -1)
+  # A glob, not `ls | head`: under pipefail a SIGPIPE in ls would end the script silently.
+  inputs=("$TESTDATA"/reference/model-io/$kind/*/input.npy); input="${inputs[0]}"
   [ -e "$input" ] || die "no $kind input in testdata/reference/model-io (scripts/reference/make-references)"
   # name | expected kernels | command prefix
   runs=("native-best||" "native-baseline|baseline|" "nehalem|baseline|qemu-x86_64-static -cpu Nehalem" "haswell|avx2|qemu-x86_64-static -cpu Haswell")
@@ -34,7 +35,7 @@ for kind in detector landmarks blendshapes; do
       2> "$W/$kind-$name.err" || rc=$?
     if [ "$rc" != 0 ]; then
       why=""; [ "$rc" = 132 ] && why=" (SIGILL: an instruction this CPU does not have)"
-      log "FAIL: $kind on $name: exit $rc$why $(grep -v "TCG doesn't support" "$W/$kind-$name.err" | tail -2)"; fail=1; continue
+      log "FAIL: $kind on $name: exit $rc$why"; grep -v "TCG doesn't support" "$W/$kind-$name.err" | tail -8 >&2 || true; fail=1; continue
     fi
     got=$(sed -n 's/^kernels: //p' "$W/$kind-$name.err")
     if [ -n "$want" ] && [ "$got" != "$want" ]; then log "FAIL: $kind on $name ran the '$got' kernels, not '$want'"; fail=1; fi
