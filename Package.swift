@@ -92,8 +92,11 @@ let package = Package(
         .target(name: "GPIO", dependencies: ["CGPIO", "LinuxSystem"]),
         .target(name: "Appliance", dependencies: ["Recording", "Export", "Capture", "FaceTracking", "GPIO", "Depth", "LinuxSystem"]),
 
+        // argv from glibc's constructor call (Swift's own lookup can miss under qemu-user).
+        .target(name: "CProcessArguments"),
         .executableTarget(name: "facekit",
-                          dependencies: ["FaceCore", "FaceTracking", "Capture", "Recording", "Export", "Appliance", "Depth"]),
+                          dependencies: ["FaceCore", "FaceTracking", "Capture", "Recording", "Export", "Appliance", "Depth",
+                                         "CProcessArguments"]),
 
         // Test-only: interposes malloc to prove hot paths allocate nothing.
         .target(name: "CAllocationCounter"),

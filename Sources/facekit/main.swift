@@ -1,3 +1,4 @@
+import CProcessArguments
 import Foundation
 
 /// Dispatch: the longest command path that prefixes the arguments wins.
@@ -25,4 +26,11 @@ func dispatch(_ args: [String]) -> Int32 {
 }
 
 
-exit(dispatch(Array(CommandLine.arguments.dropFirst())))
+/// The arguments as glibc passed them to main (CProcessArguments says why not CommandLine's).
+func processArguments() -> [String] {
+    var argc: Int32 = 0
+    guard let argv = facekit_process_arguments(&argc), argc > 0 else { return CommandLine.arguments }
+    return (0..<Int(argc)).map { argv[$0].map { String(cString: $0) } ?? "" }
+}
+
+exit(dispatch(Array(processArguments().dropFirst())))
