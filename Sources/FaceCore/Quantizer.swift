@@ -7,7 +7,7 @@
 ///   accumulator's scale.
 /// - Activations: int16, symmetric, one scale per tensor from calibration (the largest |value|
 ///   seen on real face crops). int8 activations were measured to lose too much on these models
-///   (see `facekit model convert --report`); every activation's type is recorded per tensor in
+///   (an earlier converter's per-layer report); every activation's type is recorded per tensor in
 ///   the model file, so a later converter may choose int8 per layer without a format change.
 /// - Accumulators int32 (the conv inner loops), 64-bit only inside requantization.
 /// - Requantization by int32 mantissas and a shared shift per operator (`FixedPoint`).
