@@ -4,8 +4,9 @@
 #   Nehalem (SSE4.2, no AVX): the baseline kernels must be chosen, and must run: QEMU faults on
 #            any AVX instruction there (a FACEKIT_CPU=haswell build dies with SIGILL), so a
 #            baseline path that reached the AVX2 copy would fail here;
-#   Haswell (AVX2):           the AVX2 kernels must be chosen;
-# and natively with each copy. Every run's outputs must be byte-identical.
+#   Haswell, EPYC (AVX2):     the AVX2 kernels must be chosen (core2duo, SSSE3 only: baseline);
+# and natively with each copy. The copy expected on each CPU is the one glibc's own CPUID reading
+# implies (x86-64-v3 or not). Every run's outputs must be byte-identical.
 source "$(dirname "$0")/../lib/common.sh"
 FACEKIT="${FACEKIT:-$REPO/.build/release/facekit}"
 [ -x "$FACEKIT" ] || die "no facekit binary at $FACEKIT (swift build -c release)"
@@ -18,12 +19,23 @@ if ! command -v qemu-x86_64-static >/dev/null; then
 fi
 W="$(mktemp -d /tmp/facekit-dispatch.XXXXXX)"; trap 'rm -rf "$W"' EXIT
 log "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs); $(qemu-x86_64-static --version | head -1)"
+# Which copy each CPU should get comes from glibc: its dynamic loader reads CPUID itself and says
+# whether the CPU (real or emulated) is x86-64-v3, the level FaceKernelsAVX2 is built for. An
+# independent oracle for CCPUFeatures' check.
+glibc_kernels() {
+  # shellcheck disable=SC2086
+  if $1 /lib64/ld-linux-x86-64.so.2 --help 2>/dev/null | grep -q "x86-64-v3 (supported"; then echo avx2; else echo baseline; fi
+}
+runs=("native-best|$(glibc_kernels "")|" "native-baseline|baseline|")   # name | expected kernels | command prefix
 # The emulated runs need a qemu-x86_64 that can run this host's own dynamic binaries; some
 # sandboxes cannot (then only the native runs are checked, and the skip is said).
-runs=("native-best||" "native-baseline|baseline|")   # name | expected kernels | command prefix
-for cpu in Nehalem Haswell; do
+for cpu in core2duo Nehalem Haswell EPYC; do
   if timeout 120 qemu-x86_64-static -cpu "$cpu" /bin/true 2> "$W/probe-$cpu.err"; then
-    case $cpu in Nehalem) want=baseline;; Haswell) want=avx2;; esac
+    want=$(glibc_kernels "qemu-x86_64-static -cpu $cpu")
+    case $cpu/$want in
+      core2duo/baseline|Nehalem/baseline|Haswell/avx2|EPYC/avx2) ;;
+      *) log "SKIP: glibc finds the emulated $cpu $([ "$want" = avx2 ] && echo "at" || echo "below") x86-64-v3 (this QEMU's model differs); checked as such";;
+    esac
     runs+=("${cpu,,}|$want|timeout 900 qemu-x86_64-static -cpu $cpu")
   else
     log "SKIP: qemu-x86_64 -cpu $cpu cannot run /bin/true on this host: $(grep -v "TCG doesn't support" "$W/probe-$cpu.err" | tail -1)"
