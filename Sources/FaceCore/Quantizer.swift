@@ -6,8 +6,9 @@
 ///   the layer's int32 accumulators from overflowing (`WeightPlane`); biases int32 in the
 ///   accumulator's scale.
 /// - Activations: int16, symmetric, one scale per tensor from calibration (the largest |value|
-///   seen on real face crops). int8 activations were measured to lose too much on these models
-///   (an earlier converter's per-layer report); every activation's type is recorded per tensor in
+///   seen on real face crops). int8 activations lose too much on these models: the landmark model
+///   with int8-rounded activations is 2.7 % of IOD off on average, 10.6 % at p99, against 0.03 %
+///   and 0.11 % with int16 (ActivationPrecisionTests); every activation's type is recorded per tensor in
 ///   the model file, so a later converter may choose int8 per layer without a format change.
 /// - Accumulators int32 (the conv inner loops), 64-bit only inside requantization.
 /// - Requantization by int32 mantissas and a shared shift per operator (`FixedPoint`).
