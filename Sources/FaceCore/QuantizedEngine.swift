@@ -128,14 +128,14 @@ public final class QuantizedEngine: InferenceEngine {
     }
 
     /// The ADD step `s` with the PRELU or RELU `next` applied in its epilogue. RELU: RELU(clamp(v,
-    /// lo, hi)) = clamp(v, max(lo, 0), hi) for hi ≥ 0 (a RELU keeps its input's scale).
+    /// lo, hi)) = clamp(v, max(lo, 0), max(hi, 0)) (a RELU keeps its input's scale), so every pair
+    /// `fusedActivations` chose fuses: the memory plan was made for it.
     private func fuse(_ s: Step, _ next: GraphOp) -> Step? {
         guard case let .binary(.add, bc, p) = s.kind else { return nil }
         var f = s
         if next.code == .relu {
-            guard p.hi >= 0 else { return nil }
             var q = p
-            q.lo = max(q.lo, 0)
+            q.lo = max(q.lo, 0); q.hi = max(q.hi, 0)
             f.kind = .binary(.add, bc, q)
             f.output = pointers[next.output]
             return f

@@ -21,6 +21,9 @@ public enum Quantizer {
     /// calibration maxima by up to 1.2×; clipping costs far more than one bit).
     public static let headroom: Float = 2
 
+    /// An int16 activation's scale for the largest |value| calibration saw.
+    public static func activationScale(range: Float) -> Float { max(range * headroom, 1e-6) / qmax }
+
     /// Mantissa bits of element-wise multipliers (ADD, SUB, PRELU): int16 × 14-bit products
     /// summed in pairs stay inside int32, so those kernels run in 32-bit lanes.
     public static let elementwiseBits = 14
@@ -132,7 +135,7 @@ public enum Quantizer {
             scales = [Float](repeating: 0, count: source.tensors.count)
         }
 
-        func scaleFromRange(_ t: Int) -> Float { max(ranges[t] * Quantizer.headroom, 1e-6) / Quantizer.qmax }
+        func scaleFromRange(_ t: Int) -> Float { Quantizer.activationScale(range: ranges[t]) }
 
         mutating func activation(_ t: Int, scale: Float) -> Int {
             let s = source.tensors[t]

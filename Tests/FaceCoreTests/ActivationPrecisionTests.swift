@@ -20,9 +20,7 @@ import Testing
                 let t = e.graph.ops[i].output
                 round(t, UnsafeMutableBufferPointer(mutating: e.tensor(t)))
             }
-            let a = Array(e.output(0))
-            let iod = max(hypotf(reference[33 * 3] - reference[263 * 3], reference[33 * 3 + 1] - reference[263 * 3 + 1]), 1)
-            for k in 0 ..< 478 { all.append(hypotf(a[3 * k] - reference[3 * k], a[3 * k + 1] - reference[3 * k + 1]) / iod) }
+            all += QuantizedAccuracyTests.landmarkErrors(Array(e.output(0)), reference: reference)
             presence = max(presence, abs(QuantizedAccuracyTests.sigmoid(e.output(1)[0]) - p))
         }
         all.sort()
@@ -56,9 +54,7 @@ import Testing
             for k in 0 ..< b.count { b[k] = (max(-128, min(127, (b[k] / s).rounded() + zp)) - zp) * s }
         }
         func int16(_ t: Int, _ b: UnsafeMutableBufferPointer<Float>) {
-            let m = max(abs(lo[t]), abs(hi[t])) * Quantizer.headroom
-            guard m > 0 else { return }
-            let s = m / Quantizer.qmax
+            let s = Quantizer.activationScale(range: max(abs(lo[t]), abs(hi[t])))
             for k in 0 ..< b.count { b[k] = max(-Quantizer.qmax, min(Quantizer.qmax, (b[k] / s).rounded())) * s }
         }
         let wide = Self.errors(e, cases, int16)

@@ -33,6 +33,13 @@ import Testing
 
     static func sigmoid(_ x: Float) -> Float { 1 / (1 + Foundation.exp(-x)) }
 
+    /// Each of the 478 landmarks' distance from the reference's, as a share of the reference's
+    /// inter-ocular distance (outer eye corners 33 and 263).
+    static func landmarkErrors(_ a: [Float], reference r: [Float]) -> [Float] {
+        let iod = max(hypotf(r[33 * 3] - r[263 * 3], r[33 * 3 + 1] - r[263 * 3 + 1]), 1)
+        return (0 ..< 478).map { hypotf(a[3 * $0] - r[3 * $0], a[3 * $0 + 1] - r[3 * $0 + 1]) / iod }
+    }
+
     /// Landmarks on every face crop whose float presence is confident (≥ 0.99): mean and p99
     /// error as a share of the inter-ocular distance (outer eye corners 33, 263), presence
     /// within 0.02 on every crop the float model is sure of (≥ 0.99 or ≤ 0.01). Crops where the
@@ -49,9 +56,7 @@ import Testing
         for (name, input, _) in try TestData.cases(.landmarks) {
             let (a, b) = Self.run(f, q, input.values)
             let pa = Self.sigmoid(a[1][0]), pb = Self.sigmoid(b[1][0])
-            let iod = hypotf(a[0][33 * 3] - a[0][263 * 3], a[0][33 * 3 + 1] - a[0][263 * 3 + 1])
-            var caseErrors: [Float] = []
-            for i in 0 ..< 478 { caseErrors.append(hypotf(a[0][3 * i] - b[0][3 * i], a[0][3 * i + 1] - b[0][3 * i + 1]) / max(iod, 1)) }
+            let caseErrors = Self.landmarkErrors(b[0], reference: a[0])
             let caseMean = caseErrors.reduce(0, +) / 478
             if pa >= 0.99 {
                 faces += 1; errors += caseErrors

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The portable build's run-time kernel choice (FaceCore/KernelISA.swift) on other x86_64 CPUs:
-# the release binary runs each int8 model on a real face crop under qemu-x86_64 emulating
+# the release binary runs each fixed-point model on a real face crop under qemu-x86_64 emulating
 #   Nehalem (SSE4.2, no AVX): the baseline kernels must be chosen, and must run: QEMU faults on
 #            any AVX instruction there (a FACEKIT_CPU=haswell build dies with SIGILL), so a
 #            baseline path that reached the AVX2 copy would fail here;
@@ -11,12 +11,7 @@ source "$(dirname "$0")/../lib/common.sh"
 FACEKIT="${FACEKIT:-$REPO/.build/release/facekit}"
 [ -x "$FACEKIT" ] || die "no facekit binary at $FACEKIT (swift build -c release)"
 [ "$(uname -m)" = x86_64 ] || { log "not an x86_64 host: the x86 kernel copies are not built here; skipped"; exit 0; }
-if ! command -v qemu-x86_64-static >/dev/null; then
-  log "installing qemu-user-static"
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends qemu-user-static >/dev/null
-fi
+command -v qemu-x86_64-static >/dev/null || "$REPO/scripts/install-deps"   # qemu-user-static is in its list
 W="$(mktemp -d /tmp/facekit-dispatch.XXXXXX)"; trap 'rm -rf "$W"' EXIT
 log "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs); $(qemu-x86_64-static --version | head -1)"
 # Which copy each CPU should get comes from glibc: its dynamic loader reads CPUID itself and says

@@ -116,7 +116,7 @@ struct ModelRunCommand: Command {
             if graph.isQuantized {
                 engine = try QuantizedEngine(graph: graph, kernels: kernels)
                 // On stderr: which copy of the kernels ran (scripts/tests/16-kernel-dispatch.sh).
-                FileHandle.standardError.write(Data("kernels: \(kernels.name)\n".utf8))
+                printError("kernels: \(kernels.name)")
             } else {
                 engine = try FloatEngine(graph: graph)
             }
