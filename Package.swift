@@ -21,13 +21,16 @@ let cpuFlags: [String] = cpu.map { ["-target-cpu", $0] + (wideVectorCPUs.contain
 let coreSettings: [SwiftSetting] = [.unsafeFlags(["-Ounchecked"] + cpuFlags, .when(configuration: .release)),
                                     .unsafeFlags(["-O"], .when(configuration: .debug))]
 // The x86_64 build's second copy of the kernels, for CPUs with AVX2 (x86-64-v3), which FaceCore
-// runs when CPUID says it can (KernelISA). The manifest is compiled for the machine that builds:
-// a cross-build to another architecture goes without it.
+// runs when CPUID says it can (KernelISA). `#if arch` here is the machine that builds, not the
+// one the build is for, so a cross build names its target: FACEKIT_TARGET_ARCH=aarch64
+// (scripts/build-arm).
 #if arch(x86_64)
-let kernelCopies: [Target.Dependency] = ["FaceKernelsAVX2"]
+let buildArch = "x86_64"
 #else
-let kernelCopies: [Target.Dependency] = []
+let buildArch = "other"
 #endif
+let targetArch = Context.environment["FACEKIT_TARGET_ARCH"] ?? buildArch
+let kernelCopies: [Target.Dependency] = targetArch == "x86_64" ? ["FaceKernelsAVX2"] : []
 // (Named haswell: the compiler's C importer takes no "x86-64-v3". Haswell's extra features, AES,
 // PCLMUL, RDRAND, FSGSBASE, INVPCID, XSAVEOPT and ERMSB, are never emitted for plain code, so the
 // x86-64-v3 check is the one that matters: CCPUFeatures.)
@@ -56,9 +59,6 @@ let package = Package(
         // FaceKernelsAVX2 (the same files, linked), chosen at run time (FaceCore/KernelISA.swift).
         .target(name: "FaceKernelTypes", swiftSettings: coreSettings),
         .target(name: "FaceKernels", dependencies: ["FaceKernelTypes"], swiftSettings: coreSettings),
-        .target(name: "FaceKernelsAVX2", dependencies: ["FaceKernelTypes"],
-                swiftSettings: [.unsafeFlags(["-Ounchecked"] + avx2Flags, .when(configuration: .release)),
-                                .unsafeFlags(["-O"] + avx2Flags, .when(configuration: .debug))]),
         // CPUID for that choice (Swift has no way to ask).
         .target(name: "CCPUFeatures"),
         .target(name: "FaceCore", dependencies: ["FaceKernelTypes", "FaceKernels", "CCPUFeatures"] + kernelCopies,
@@ -111,3 +111,11 @@ let package = Package(
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceCore", "CAllocationCounter"]),
     ]
 )
+
+// Declared only for x86_64 targets: SwiftPM builds every declared target, and no other
+// architecture knows the haswell CPU.
+if targetArch == "x86_64" {
+    package.targets.append(.target(name: "FaceKernelsAVX2", dependencies: ["FaceKernelTypes"],
+                                   swiftSettings: [.unsafeFlags(["-Ounchecked"] + avx2Flags, .when(configuration: .release)),
+                                                   .unsafeFlags(["-O"] + avx2Flags, .when(configuration: .debug))]))
+}

@@ -619,10 +619,16 @@ public enum TiledConvolution {
     /// requantization is 10 SSE2 instructions per 8 lanes instead of ~35.
     @inline(__always)
     static func highProduct(_ a: SIMD8<Int32>, _ m: SIMD8<Int32>) -> SIMD8<Int32> {
+        #if !arch(x86_64)
+        // NEON multiplies 32-bit lanes directly (MUL), and the 16-lane UInt16 form below crashes
+        // AArch64 instruction selection in Swift 6.0.3's LLVM at -Ounchecked.
+        return ((a & 0xffff) &* m) &>> 16
+        #else
         let x = unsafeBitCast(a, to: SIMD16<UInt16>.self), y = unsafeBitCast(m, to: SIMD16<UInt16>.self)
         var r = SIMD16<UInt16>()
         for j in 0 ..< 16 { r[j] = UInt16(truncatingIfNeeded: (UInt32(x[j]) &* UInt32(y[j])) &>> 16) }
         return unsafeBitCast(r, to: SIMD8<Int32>.self)
+        #endif
     }
 
     /// `wideProduct` for a mantissa vector. AVX2 has VPMULDQ (signed 32×32 → 64 bits), so there
@@ -657,9 +663,12 @@ public enum TiledConvolution {
         let aH = a &>> 16, aL = (a & 0xffff) &- 0x8000
         let ph = mul16(aH, mH), qh = mul16(aH, mL)
         let pl = mul16(aL, mH) &+ (mH &<< 15), ql = mul16(aL, mL) &+ (mL &<< 15)
-        let e = qh &+ (pl &>> 2) &+ (ql &>> 16) &+ ((((pl & 3) &<< 14) &+ (ql & 0xffff)) &>> 16)
+        // Named steps: as one expression, Swift 6.0's type checker gives up.
+        let carry: SIMD8<Int32> = (((pl & 3) &<< 14) &+ (ql & 0xffff)) &>> 16
+        let e: SIMD8<Int32> = qh &+ (pl &>> 2) &+ (ql &>> 16) &+ carry
         let t = Int32(shift - 16)
-        return (ph &+ ((e &+ SIMD8(repeating: Int32(1) &<< (t - 1))) &>> 14)) &>> (t - 14)
+        let rounded: SIMD8<Int32> = (e &+ SIMD8(repeating: Int32(1) &<< (t - 1))) &>> 14
+        return (ph &+ rounded) &>> (t - 14)
     }
 
     /// x·m per lane for x in int16 range and 0 ≤ m < 2^15: one PMADDWD per 4 lanes on x86

@@ -286,7 +286,12 @@ public final class DepthLogReader {
         var out: [[UInt16]] = []
         for i in 0..<count {
             var m = [UInt16](repeating: 0, count: entries[i].width * entries[i].height)
-            try m.withUnsafeMutableBufferPointer { b throws(RecordingError) in try read(i, into: b) }
+            // Swift 6.0's withUnsafeMutableBufferPointer rethrows `any Error`: the typed error
+            // comes out as a value.
+            let failure: RecordingError? = m.withUnsafeMutableBufferPointer { b in
+                do throws(RecordingError) { try read(i, into: b); return nil } catch { return error }
+            }
+            if let failure { throw failure }
             out.append(m)
         }
         return out

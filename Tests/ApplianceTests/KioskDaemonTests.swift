@@ -131,7 +131,8 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
         #expect(s.metadata.participant == "P001" && s.metadata.state == .stopped && s.frameCount == 3)
         let events = try s.events()
         #expect(events.map(\.label) == ["ttl", "ttl", "ttl"])
-        #expect(events.map(\.monotonicNs) == (0..<3).map { t1 + 5_000_000 + Int64($0) * 10_000_000 })
+        let edges: [Int64] = (0..<3).map { t1 + 5_000_000 + Int64($0) * 10_000_000 }
+        #expect(events.map(\.monotonicNs) == edges)
         #expect(events.allSatisfy { $0.source == "gpio" })
         rig.finish()
     }

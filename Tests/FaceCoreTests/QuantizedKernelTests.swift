@@ -117,7 +117,9 @@ import Testing
                 QuantizedKernels.conv2dReference(g, input: x, weights: w, bias: bias, multipliers: m, r, output: &ref)
             }
             for (k, isa) in KernelISA.available.enumerated() {
-                isa.packAndRun(depthwise: depthwise, g, input: x, weights: w, bias: bias, multipliers: m, r, output: &opts[k])
+                var out = opts[k]  // Swift 6.0 does not pass an array element where a pointer is taken
+                isa.packAndRun(depthwise: depthwise, g, input: x, weights: w, bias: bias, multipliers: m, r, output: &out)
+                opts[k] = out
             }
         } } }
         for (opt, isa) in zip(opts, KernelISA.available) {
