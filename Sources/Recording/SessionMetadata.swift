@@ -62,9 +62,36 @@ public struct SessionMetadata: Codable, Sendable, Equatable {
     /// What recovery did, when the session was interrupted.
     public var recovery: String?
 
-    /// Epoch seconds of a monotonic timestamp, via the session's realtime anchor.
+    /// Epoch seconds of a monotonic timestamp, via the session's realtime anchor. Timestamps come
+    /// from files on the card, so the difference is taken with overflow checking: exact whenever it
+    /// fits in Int64 (every real session), otherwise computed in Double, never a trap.
     public func epochSeconds(monotonicNs: Int64) -> Double {
-        Double(realtimeAnchorNs) / 1e9 + Double(monotonicNs - monotonicAnchorNs) / 1e9
+        let (delta, overflow) = monotonicNs.subtractingReportingOverflow(monotonicAnchorNs)
+        let deltaSeconds = overflow ? (Double(monotonicNs) - Double(monotonicAnchorNs)) / 1e9 : Double(delta) / 1e9
+        return Double(realtimeAnchorNs) / 1e9 + deltaSeconds
+    }
+
+    /// Largest clock value a session may hold, in ns (2^62: about year 2116 as realtime, 146 years
+    /// as uptime). Any difference of two values in 0...maxClockNs fits in Int64.
+    public static let maxClockNs: Int64 = 1 << 62
+
+    /// Checks what the time math and the store rely on; a session.json that fails is damaged
+    /// (edited, bit rot or hostile), never trusted. Throws `.corrupt` naming `path` and the field.
+    public func validate(path: String) throws(RecordingError) {
+        func bad(_ what: String) -> RecordingError {
+            RecordingError(.corrupt, "\(path) is damaged: \(what); the session cannot be trusted", path: path)
+        }
+        let clock: ClosedRange<Int64> = 0...Self.maxClockNs
+        guard clock.contains(realtimeAnchorNs) else { throw bad("realtimeAnchorNs \(realtimeAnchorNs) is out of range") }
+        guard clock.contains(monotonicAnchorNs) else { throw bad("monotonicAnchorNs \(monotonicAnchorNs) is out of range") }
+        for (i, s) in segments.enumerated() {
+            guard clock.contains(s.startMonotonicNs) else { throw bad("segments[\(i)].startMonotonicNs \(s.startMonotonicNs) is out of range") }
+            if let e = s.endMonotonicNs, !clock.contains(e) { throw bad("segments[\(i)].endMonotonicNs \(e) is out of range") }
+        }
+        guard frameCount >= 0 else { throw bad("frameCount \(frameCount) is negative") }
+        guard config.imageEveryNth >= 0, config.flushIntervalMs >= 1, config.queueCapacity >= 0 else {
+            throw bad("config holds a negative or zero interval")
+        }
     }
 
     static let encoder: JSONEncoder = {
@@ -84,8 +111,11 @@ public struct SessionMetadata: Codable, Sendable, Equatable {
     public static func read(from dir: String) throws(RecordingError) -> SessionMetadata {
         let path = dir + "/" + fileName
         let bytes = try AtomicFile.read(path)
-        do { return try JSONDecoder().decode(SessionMetadata.self, from: Data(bytes)) }
+        let meta: SessionMetadata
+        do { meta = try JSONDecoder().decode(SessionMetadata.self, from: Data(bytes)) }
         catch { throw RecordingError(.corrupt, "\(path) is not a valid session description (\(error)); the session cannot be decoded without it", path: path) }
+        try meta.validate(path: path)
+        return meta
     }
 }
 

@@ -307,7 +307,9 @@ public struct StoredSession: Sendable {
         if reader.count >= 2 {
             let first = try reader.frame(at: 0).monotonicNs
             let last = try reader.frame(at: reader.count - 1).monotonicNs
-            duration = Double(last - first) / 1e9
+            // Frame timestamps are data from the card: no trapping arithmetic on them.
+            let (span, overflow) = last.subtractingReportingOverflow(first)
+            duration = overflow ? (Double(last) - Double(first)) / 1e9 : Double(span) / 1e9
         }
         summary = SessionSummary(metadata: metadata, frameCount: reader.count, durationSeconds: duration,
                                  storageBytes: SessionStore.directorySize(directory))

@@ -35,7 +35,7 @@ struct SessionsListCommand: Command {
                     rows.append(row)
                 case .failure(let e):
                     failed = true
-                    rows.append(["sessionID": l.sessionID, "state": "unreadable", "error": e.description])
+                    rows.append(["sessionID": l.sessionID, "state": Self.failedState(e), "error": e.description])
                 }
             }
             let data = try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys])
@@ -52,13 +52,17 @@ struct SessionsListCommand: Command {
                           + (s.metadata.error.map { "  error=\"\($0)\"" } ?? ""))
                 case .failure(let e):
                     failed = true
-                    print("\(l.sessionID)  state=unreadable  error=\"\(e.description)\"")
+                    print("\(l.sessionID)  state=\(Self.failedState(e))  error=\"\(e.description)\"")
                 }
             }
         }
         // Unreadable sessions are reported but do not hide the others; the exit code flags them.
         return failed ? 1 : 0
     }
+
+    /// `damaged` when the session's files fail their checks (nothing will export it as it is),
+    /// `unreadable` when the system would not let us read it (permissions, I/O).
+    static func failedState(_ e: RecordingError) -> String { e.kind == .corrupt ? "damaged" : "unreadable" }
 }
 
 /// `facekit sessions delete`: removes sessions completely (refuses live ones).

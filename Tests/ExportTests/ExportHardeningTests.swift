@@ -1,0 +1,62 @@
+import Export
+import Foundation
+import Testing
+@testable import Recording
+
+/// Rewrites one top-level field of `dir/session.json` as raw JSON text, as a damaged card holds it.
+func setSessionField(_ dir: String, _ key: String, _ rawJSON: String) throws {
+    let path = dir + "/session.json"
+    var obj = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
+    obj[key] = "@@\(key)@@"
+    var text = String(decoding: try JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys]), as: UTF8.self)
+    text = text.replacingOccurrences(of: "\"@@\(key)@@\"", with: rawJSON)
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+}
+
+func hiddenEntries(_ dir: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0.hasPrefix(".") }
+}
+
+@Suite struct ExportHardeningTests {
+    @Test(arguments: [ExportFormat.csv, .hdf5])
+    func exportAllGoesOnPastADamagedSession(_ format: ExportFormat) throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let a = try recordSynthetic(store, participant: "A", frames: 5)
+        let bad = try recordSynthetic(store, participant: "B", frames: 5)
+        let c = try recordSynthetic(store, participant: "C", frames: 5)
+        try setSessionField(bad.directory, "monotonicAnchorNs", "-9223372036854775807")
+        let out = dir.sub("out")
+        let results = try Exporter(store: store).exportAll(to: out, options: .init(format: format))
+        #expect(results.count == 3)
+        let ok = results.compactMap { r -> String? in if case .success = r.1 { return r.0 } else { return nil } }
+        #expect(Set(ok) == [a.sessionID, c.sessionID])
+        let failed = results.filter { if case .failure = $0.1 { return true } else { return false } }
+        #expect(failed.map(\.0) == [bad.sessionID])
+        #expect("\(failed.first.map { r -> String in if case .failure(let e) = r.1 { return "\(e)" } else { return "" } } ?? "")".contains("monotonicAnchorNs"))
+        #expect(hiddenEntries(out).isEmpty)
+        // Exporting the damaged one by name is an error naming the problem, not a crash.
+        #expect { try Exporter(store: store).export(sessionID: bad.sessionID, to: out, options: .init(format: format)) } throws: { e in
+            (e as? RecordingError)?.kind == .corrupt
+        }
+        #expect(hiddenEntries(out).isEmpty)
+    }
+
+    @Test(arguments: [ExportFormat.csv, .jsonl, .hdf5])
+    func framesAndEventsWithExtremeTimestampsExport(_ format: ExportFormat) throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try store.create(participant: "X", config: SessionConfig(vertices: .none, flushIntervalMs: 20))
+        var r = FrameRecord()
+        for t in [Int64.min, Int64.max, 0] {
+            r.monotonicNs = t
+            rec.addEvent("e", source: "api", monotonicNs: t)
+            _ = rec.appendWaiting(r)
+        }
+        try rec.stop()
+        let out = dir.sub("out")
+        let e = try Exporter(store: store).export(sessionID: rec.sessionID, to: out, options: .init(format: format))
+        #expect(e.frameCount == 3)
+        #expect(hiddenEntries(out).isEmpty)
+    }
+}
