@@ -25,6 +25,8 @@ public struct ExportResult: Sendable {
     public var files: [ManifestEntry]
     public var frameCount: Int
     public var eventCount: Int
+    /// Files of the session left out of the export (not regular files, not JPEGs), to report.
+    public var skipped: [SkippedFile] = []
 }
 
 /// The manifest written last into every export (`manifest.json`).
@@ -99,7 +101,8 @@ public final class Exporter: Sendable {
         let staging = "\(target)/.\(base).partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try Syscalls.mkdir(staging).orThrow("export: creating", staging)
         do {
-            let files = try writeAll(session: session, events: events, into: staging, options: options)
+            var skipped: [SkippedFile] = []
+            let files = try writeAll(session: session, events: events, into: staging, options: options, skipped: &skipped)
             try verify(files, in: staging, options: options, frameCount: session.frameCount)
             try Syscalls.fsyncDirectory(staging).orThrow("export: flushing", staging)
             let final = try moveIntoPlace(staging, target: target, base: base)
@@ -109,7 +112,7 @@ public final class Exporter: Sendable {
                 throw RecordingError(.io, "export: the target \(target) vanished or was replaced during the export (unplugged or unmounted?); nothing was exported there, plug it in and export again", path: target)
             }
             return ExportResult(directory: final, hdf5File: options.format == .hdf5 ? final + "/session.h5" : nil,
-                                files: files, frameCount: session.frameCount, eventCount: events.count)
+                                files: files, frameCount: session.frameCount, eventCount: events.count, skipped: skipped)
         } catch {
             try? FileManager.default.removeItem(atPath: staging)
             throw error
@@ -128,8 +131,11 @@ public final class Exporter: Sendable {
         }
     }
 
-    private func writeAll(session: StoredSession, events: [SessionEvent], into dir: String, options: ExportOptions) throws -> [ManifestEntry] {
+    private func writeAll(session: StoredSession, events: [SessionEvent], into dir: String, options: ExportOptions,
+                          skipped: inout [SkippedFile]) throws -> [ManifestEntry] {
         var files: [ManifestEntry] = []
+        var images: [(frameIndex: Int64, path: String)] = []
+        if options.includeImages { (images, skipped) = try ImageFiles.vetted(session) }
         var info = sessionInfo(session)
         info.depth = try DepthExport.intrinsics(session)
         info.captureDepthMaps = session.metadata.config.captureDepthMaps?.description
@@ -142,7 +148,7 @@ public final class Exporter: Sendable {
                 let list = events.map { ExportedEvent(timestamp: m.epochSeconds(monotonicNs: $0.monotonicNs), label: $0.label, source: $0.source, monotonicNs: $0.monotonicNs) }
                 files.append(try writeJSON(list, to: dir, name: "events.json"))
             }
-            if options.includeImages { files += try copyImages(session, into: dir) }
+            if options.includeImages { files += try copyImages(images, into: dir) }
             if DepthExport.applies(to: session) { files += try DepthExport.writeTables(session, csv: options.format == .csv, into: dir) }
         case .hdf5:
             // libhdf5 must never meet a full or vanishing target: after a failed flush its file
@@ -153,7 +159,7 @@ public final class Exporter: Sendable {
             let scratch = Self.scratchDirectory(candidates: [store.root, NSTemporaryDirectory()], need: need)
                 + "/.export-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).h5"
             defer { _ = Syscalls.unlink(scratch) }
-            try HDF5Writer(session: session, events: events, includeImages: options.includeImages).write(to: scratch)
+            try HDF5Writer(session: session, events: events, includeImages: options.includeImages, images: images).write(to: scratch)
             files.append(try copyFile(scratch, to: dir, as: "session.h5"))
         }
         let manifest = ExportManifest(sessionID: session.metadata.sessionID, participant: session.metadata.participant,
@@ -206,14 +212,13 @@ public final class Exporter: Sendable {
         return try out.finish()
     }
 
-    private func copyImages(_ s: StoredSession, into dir: String) throws -> [ManifestEntry] {
-        let images = try ImageFiles.list(s)
+    private func copyImages(_ images: [(frameIndex: Int64, path: String)], into dir: String) throws -> [ManifestEntry] {
         guard !images.isEmpty else { return [] }
         try Syscalls.mkdir(dir + "/images").orThrow("export: creating", dir + "/images")
         var out: [ManifestEntry] = []
         for img in images {
             let name = "images/" + SessionRecorder.imageFileName(frameIndex: img.frameIndex)
-            let bytes = try AtomicFile.read(img.path)
+            let bytes = try ImageFiles.readVetted(img.path)
             let f = try OutputFile(path: dir + "/" + name, relativePath: name)
             try bytes.withUnsafeBytes { (b: UnsafeRawBufferPointer) in try f.append(b) }
             out.append(try f.finish())
@@ -288,13 +293,93 @@ public final class Exporter: Sendable {
     }
 }
 
+/// A file in a session that the export left out, and why (a symlink, a FIFO, not a JPEG...).
+public struct SkippedFile: Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "\(path): \(reason)" }
+}
+
 /// The stored JPEGs of a session, by frame index.
+///
+/// The images directory is on the card, which anyone can edit: only regular files are read (a
+/// symlink could point at /etc/shadow, a FIFO would block the export forever, a device has side
+/// effects on open), and only files that start like a JPEG are exported.
 enum ImageFiles {
+    /// Candidates by name (`frame_<index>.jpg`, as the recorder names them), sorted by index.
     static func list(_ s: StoredSession) throws -> [(frameIndex: Int64, path: String)] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: s.imagesDirectory) else { return [] }
         return names.compactMap { n -> (Int64, String)? in
-            guard n.hasPrefix("frame_"), n.hasSuffix(".jpg"), let i = Int64(n.dropFirst(6).dropLast(4)) else { return nil }
+            guard n.hasPrefix("frame_"), n.hasSuffix(".jpg"), let i = Int64(n.dropFirst(6).dropLast(4)),
+                  i >= 0, SessionRecorder.imageFileName(frameIndex: i) == n else { return nil }
             return (i, s.imagesDirectory + "/" + n)
         }.sorted { $0.0 < $1.0 }
+    }
+
+    /// The candidates that are regular JPEG files, and the others with the reason each is left out.
+    static func vetted(_ s: StoredSession) throws -> (images: [(frameIndex: Int64, path: String)], skipped: [SkippedFile]) {
+        var images: [(frameIndex: Int64, path: String)] = []
+        var skipped: [SkippedFile] = []
+        for img in try list(s) {
+            switch try read(img.path) {
+            case .success: images.append(img)
+            case .failure(let why): skipped.append(SkippedFile(path: img.path, reason: why.reason))
+            }
+        }
+        return (images, skipped)
+    }
+
+    struct NotExported: Error { var reason: String }
+
+    static let maxImageBytes = 64 << 20
+
+    /// Reads one image if it is a regular file holding a JPEG. The file is opened without following
+    /// a symlink and without blocking (a FIFO returns at once), and its type is checked on the open
+    /// descriptor, so a file swapped between listing and reading cannot slip through. Errors reading
+    /// a regular file are thrown (the medium is failing); anything that is not an image is returned
+    /// as a reason.
+    static func read(_ path: String) throws -> Result<[UInt8], NotExported> {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return .failure(NotExported(reason: "cannot be examined (\(Errno(errno)))")) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(NotExported(reason: "not a regular file (\(fileType(st.st_mode)))")) }
+        let fd: Int32
+        switch Syscalls.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY) {
+        case .success(let f): fd = f
+        case .failure(let e) where e.code == ELOOP: return .failure(NotExported(reason: "not a regular file (symbolic link)"))
+        case .failure(let e) where e.code == ENOENT: return .failure(NotExported(reason: "vanished during the export"))
+        case .failure(let e): throw RecordingError.syscall("export: opening", path: path, e)
+        }
+        defer { Syscalls.close(fd) }
+        guard fstat(fd, &st) == 0 else { throw RecordingError.syscall("export: examining", path: path, Errno(errno)) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(NotExported(reason: "not a regular file (\(fileType(st.st_mode)))")) }
+        guard st.st_size <= maxImageBytes else { return .failure(NotExported(reason: "too large for an image (\(st.st_size) bytes)")) }
+        var b = [UInt8](repeating: 0, count: Int(st.st_size))
+        let n = try b.withUnsafeMutableBytes { Syscalls.preadFully(fd, $0, at: 0) }.orThrow("export: reading", path)
+        if n < b.count { b.removeLast(b.count - n) }
+        // SOI marker followed by the start of another marker: every JPEG (JFIF, Exif, raw) opens so.
+        guard b.count >= 4, b[0] == 0xFF, b[1] == 0xD8, b[2] == 0xFF else {
+            return .failure(NotExported(reason: "not a JPEG file"))
+        }
+        return .success(b)
+    }
+
+    /// Reads an image `vetted` accepted; it must still be one.
+    static func readVetted(_ path: String) throws -> [UInt8] {
+        switch try read(path) {
+        case .success(let b): return b
+        case .failure(let why): throw RecordingError(.io, "export: \(path) changed during the export (\(why.reason)); export again", path: path)
+        }
+    }
+
+    static func fileType(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFLNK: return "symbolic link"
+        case S_IFIFO: return "FIFO"
+        case S_IFDIR: return "directory"
+        case S_IFCHR: return "character device"
+        case S_IFBLK: return "block device"
+        case S_IFSOCK: return "socket"
+        default: return "unknown type"
+        }
     }
 }

@@ -21,6 +21,8 @@ struct HDF5Writer {
     let session: StoredSession
     let events: [SessionEvent]
     let includeImages: Bool
+    /// The images to store, already vetted by the exporter (nil: vet them here).
+    var images: [(frameIndex: Int64, path: String)]? = nil
 
     func write(to path: String) throws {
         let f = try HDF5File(creating: path)
@@ -112,7 +114,7 @@ struct HDF5Writer {
         }
 
         if includeImages {
-            let images = try ImageFiles.list(session)
+            let images = try self.images ?? ImageFiles.vetted(session).images
             if !images.isEmpty { try writeImages(f, images) }
         }
         if DepthExport.applies(to: session) { try writeDepth(f) }
@@ -125,7 +127,7 @@ struct HDF5Writer {
         defer { H5Dclose(ds) }
         try f.setStringAttribute(ds, "columns", "jpeg")
         for (i, img) in images.enumerated() {
-            var bytes = try AtomicFile.read(img.path)
+            var bytes = try ImageFiles.readVetted(img.path)
             try bytes.withUnsafeMutableBytes { b throws in
                 var h = hvl_t(len: b.count, p: b.baseAddress)
                 try withUnsafeBytes(of: &h) { hp throws in

@@ -1,4 +1,5 @@
-import Export
+@testable import Export
+import CHDF5
 import Foundation
 import Testing
 @testable import Recording
@@ -58,5 +59,46 @@ func hiddenEntries(_ dir: String) -> [String] {
         let e = try Exporter(store: store).export(sessionID: rec.sessionID, to: out, options: .init(format: format))
         #expect(e.frameCount == 3)
         #expect(hiddenEntries(out).isEmpty)
+    }
+
+    /// Images replaced on the card by a symlink to a secret, a FIFO, a non-JPEG and a directory:
+    /// none is exported, each is reported, and the export does not hang.
+    @Test(arguments: [ExportFormat.csv, .hdf5])
+    func imagesExportOnlyRegularJPEGFiles(_ format: ExportFormat) throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try recordSynthetic(store, frames: 12, imageEveryNth: 2)
+        let images = rec.directory + "/images/"
+        func name(_ i: Int64) -> String { images + SessionRecorder.imageFileName(frameIndex: i) }
+        let secret = dir.path + "/shadow"
+        try Data([0xFF, 0xD8, 0xFF, 0xE0] + Array("root:secret".utf8)).write(to: URL(fileURLWithPath: secret))
+        let fm = FileManager.default
+        try fm.removeItem(atPath: name(0)); try fm.createSymbolicLink(atPath: name(0), withDestinationPath: secret)
+        try fm.removeItem(atPath: name(2)); #expect(mkfifo(name(2), 0o644) == 0)
+        try fm.removeItem(atPath: name(4)); try Data("#!/bin/sh\n".utf8).write(to: URL(fileURLWithPath: name(4)))
+        try fm.removeItem(atPath: name(6)); try fm.createDirectory(atPath: name(6), withIntermediateDirectories: false)
+        // Should the export block on the FIFO, a writer opens it later so the test ends (and fails).
+        let fifo = name(2)
+        let unblock = Thread { sleep(20); let fd = open(fifo, O_WRONLY | O_NONBLOCK); if fd >= 0 { close(fd) } }
+        unblock.start()
+        let out = dir.sub("out")
+        let started = Date()
+        let e = try Exporter(store: store).export(sessionID: rec.sessionID, to: out, options: .init(format: format, includeImages: true))
+        #expect(Date().timeIntervalSince(started) < 15)
+        #expect(Set(e.skipped.map(\.path)) == Set([0, 2, 4, 6].map { name($0) }))
+        #expect(e.skipped.first { $0.path == name(0) }?.reason.contains("symbolic link") == true)
+        #expect(e.skipped.first { $0.path == name(2) }?.reason.contains("FIFO") == true)
+        #expect(e.skipped.first { $0.path == name(4) }?.reason.contains("not a JPEG") == true)
+        let kept: [Int64] = [8, 10]
+        if format == .csv {
+            let exported = try fm.contentsOfDirectory(atPath: e.directory + "/images").sorted()
+            #expect(exported == kept.map { SessionRecorder.imageFileName(frameIndex: $0) })
+            #expect(e.files.filter { $0.path.hasPrefix("images/") }.count == kept.count)
+        } else {
+            let h = try HDF5File(readingFrom: e.hdf5File!)
+            #expect(try h.dims(of: "images") == [hsize_t(kept.count)])
+            try h.close()
+        }
+        for f in e.files { #expect(try !String(decoding: Data(contentsOf: URL(fileURLWithPath: e.directory + "/" + f.path)), as: UTF8.self).contains("root:secret")) }
     }
 }

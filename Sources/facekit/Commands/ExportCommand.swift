@@ -31,7 +31,9 @@ struct ExportCommand: Command {
             if results.isEmpty { print("no sessions in \(store.root)") }
             for (id, r) in results {
                 switch r {
-                case .success(let e): print("\(id) -> \(e.directory) (\(e.frameCount) frames, \(e.files.count) files)")
+                case .success(let e):
+                    print("\(id) -> \(e.directory) (\(e.frameCount) frames, \(e.files.count) files)")
+                    reportSkipped(id, e)
                 case .failure(let e): printError("facekit: \(id): \(e)"); rc = 1
                 }
             }
@@ -39,6 +41,12 @@ struct ExportCommand: Command {
         }
         let e = try exporter.export(sessionID: args.positionals[0], to: target, options: options)
         print("\(args.positionals[0]) -> \(e.directory) (\(e.frameCount) frames, \(e.eventCount) events, \(e.files.count) files)")
+        reportSkipped(args.positionals[0], e)
         return 0
+    }
+
+    /// Files left out of an export are named on stderr: the export itself succeeded.
+    private func reportSkipped(_ id: String, _ e: ExportResult) {
+        for s in e.skipped { printError("facekit: \(id): not exported: \(s)") }
     }
 }
