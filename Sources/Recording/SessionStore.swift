@@ -52,9 +52,18 @@ public final class SessionStore: Sendable {
         return (env["HOME"] ?? NSHomeDirectory()) + "/.local/share/facekit/sessions"
     }
 
-    /// Opens (creating if needed) the store at `root`.
-    public init(root: String) throws(RecordingError) {
+    /// Opens the store at `root`. With `create` (recording) a missing directory is created; without
+    /// it (list, delete, export) a missing one is an error naming it: a mistyped `--store` must not
+    /// leave a new directory behind.
+    public init(root: String, create: Bool = true) throws(RecordingError) {
         self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+        if !create {
+            var st = stat()
+            guard stat(self.root, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+                throw RecordingError(.notFound, "there is no session store at \(self.root) (no such directory); check --store (nothing was created)", path: self.root)
+            }
+            return
+        }
         do { try FileManager.default.createDirectory(atPath: self.root, withIntermediateDirectories: true) }
         catch { throw RecordingError(.io, "cannot create the session store \(self.root): \(error.localizedDescription)", path: self.root) }
     }
@@ -76,7 +85,7 @@ public final class SessionStore: Sendable {
                                    startedAt: Self.iso8601(realtimeNs: realtime), device: device, config: config,
                                    segments: [SessionSegment(startMonotonicNs: mono, endMonotonicNs: nil)],
                                    frameCount: 0, droppedFrames: 0, imagesDropped: 0, error: nil, recovery: nil)
-        let staging = root + "/.creating-" + id
+        let staging = root + "/" + Self.creatingPrefix + id
         let final = root + "/" + id
         try Syscalls.mkdir(staging).orThrow("creating", staging)
         do throws(RecordingError) {
@@ -144,16 +153,24 @@ public final class SessionStore: Sendable {
         catch { throw RecordingError(.io, "cannot read the session store \(root): \(error.localizedDescription)", path: root) }
         var out: [SessionListing] = []
         for name in names.sorted() {
-            if name.hasPrefix(".export-"), let pid = Int32(name.dropFirst(8).prefix { $0 != "-" }), kill(pid, 0) != 0 && errno == ESRCH {
+            if let pid = Self.exportScratchPID(name), kill(pid, 0) != 0 && errno == ESRCH {
                 // HDF5 scratch file of an export whose process died.
-                _ = Syscalls.unlink(root + "/" + name)
+                var st = stat()
+                if lstat(root + "/" + name, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG { _ = Syscalls.unlink(root + "/" + name) }
                 continue
             }
-            if name.hasPrefix(".deleting-") || name.hasPrefix(".creating-") {
-                // Left by a crash mid-delete or mid-create: never a valid session.
-                try? FileManager.default.removeItem(atPath: root + "/" + name)
-                continue
+            for prefix in [Self.deletingPrefix, Self.creatingPrefix] where name.hasPrefix(prefix) {
+                // Left by a crash mid-delete or mid-create: never a valid session. Removed only when
+                // it is provably one of ours; anything else stays for a person to look at.
+                let id = String(name.dropFirst(prefix.count))
+                // A fresh one may belong to a create or delete running right now in another process.
+                var st = stat()
+                guard lstat(root + "/" + name, &st) == 0, time(nil) - st.st_mtim.tv_sec > 60 else { continue }
+                if (try? Self.checkRemovable(root + "/" + name, id: id)) != nil {
+                    try? Self.removeSessionTree(root + "/" + name)
+                }
             }
+            if name.hasPrefix(Self.deletingPrefix) || name.hasPrefix(Self.creatingPrefix) { continue }
             guard Self.isValidID(name) else { continue }
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isDir), isDir.boolValue else { continue }
@@ -161,6 +178,108 @@ public final class SessionStore: Sendable {
             catch { out.append(SessionListing(sessionID: name, result: .failure(error))) }
         }
         return out
+    }
+
+    static let creatingPrefix = ".creating-"
+    static let deletingPrefix = ".deleting-"
+
+    /// The pid in `.export-<pid>-<random>.h5`, the name Exporter gives its HDF5 scratch files.
+    static func exportScratchPID(_ name: String) -> Int32? {
+        guard name.hasPrefix(".export-"), name.hasSuffix(".h5") else { return nil }
+        let parts = name.dropFirst(8).dropLast(3).split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let pid = Int32(parts[0]), pid > 0 else { return nil }
+        return pid
+    }
+
+    /// Whether `id` has the shape `makeID` gives: `<1–32 of A-Z a-z 0-9 _ -><-yyyyMMdd-HHmmss-><4 hex>`.
+    static func hasGeneratedIDShape(_ id: String) -> Bool {
+        let u = Array(id.utf8)
+        guard u.count >= 1 + 21, u.count <= 32 + 21 else { return false }
+        let tail = u.suffix(21)   // -yyyyMMdd-HHmmss-hhhh
+        func digit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+        func hex(_ c: UInt8) -> Bool { digit(c) || (c >= 0x61 && c <= 0x66) }
+        for (k, c) in tail.enumerated() {
+            let ok: Bool
+            switch k {
+            case 0, 9, 16: ok = c == UInt8(ascii: "-")
+            case 17...20: ok = hex(c)
+            default: ok = digit(c)
+            }
+            guard ok else { return false }
+        }
+        return u.dropLast(21).allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == UInt8(ascii: "_") || c == UInt8(ascii: "-")
+        }
+    }
+
+    /// Names a session directory holds: what the recorder, recovery, AtomicFile (`.tmp`) and the
+    /// kiosk's export marker (`exported.json`) create. `images/` holds only `frame_<n>.jpg[.tmp]`.
+    static let sessionEntries: Set<String> = {
+        let files = [SessionMetadata.fileName, FrameLog.fileName, EventLog.fileName, DepthLog.fileName, reserveFileName, "exported.json"]
+        return Set(files + files.map { $0 + ".tmp" })
+    }()
+
+    /// Proves `dir` is a session directory this store made for `id`, before anything in it is
+    /// deleted: a real directory (not a symlink), a name of the generated shape, only entries the
+    /// recorder makes, and — when session.json is there — a session.json naming `id`. Throws
+    /// `.invalidArgument` saying what does not fit.
+    static func checkRemovable(_ dir: String, id: String) throws(RecordingError) {
+        func refuse(_ why: String) -> RecordingError {
+            RecordingError(.invalidArgument, "\(dir) is not a session this store made (\(why)); nothing was deleted, remove it by hand if it should go", path: dir)
+        }
+        guard hasGeneratedIDShape(id) else { throw refuse("its name is not a session ID") }
+        var st = stat()
+        guard lstat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { throw refuse("not a directory") }
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: dir) }
+        catch { throw refuse("cannot be read: \(error.localizedDescription)") }
+        for n in names {
+            let p = dir + "/" + n
+            guard lstat(p, &st) == 0 else { throw refuse("\(n) cannot be examined") }
+            let type = st.st_mode & S_IFMT
+            if n == "images" {
+                guard type == S_IFDIR else { throw refuse("images is not a directory") }
+                let images: [String]
+                do { images = try FileManager.default.contentsOfDirectory(atPath: p) }
+                catch { throw refuse("images cannot be read") }
+                for i in images {
+                    guard i.hasPrefix("frame_"), i.hasSuffix(".jpg") || i.hasSuffix(".jpg.tmp") else { throw refuse("it holds images/\(i)") }
+                    guard lstat(p + "/" + i, &st) == 0, (st.st_mode & S_IFMT) != S_IFDIR else { throw refuse("images/\(i) is a directory") }
+                }
+                continue
+            }
+            guard sessionEntries.contains(n) else { throw refuse("it holds \(n)") }
+            guard type == S_IFREG else { throw refuse("\(n) is not a regular file") }
+        }
+        if names.contains(SessionMetadata.fileName) {
+            // Only the ID is needed; a session damaged elsewhere in session.json can still be deleted.
+            struct IDOnly: Decodable { var sessionID: String }
+            let path = dir + "/" + SessionMetadata.fileName
+            let bytes = try AtomicFile.read(path, limit: 1 << 20)
+            guard let m = try? JSONDecoder().decode(IDOnly.self, from: Data(bytes)) else { throw refuse("its session.json cannot be read") }
+            guard m.sessionID == id else { throw refuse("its session.json names session '\(m.sessionID)'") }
+        }
+    }
+
+    /// Removes a tree `checkRemovable` accepted, entry by entry (never recursively into anything
+    /// else), session.json last so an interrupted removal can still be proven and finished later.
+    static func removeSessionTree(_ dir: String) throws(RecordingError) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        if names.contains("images") {
+            let images = dir + "/images"
+            for i in (try? FileManager.default.contentsOfDirectory(atPath: images)) ?? [] {
+                try Syscalls.unlink(images + "/" + i).orThrow("removing", images + "/" + i)
+            }
+            guard rmdir(images) == 0 else { throw RecordingError.syscall("removing", path: images, Errno(errno)) }
+        }
+        for n in names where n != "images" && n != SessionMetadata.fileName {
+            try Syscalls.unlink(dir + "/" + n).orThrow("removing", dir + "/" + n)
+        }
+        if names.contains(SessionMetadata.fileName) {
+            try Syscalls.unlink(dir + "/" + SessionMetadata.fileName).orThrow("removing", dir + "/" + SessionMetadata.fileName)
+        }
+        guard rmdir(dir) == 0 else { throw RecordingError.syscall("removing", path: dir, Errno(errno)) }
     }
 
     static func isValidID(_ id: String) -> Bool {
@@ -262,6 +381,10 @@ public final class SessionStore: Sendable {
     /// leaves no half session visible), then its files are removed. Refuses a live session.
     public func delete(_ id: String) throws(RecordingError) {
         let dir = try directory(of: id)
+        try Self.checkRemovable(dir, id: id)
+        guard FileManager.default.fileExists(atPath: dir + "/" + SessionMetadata.fileName) else {
+            throw RecordingError(.invalidArgument, "\(dir) has no session.json, so it cannot be proven to be a session; nothing was deleted, remove it by hand if it should go", path: dir)
+        }
         let framesPath = dir + "/" + FrameLog.fileName
         if let fd = try? Syscalls.open(framesPath, O_RDONLY).get() {
             defer { Syscalls.close(fd) }
@@ -269,11 +392,11 @@ public final class SessionStore: Sendable {
                 throw RecordingError(.busy, "session \(id) is being recorded; stop it before deleting", path: dir)
             }
         }
-        let trash = root + "/.deleting-" + id
+        let trash = root + "/" + Self.deletingPrefix + id
         try Syscalls.rename(dir, trash).orThrow("moving aside for deletion", dir)
         try Syscalls.fsyncDirectory(root).orThrow("flushing", root)
-        do { try FileManager.default.removeItem(atPath: trash) }
-        catch { throw RecordingError(.io, "session \(id) is no longer listed, but removing \(trash) failed: \(error.localizedDescription)", path: trash) }
+        do throws(RecordingError) { try Self.removeSessionTree(trash) }
+        catch { throw RecordingError(.io, "session \(id) is no longer listed, but removing \(trash) failed: \(error)", path: trash) }
     }
 
     /// Bytes used by the regular files under `dir` (recursively).

@@ -64,3 +64,102 @@ func setSessionField(_ dir: String, _ key: String, _ rawJSON: String) throws {
         #expect(s.summary.durationSeconds.map { $0 > 1e10 } == true)
     }
 }
+
+@Suite struct SessionStoreDeletionHardeningTests {
+    let fm = FileManager.default
+
+    func makeTree(_ root: String) throws {
+        for d in ["etc", "home/user"] { try fm.createDirectory(atPath: root + "/" + d, withIntermediateDirectories: true) }
+        try Data("x".utf8).write(to: URL(fileURLWithPath: root + "/etc/passwd"))
+        try Data("y".utf8).write(to: URL(fileURLWithPath: root + "/home/user/notes"))
+    }
+
+    /// `--store` pointed at a tree that is not a store: deleting its directories is refused and
+    /// nothing is removed.
+    @Test func deleteRefusesWhatIsNotASessionItMade() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        try makeTree(dir.path)
+        let store = try SessionStore(root: dir.path, create: false)
+        for name in ["etc", "home"] {
+            #expect(throws: RecordingError.self) { try store.delete(name) }
+        }
+        #expect(fm.fileExists(atPath: dir.path + "/etc/passwd") && fm.fileExists(atPath: dir.path + "/home/user/notes"))
+        // A directory named like a session, with a session.json naming it, but holding more.
+        let real = try recordSynthetic(store, frames: 3)
+        let fake = "X-20250101-120000-abcd"
+        try fm.createDirectory(atPath: dir.path + "/" + fake, withIntermediateDirectories: false)
+        try setSessionID(copying: real.directory, to: dir.path + "/" + fake, id: fake)
+        try fm.createDirectory(atPath: dir.path + "/" + fake + "/etc", withIntermediateDirectories: false)
+        #expect { try store.delete(fake) } throws: { ($0 as! RecordingError).description.contains("etc") }
+        #expect(fm.fileExists(atPath: dir.path + "/" + fake + "/etc"))
+        // session.json naming another session.
+        let other = "Y-20250101-120000-abcd"
+        try fm.createDirectory(atPath: dir.path + "/" + other, withIntermediateDirectories: false)
+        try setSessionID(copying: real.directory, to: dir.path + "/" + other, id: fake)
+        #expect(throws: RecordingError.self) { try store.delete(other) }
+        #expect(fm.fileExists(atPath: dir.path + "/" + other + "/session.json"))
+        // A real session (with images and a damaged session.json) is still deleted.
+        let withImages = try recordSynthetic(store, frames: 4, config: SessionConfig(vertices: .none, imageEveryNth: 2, flushIntervalMs: 20))
+        try setSessionField(withImages.directory, "monotonicAnchorNs", "-9223372036854775807")
+        try store.delete(withImages.sessionID)
+        try store.delete(real.sessionID)
+        #expect(!fm.fileExists(atPath: withImages.directory) && !fm.fileExists(atPath: real.directory))
+        #expect(try fm.contentsOfDirectory(atPath: dir.path).sorted() == ["X-20250101-120000-abcd", "Y-20250101-120000-abcd", "etc", "home"])
+    }
+
+    /// Copies a session's session.json into `dir`, naming session `id`.
+    func setSessionID(copying from: String, to dir: String, id: String) throws {
+        try fm.copyItem(atPath: from + "/session.json", toPath: dir + "/session.json")
+        try setSessionField(dir, "sessionID", "\"\(id)\"")
+    }
+
+    func age(_ path: String) throws {
+        try fm.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: path)
+    }
+
+    /// `list` removes only leftovers it can prove it made, and only when they are not fresh.
+    @Test func listRemovesOnlyItsOwnLeftovers() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.path)
+        let rec = try recordSynthetic(store, frames: 3)
+        let leftover = ".deleting-" + rec.sessionID
+        try fm.copyItem(atPath: rec.directory, toPath: dir.path + "/" + leftover)
+        let creating = ".creating-P001-20250101-120000-0000"
+        try fm.createDirectory(atPath: dir.path + "/" + creating, withIntermediateDirectories: false)
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: dir.path + "/" + creating + "/session.json.tmp"))
+        let foreign = [".deleting-etc", ".creating-home", ".deleting-P001-20250101-120000-0001"]
+        for f in foreign { try fm.createDirectory(atPath: dir.path + "/" + f + "/data", withIntermediateDirectories: true) }
+        let fresh = ".creating-P001-20250101-120000-0002"
+        try fm.createDirectory(atPath: dir.path + "/" + fresh, withIntermediateDirectories: false)
+        for n in [leftover, creating] + foreign { try age(dir.path + "/" + n) }
+        _ = try store.list()
+        let left = Set(try fm.contentsOfDirectory(atPath: dir.path))
+        #expect(!left.contains(leftover) && !left.contains(creating))
+        #expect(left.isSuperset(of: foreign + [fresh, rec.sessionID]))
+        for f in foreign { #expect(fm.fileExists(atPath: dir.path + "/" + f + "/data")) }
+    }
+
+    @Test func readingCommandsDoNotCreateAMissingStore() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let missing = dir.path + "/no/such/store"
+        #expect { try SessionStore(root: missing, create: false) } throws: { e in
+            let r = e as! RecordingError
+            return r.kind == .notFound && r.description.contains(missing)
+        }
+        #expect(!fm.fileExists(atPath: dir.path + "/no"))
+        try Data().write(to: URL(fileURLWithPath: dir.path + "/file"))
+        #expect(throws: RecordingError.self) { try SessionStore(root: dir.path + "/file", create: false) }
+        _ = try SessionStore(root: missing)
+        #expect(fm.fileExists(atPath: missing))
+    }
+
+    @Test func generatedIDShape() {
+        #expect(SessionStore.hasGeneratedIDShape(SessionStore.makeID(participant: "P001", realtimeNs: 1_700_000_000_000_000_000)))
+        #expect(SessionStore.hasGeneratedIDShape(SessionStore.makeID(participant: String(repeating: "a", count: 64), realtimeNs: 0)))
+        #expect(SessionStore.hasGeneratedIDShape(SessionStore.makeID(participant: "", realtimeNs: 0)))
+        for bad in ["etc", "home", "P001-20250101-120000-ABCD", "P001-2025010-120000-abcd", "-20250101-120000-abcd", "a b-20250101-120000-abcd",
+                    String(repeating: "a", count: 33) + "-20250101-120000-abcd"] {
+            #expect(!SessionStore.hasGeneratedIDShape(bad), "\(bad)")
+        }
+    }
+}

@@ -21,7 +21,7 @@ struct ExportCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let store = try openStore(args)
+        let store = try openStore(args, create: false)
         let exporter = Exporter(store: store)
         let options = ExportOptions(format: ExportFormat(rawValue: args.value("format")!)!, includeImages: args.flag("images"))
         let target = args.value("to")!

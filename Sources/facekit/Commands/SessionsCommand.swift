@@ -1,9 +1,10 @@
 import Foundation
 import Recording
 
-/// Resolves `--store DIR` or the documented default (`SessionStore.defaultRoot`).
-func openStore(_ args: ArgumentScanner) throws -> SessionStore {
-    try SessionStore(root: args.value("store") ?? SessionStore.defaultRoot)
+/// Resolves `--store DIR` or the documented default (`SessionStore.defaultRoot`). Commands that
+/// only read or remove (`create: false`) never create the directory.
+func openStore(_ args: ArgumentScanner, create: Bool = true) throws -> SessionStore {
+    try SessionStore(root: args.value("store") ?? SessionStore.defaultRoot, create: create)
 }
 
 /// `facekit sessions list`: one line per session (or JSON), recovering crashed sessions on the way.
@@ -18,7 +19,7 @@ struct SessionsListCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let store = try openStore(args)
+        let store = try openStore(args, create: false)
         let listing = try store.list()
         var failed = false
         if args.flag("json") {
@@ -77,7 +78,7 @@ struct SessionsDeleteCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let store = try openStore(args)
+        let store = try openStore(args, create: false)
         var rc: Int32 = 0
         for id in args.positionals {
             do { try store.delete(id); print("deleted \(id)") }
