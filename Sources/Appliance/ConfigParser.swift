@@ -125,10 +125,41 @@ extension KioskConfig {
         }
         try r.finish()
         try c.checkLineConflicts(file: file)
-        if c.export.mountPoint == c.dataDirectory || c.export.mountPoint.hasPrefix(c.dataDirectory + "/") {
-            throw ConfigError(file: file, keyPath: "export.mountPoint", problem: "must not be inside dataDirectory (\(c.dataDirectory)): a stick mounted there would hide sessions")
-        }
+        try c.checkMountPoint(file: file)
         return c
+    }
+
+    /// Directories a stick must never be mounted on: the system's own (mounting there hides what
+    /// the system runs on) and the parents of everything facekit keeps.
+    static let systemDirectories = ["/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/proc", "/root",
+                                    "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/var", "/var/lib"]
+    /// System trees nothing may be mounted anywhere inside.
+    static let systemTrees = ["/bin", "/boot", "/dev", "/etc", "/lib", "/lib64", "/proc", "/sbin", "/sys", "/usr"]
+
+    /// `path` is `dir` or below it; both normalized (see `ObjectReader.normalizedPath`).
+    static func isSameOrInside(_ path: String, _ dir: String) -> Bool {
+        dir == "/" || path == dir || path.hasPrefix(dir + "/")
+    }
+
+    /// A stick mounted on the data directory, the model's directory, or any directory holding one
+    /// of them would hide the sessions or the model; mounted on a system directory it hides the
+    /// system. Compared on normalized paths, in both directions.
+    private func checkMountPoint(file: String) throws(ConfigError) {
+        let m = export.mountPoint
+        func fail(_ problem: String) -> ConfigError { ConfigError(file: file, keyPath: "export.mountPoint", problem: problem) }
+        let modelDirectory = AtomicFile.directory(of: tracker.model)
+        let kept = [(dataDirectory, "dataDirectory", "sessions"), (modelDirectory, "the model's directory (tracker.model)", "the model")]
+        for (dir, what, hidden) in kept {
+            if Self.isSameOrInside(m, dir) {
+                throw fail("must not be inside \(what) (\(dir)): a stick mounted there would hide \(hidden)")
+            }
+            if Self.isSameOrInside(dir, m) {
+                throw fail("must not contain \(what) (\(dir)): a stick mounted on \(m) would hide \(hidden)")
+            }
+        }
+        if Self.systemDirectories.contains(m) || Self.systemTrees.contains(where: { Self.isSameOrInside(m, $0) }) {
+            throw fail("\(m) is a system directory: a stick mounted there would hide what the system runs on; use a directory of its own such as /run/facekit/usb")
+        }
     }
 
     private static func input(_ o: ObjectReader, index: Int) throws(ConfigError) -> Input {
@@ -243,13 +274,22 @@ final class ObjectReader {
     func string(_ k: String, _ d: String, absolutePath: Bool = false) throws(ConfigError) -> String {
         guard let s = try optionalString(k) else { return d }
         if absolutePath {
-            guard s.hasPrefix("/"), !s.split(separator: "/").contains(".."), !s.contains("\0"), s.utf8.count < 4096 else {
+            guard !s.contains("\0"), s.utf8.count < 4096, let n = Self.normalizedPath(s) else {
                 throw error(k, "expected an absolute path without '..', got \"\(s.prefix(80))\"")
             }
-            return s.count > 1 && s.hasSuffix("/") ? String(s.dropLast()) : s
+            return n
         }
         guard !s.isEmpty else { throw error(k, "must not be empty") }
         return s
+    }
+
+    /// An absolute path with `//`, `.` and a trailing `/` collapsed, so paths compare as strings;
+    /// nil for a relative path or one with `..` (whose meaning depends on symlinks on the device).
+    static func normalizedPath(_ s: String) -> String? {
+        guard s.hasPrefix("/") else { return nil }
+        let parts = s.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        guard !parts.contains("..") else { return nil }
+        return "/" + parts.joined(separator: "/")
     }
 
     func bool(_ k: String, _ d: Bool) throws(ConfigError) -> Bool {
