@@ -54,14 +54,8 @@ extension KioskConfig {
     /// silently ignored on a device nobody watches); every key is optional and has a default.
     public static func parse(_ data: Data, file: String = "facekit.json") throws(ConfigError) -> KioskConfig {
         let root: JSONValue
-        do { root = try JSONDecoder().decode(JSONValue.self, from: data) }
-        catch {
-            var detail = "\(error)"
-            if case DecodingError.dataCorrupted(let ctx) = error {
-                detail = (ctx.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String ?? ctx.debugDescription
-            }
-            throw ConfigError(file: file, keyPath: "", problem: "not valid JSON: \(detail)")
-        }
+        do { root = try StrictJSON.parse(data) }
+        catch { throw ConfigError(file: file, keyPath: error.keyPath, problem: error.message) }
         var c = KioskConfig()
         let r = try ObjectReader(root, path: "", file: file)
         if let cam = try r.object("camera") {

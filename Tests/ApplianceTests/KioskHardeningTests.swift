@@ -39,4 +39,41 @@ import Recording
         #expect(c.dataDirectory == "/srv/facekit" && c.sessionsDirectory == "/srv/facekit/sessions")
         #expect(c.tracker.model == "/opt/m.fkm")
     }
+
+    @Test(arguments: [
+        ("{\"camera\": {\"width\": 320, \"width\": 640}}", "camera.width"),
+        ("{\"dataDirectory\": \"/a\", \"dataDirectory\": \"/b\"}", "dataDirectory"),
+        ("{\"gpio\": {\"inputs\": [{\"chip\": \"c\", \"line\": 1, \"action\": \"session.start\", \"line\": 2}]}}", "gpio.inputs[0].line"),
+        ("{\"export\": {\"format\": \"csv\"}, \"export\": {\"format\": \"hdf5\"}}", "export"),
+        ("{\"camera\": {\"device\": \"/dev/video0\", \"dev\\u0069ce\": \"/dev/video1\"}}", "camera.device"),
+    ])
+    func duplicateKeysAreRejectedNamingTheKeyPath(_ doc: String, _ keyPath: String) {
+        let e = rejection(doc)
+        #expect(e?.keyPath == keyPath, "\(doc) → \(e.map { "\($0)" } ?? "accepted")")
+        #expect(e?.problem.contains("duplicate key") == true)
+    }
+
+    @Test(arguments: [
+        ("{\"camera\": {\"width\": 320,}}", "camera"),
+        ("{\"camera\": {\"width\": 320},}", ""),
+        ("{\"gpio\": {\"inputs\": [{\"chip\": \"c\", \"line\": 1, \"action\": \"session.start\"},]}}", "gpio.inputs"),
+    ])
+    func trailingCommasAreRejected(_ doc: String, _ keyPath: String) {
+        let e = rejection(doc)
+        #expect(e?.keyPath == keyPath, "\(doc) → \(e.map { "\($0)" } ?? "accepted")")
+        #expect(e?.problem.contains("trailing comma") == true)
+    }
+
+    @Test(arguments: ["", "{", "{\"a\" 1}", "[1 2]", "{\"a\": 01}", "{\"a\": .5}", "{\"a\": 1e}", "{\"a\": \"\\x\"}",
+                      "{\"a\": \"\\ud800\"}", "{\"a\": tru}", "{} {}", "{\"a\": \"line\nbreak\"}", "{\"a\": 1e999}",
+                      String(repeating: "[", count: 10_000)])
+    func malformedJSONIsAnErrorNotACrash(_ doc: String) {
+        let e = rejection(doc)
+        #expect(e?.problem.hasPrefix("not valid JSON") == true, "\(doc.prefix(40)) → \(e.map { "\($0)" } ?? "accepted")")
+    }
+
+    @Test func escapesAndUnicodeStillParse() throws {
+        let c = try KioskConfig.parse(Data("\u{FEFF}{\"participants\": {\"prefix\": \"L\\u0041B\"}, \"camera\": {\"fps\": 2.5e1}}".utf8))
+        #expect(c.participants.prefix == "LAB" && c.camera.fps == 25)
+    }
 }
