@@ -179,12 +179,10 @@ public final class StickExporter: Sendable {
     }
 
     /// Hidden `.session_….partial-…` directories are exports cut short by a pulled stick (the
-    /// Exporter could not remove them then): removed, so a stick never fills with debris.
+    /// Exporter could not remove them then): removed, so a stick never fills with debris. Only
+    /// those the Exporter can recognize as its own (see `Exporter.removeStalePartials`).
     func removeStalePartials(in target: String) {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []
-        where name.hasPrefix(".session_") && name.contains(".partial-") {
-            try? FileManager.default.removeItem(atPath: target + "/" + name)
-        }
+        Exporter.removeStalePartials(in: target)
     }
 
     private func mount(_ node: String, _ kind: FilesystemKind) throws(KioskError) {

@@ -97,6 +97,7 @@ public final class Exporter: Sendable {
             throw RecordingError(.notFound, "export: the target \(target) does not exist or is not a directory; is the stick mounted?", path: target)
         }
         let targetID = Self.identity(target)
+        _ = Self.removeStalePartials(in: target)
         let base = "session_\(Self.safeName(session.metadata.participant))_\(Self.date(session.metadata.realtimeAnchorNs))"
         let staging = "\(target)/.\(base).partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try Syscalls.mkdir(staging).orThrow("export: creating", staging)
@@ -246,6 +247,101 @@ public final class Exporter: Sendable {
             }
             try h.close()
         }
+    }
+
+    /// Names of the files an export holds (see `writeAll`, TabularWriter, DepthExport).
+    static let exportEntries: Set<String> = {
+        var names: Set<String> = ["session.json", "events.json", "session.h5", ExportManifest.fileName]
+        for stem in ["blendshapes", "metadata", "landmarks", "distance_source", "depth"] {
+            names.insert(stem + ".csv"); names.insert(stem + ".jsonl")
+        }
+        return names
+    }()
+
+    /// The pid in a staging name `.session_<name>_<yyyy-MM-dd>.partial-<pid>-<random>`, when the
+    /// name has exactly that shape.
+    static func partialPID(_ name: String) -> Int32? {
+        guard name.hasPrefix(".session_"), let r = name.range(of: ".partial-", options: .backwards) else { return nil }
+        let base = name[name.index(after: name.startIndex)..<r.lowerBound]
+        let tail = name[r.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
+        func digits(_ s: Substring) -> Bool { !s.isEmpty && s.utf8.allSatisfy(isDigit) }
+        guard tail.count == 2, digits(tail[0]), digits(tail[1]), let pid = Int32(tail[0]), pid > 0 else { return nil }
+        // session_<safe name>_yyyy-MM-dd
+        let u = Array(base.utf8)
+        guard u.count > 8 + 11, u.starts(with: Array("session_".utf8)) else { return nil }
+        for (k, c) in u.suffix(10).enumerated() {
+            let ok = k == 4 || k == 7 ? c == UInt8(ascii: "-") : isDigit(c)
+            guard ok else { return nil }
+        }
+        let middle = u.dropFirst(8).dropLast(11)
+        guard u[u.count - 11] == UInt8(ascii: "_"), !middle.isEmpty, middle.count <= 64, middle.allSatisfy(isSafeNameByte) else { return nil }
+        return pid
+    }
+
+    static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+
+    /// A byte `safeName` keeps: A-Z a-z 0-9 _ -.
+    static func isSafeNameByte(_ c: UInt8) -> Bool {
+        switch c {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, UInt8(ascii: "_"), UInt8(ascii: "-"): return true
+        default: return false
+        }
+    }
+
+    /// Removes the staging directories of exports that were cut short (a killed `facekit export`,
+    /// a pulled stick) so a stick never fills with hidden debris. Only what this exporter makes is
+    /// touched: a directory (not a symlink) named like its staging directories, holding only the
+    /// files an export writes (`images/` JPEGs and `depth/` PNGs included), whose process is gone
+    /// (or is this one: a leftover from before a reboot can carry the kiosk's own pid). Anything
+    /// else is left alone. Returns the paths removed.
+    @discardableResult
+    public static func removeStalePartials(in target: String) -> [String] {
+        var removed: [String] = []
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []).sorted() {
+            guard let pid = partialPID(name) else { continue }
+            guard pid == getpid() || (kill(pid, 0) != 0 && errno == ESRCH) else { continue }
+            let dir = target + "/" + name
+            guard let files = recognizedPartialContents(dir) else { continue }
+            var ok = true
+            for f in files.reversed() {
+                // Files first, then their directories (listed before their files).
+                let p = dir + "/" + f
+                var st = stat()
+                guard lstat(p, &st) == 0 else { ok = false; break }
+                if (st.st_mode & S_IFMT) == S_IFDIR { if rmdir(p) != 0 { ok = false; break } }
+                else if unlink(p) != 0 { ok = false; break }
+            }
+            if ok && rmdir(dir) == 0 { removed.append(dir) }
+        }
+        if !removed.isEmpty { _ = Syscalls.fsyncDirectory(target) }
+        return removed
+    }
+
+    /// The relative paths in a staging directory (directories before their files) when every entry
+    /// is one an export writes; nil otherwise.
+    static func recognizedPartialContents(_ dir: String) -> [String]? {
+        var st = stat()
+        guard lstat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR,
+              let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return nil }
+        var out: [String] = []
+        for n in names {
+            guard lstat(dir + "/" + n, &st) == 0 else { return nil }
+            let type = st.st_mode & S_IFMT
+            if n == "images" || n == "depth" {
+                guard type == S_IFDIR, let inner = try? FileManager.default.contentsOfDirectory(atPath: dir + "/" + n) else { return nil }
+                out.append(n)
+                let ext = n == "images" ? ".jpg" : ".png"
+                for i in inner {
+                    guard i.hasPrefix("frame_"), i.hasSuffix(ext), lstat(dir + "/" + n + "/" + i, &st) == 0,
+                          (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+                    out.append(n + "/" + i)
+                }
+            } else {
+                guard exportEntries.contains(n), type == S_IFREG else { return nil }
+                out.append(n)
+            }
+        }
+        return out
     }
 
     /// Renames the staging directory to the first free name `base`, `base_2`, `base_3`, ...

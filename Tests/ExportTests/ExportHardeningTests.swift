@@ -101,4 +101,44 @@ func hiddenEntries(_ dir: String) -> [String] {
         }
         for f in e.files { #expect(try !String(decoding: Data(contentsOf: URL(fileURLWithPath: e.directory + "/" + f.path)), as: UTF8.self).contains("root:secret")) }
     }
+
+    /// Makes a staging directory as a killed export leaves it.
+    func makePartial(_ target: String, _ name: String, files: [String] = ["session.json", "blendshapes.csv", "images/frame_000000000.jpg"]) throws {
+        let fm = FileManager.default
+        for f in files {
+            let p = target + "/" + name + "/" + f
+            try fm.createDirectory(atPath: (p as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data(repeating: 7, count: 100).write(to: URL(fileURLWithPath: p))
+        }
+    }
+
+    /// A killed `facekit export` leaves hidden staging directories: the next export (any exporter)
+    /// removes those it can recognize as its own, and nothing else.
+    @Test func staleStagingDirectoriesAreRemovedByTheNextExport() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try recordSynthetic(store, participant: "P001", frames: 5)
+        let out = dir.sub("stick")
+        let dead: Int32 = 99_999_999
+        let stale = [".session_P001_2026-01-02.partial-\(dead)-12345", ".session_a-b_2026-01-02.partial-\(getpid())-1"]
+        try makePartial(out, stale[0])
+        try makePartial(out, stale[1], files: ["session.h5", "manifest.json", "depth/frame_000000001.png", "metadata.jsonl"])
+        let kept = [".session_P001_2026-01-02.partial-\(dead)-2",   // holds something an export never writes
+                    ".session_P001_2026-01-02.partial-1-3",          // pid 1 is alive: maybe an export running now
+                    ".session_P001.partial-\(dead)-4",               // not the staging name's shape
+                    ".session_P001_2026-01-02.partial-\(dead)-5"]   // a symlink
+        try makePartial(out, kept[0], files: ["session.json", "notes.txt"])
+        try makePartial(out, kept[1])
+        try makePartial(out, kept[2])
+        let elsewhere = dir.sub("elsewhere")
+        try makePartial(elsewhere, "x")
+        try FileManager.default.createSymbolicLink(atPath: out + "/" + kept[3], withDestinationPath: elsewhere + "/x")
+        _ = try Exporter(store: store).export(sessionID: rec.sessionID, to: out, options: .init(format: .csv))
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: out))
+        for s in stale { #expect(!left.contains(s), "\(s) was not removed") }
+        for k in kept { #expect(left.contains(k), "\(k) was removed") }
+        #expect(FileManager.default.fileExists(atPath: out + "/" + kept[0] + "/notes.txt"))
+        #expect(FileManager.default.fileExists(atPath: elsewhere + "/x/session.json"))
+        #expect(Exporter.removeStalePartials(in: out).isEmpty)
+    }
 }

@@ -25,6 +25,8 @@ struct ExportCommand: Command {
         let exporter = Exporter(store: store)
         let options = ExportOptions(format: ExportFormat(rawValue: args.value("format")!)!, includeImages: args.flag("images"))
         let target = args.value("to")!
+        // Exports cut short earlier (killed, unplugged) left hidden staging directories: say so.
+        for dir in Exporter.removeStalePartials(in: target) { printError("facekit: removed an unfinished export: \(dir)") }
         if args.flag("all") {
             var rc: Int32 = 0
             let results = try exporter.exportAll(to: target, options: options)
