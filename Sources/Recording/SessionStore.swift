@@ -209,7 +209,10 @@ public final class SessionStore: Sendable {
             guard ok else { return false }
         }
         return u.dropLast(21).allSatisfy { c in
-            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == UInt8(ascii: "_") || c == UInt8(ascii: "-")
+            switch c {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, UInt8(ascii: "_"), UInt8(ascii: "-"): return true
+            default: return false
+            }
         }
     }
 
