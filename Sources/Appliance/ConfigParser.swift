@@ -97,8 +97,8 @@ extension KioskConfig {
         }
         if let p = try r.object("participants") {
             let prefix = try p.string("prefix", c.participants.prefix)
-            guard prefix.count <= 16, prefix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) else {
-                throw p.error("prefix", "use up to 16 letters, digits, '_' or '-' (it becomes part of file names), got \"\(prefix)\"")
+            guard prefix.count <= 16, !prefix.hasPrefix("-"), prefix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) else {
+                throw p.error("prefix", "use up to 16 letters, digits, '_' or '-', not starting with '-' (it becomes part of file names and session IDs), got \"\(prefix)\"")
             }
             c.participants.prefix = prefix
             c.participants.digits = try p.int("digits", c.participants.digits, 1...9)

@@ -23,6 +23,54 @@ public struct SessionSummary: Sendable {
 public struct SessionListing: Sendable {
     public var sessionID: String
     public var result: Result<SessionSummary, RecordingError>
+
+    /// The state `sessions list` shows for a session that does not open: `damaged` when its files
+    /// fail their checks, `unreadable` when the system would not let us read it (permissions, I/O).
+    public static func failedState(_ e: RecordingError) -> String { e.kind == .corrupt ? "damaged" : "unreadable" }
+
+    /// The line `facekit sessions list` prints. Values come from files on the card, so each one is
+    /// printed bare only when it is plainly safe, and otherwise quoted with every control, quote
+    /// and backslash character escaped: no value can end the line or forge another field.
+    public var textLine: String {
+        switch result {
+        case .success(let s):
+            let dur = s.durationSeconds.map { String(format: "%.1fs", $0) } ?? "-"
+            return "\(s.sessionID)  participant=\(Self.field(s.participant))  frames=\(s.frameCount)  duration=\(dur)  bytes=\(s.storageBytes)  state=\(s.state.rawValue)"
+                + (s.metadata.droppedFrames > 0 ? "  dropped=\(s.metadata.droppedFrames)" : "")
+                + (s.metadata.error.map { "  error=" + Self.quoted($0) } ?? "")
+        case .failure(let e):
+            return "\(Self.field(sessionID))  state=\(Self.failedState(e))  error=" + Self.quoted(e.description)
+        }
+    }
+
+    /// `s` as is when it is made of letters, digits, `_-.:/` only; quoted otherwise.
+    static func field(_ s: String) -> String {
+        let plain = !s.isEmpty && s.unicodeScalars.allSatisfy { c in
+            c.isASCII && (c.properties.isAlphabetic || c.properties.numericType != nil || "_-.:/".unicodeScalars.contains(c))
+        }
+        return plain ? s : quoted(s)
+    }
+
+    /// `"s"` with `"`, `\\` and every control or line/paragraph separator escaped.
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for c in s.unicodeScalars {
+            switch c {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                switch c.properties.generalCategory {
+                case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned, .privateUse:
+                    out += String(format: "\\u{%04X}", c.value)
+                default: out.unicodeScalars.append(c)
+                }
+            }
+        }
+        return out + "\""
+    }
 }
 
 /// The sessions under one root directory: create, list (recovering crashed sessions), open, delete.
@@ -74,6 +122,7 @@ public final class SessionStore: Sendable {
     /// assembled under a hidden name, fsynced, then renamed into place.
     public func create(participant: String, device: [String: String] = [:], config: SessionConfig = .init(),
                        onFlush: (@Sendable (Int) -> Void)? = nil) throws(RecordingError) -> SessionRecorder {
+        try Self.validateParticipant(participant)
         try config.vertices.validate()
         guard config.imageEveryNth >= 0 else { throw RecordingError(.invalidArgument, "imageEveryNth must be 0 (off) or positive") }
         guard config.flushIntervalMs >= 1 else { throw RecordingError(.invalidArgument, "flush interval must be at least 1 ms") }
@@ -123,6 +172,27 @@ public final class SessionStore: Sendable {
         defer { Syscalls.close(fd) }
         try bytes.withUnsafeBytes { Syscalls.writeAll(fd, $0) }.orThrow("writing", path)
         try Syscalls.fsync(fd).orThrow("flushing", path)
+    }
+
+    /// Longest participant ID a session accepts.
+    public static let maxParticipantLength = 64
+
+    /// Participant IDs end up in session IDs, file and folder names, CSV/HDF5 attributes and
+    /// command lines: 1 to 64 ASCII letters, digits, `_`, `-` or `.`, not starting with `-` (a
+    /// session ID starting with `-` would be read as an option). Checked where a session is created,
+    /// so every caller (CLI, kiosk, API) gets the same rule and a clear `.invalidArgument` error.
+    public static func validateParticipant(_ participant: String) throws(RecordingError) {
+        let u = Array(participant.utf8)
+        let allowed = u.allSatisfy { c in
+            switch c {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."): return true
+            default: return false
+            }
+        }
+        guard !u.isEmpty, u.count <= maxParticipantLength, allowed, u[0] != UInt8(ascii: "-") else {
+            let shown = SessionListing.quoted(String(participant.prefix(40))) + (participant.count > 40 ? "…" : "")
+            throw RecordingError(.invalidArgument, "participant ID \(shown) (\(participant.count) characters) is not allowed: use 1 to \(maxParticipantLength) letters, digits, '_', '-' or '.', not starting with '-'")
+        }
     }
 
     /// `<participant>-<yyyyMMdd>-<HHmmss>-<4 hex>`: sortable, readable, unique enough per store.

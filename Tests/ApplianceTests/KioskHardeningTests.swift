@@ -72,6 +72,12 @@ import Recording
         #expect(e?.problem.hasPrefix("not valid JSON") == true, "\(doc.prefix(40)) → \(e.map { "\($0)" } ?? "accepted")")
     }
 
+    /// The counter's prefix starts every kiosk participant ID, so it must not start with '-'.
+    @Test func participantPrefixMustNotStartWithADash() {
+        let e = rejection("{\"participants\": {\"prefix\": \"-P\"}}")
+        #expect(e?.keyPath == "participants.prefix")
+    }
+
     @Test func escapesAndUnicodeStillParse() throws {
         let c = try KioskConfig.parse(Data("\u{FEFF}{\"participants\": {\"prefix\": \"L\\u0041B\"}, \"camera\": {\"fps\": 2.5e1}}".utf8))
         #expect(c.participants.prefix == "LAB" && c.camera.fps == 25)

@@ -163,3 +163,46 @@ func setSessionField(_ dir: String, _ key: String, _ rawJSON: String) throws {
         }
     }
 }
+
+@Suite struct ParticipantIDHardeningTests {
+    @Test(arguments: [String(repeating: "a", count: 65), String(repeating: "x", count: 70_000), "", "-rf", "--store", "a\nb",
+                      "a b", "P\u{0}1", "été", "a/b", "a\u{2028}b", "x;rm"])
+    func unsafeParticipantIDsAreRejectedAtCreate(_ participant: String) throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.path)
+        #expect { try store.create(participant: participant) } throws: { e in
+            let r = e as! RecordingError
+            return r.kind == .invalidArgument && r.description.contains("participant") && !r.description.contains("\n")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+
+    @Test(arguments: [String(repeating: "a", count: 64), "P001", "lab.7_b-2", "x-", "A", "0"])
+    func safeParticipantIDsRecord(_ participant: String) throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.path)
+        let rec = try recordSynthetic(store, participant: participant, frames: 2)
+        #expect(!rec.sessionID.hasPrefix("-") && SessionStore.isValidID(rec.sessionID))
+        #expect(try store.open(rec.sessionID).metadata.participant == participant)
+    }
+
+    /// A session.json edited to hold line breaks (in the participant, the error, even the ID it
+    /// names) cannot add or forge lines in `sessions list`.
+    @Test func listLinesCannotBeForged() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.path)
+        let a = try recordSynthetic(store, frames: 3)
+        try setSessionField(a.directory, "participant", "\"P1\\nP9-20250101-000000-abcd  participant=evil  frames=9  state=stopped\"")
+        try setSessionField(a.directory, "error", "\"disk\\rfull\\u2028\\\"quoted\\\" \\\\ \\u0007\"")
+        let b = try recordSynthetic(store, frames: 3)
+        try setSessionField(b.directory, "sessionID", "\"x\\ny-20250101-000000-abcd  state=stopped\"")
+        let lines = try store.list().map(\.textLine)
+        #expect(lines.count == 2)
+        for l in lines {
+            #expect(!l.unicodeScalars.contains { $0.properties.generalCategory == .control || $0 == "\u{2028}" }, "\(l)")
+        }
+        #expect(lines[0].hasPrefix(a.sessionID + "  participant=\"P1\\nP9-"))
+        #expect(lines[0].contains("error=\"disk\\rfull\\u{2028}\\\"quoted\\\" \\\\ \\u{0007}\""))
+        #expect(lines[1].hasPrefix(b.sessionID + "  state=damaged  error=\""))
+    }
+}

@@ -54,8 +54,9 @@ struct ProcessCommand: Command {
         let tracker: FaceTracker
         do { tracker = try FaceTracker(models: models, configuration: cfg) } catch { throw CommandFailure("\(modelPath): \(error)") }
 
-        let store = try openStore(args)
         let participant = args.value("participant") ?? "P001"
+        do { try SessionStore.validateParticipant(participant) } catch { throw UsageError("--participant: \(error.message)") }
+        let store = try openStore(args)
         let vertices = try VertexMode(parsing: args.value("vertices") ?? "all")
         let config = SessionConfig(vertices: vertices, extra: [
             "source": "file", "media": media, "model": modelPath,

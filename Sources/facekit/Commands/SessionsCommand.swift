@@ -36,7 +36,7 @@ struct SessionsListCommand: Command {
                     rows.append(row)
                 case .failure(let e):
                     failed = true
-                    rows.append(["sessionID": l.sessionID, "state": Self.failedState(e), "error": e.description])
+                    rows.append(["sessionID": l.sessionID, "state": SessionListing.failedState(e), "error": e.description])
                 }
             }
             let data = try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys])
@@ -45,25 +45,13 @@ struct SessionsListCommand: Command {
             print("store: \(store.root)")
             if listing.isEmpty { print("(no sessions)") }
             for l in listing {
-                switch l.result {
-                case .success(let s):
-                    let dur = s.durationSeconds.map { String(format: "%.1fs", $0) } ?? "-"
-                    print("\(s.sessionID)  participant=\(s.participant)  frames=\(s.frameCount)  duration=\(dur)  bytes=\(s.storageBytes)  state=\(s.state.rawValue)"
-                          + (s.metadata.droppedFrames > 0 ? "  dropped=\(s.metadata.droppedFrames)" : "")
-                          + (s.metadata.error.map { "  error=\"\($0)\"" } ?? ""))
-                case .failure(let e):
-                    failed = true
-                    print("\(l.sessionID)  state=\(Self.failedState(e))  error=\"\(e.description)\"")
-                }
+                if case .failure = l.result { failed = true }
+                print(l.textLine)
             }
         }
         // Unreadable sessions are reported but do not hide the others; the exit code flags them.
         return failed ? 1 : 0
     }
-
-    /// `damaged` when the session's files fail their checks (nothing will export it as it is),
-    /// `unreadable` when the system would not let us read it (permissions, I/O).
-    static func failedState(_ e: RecordingError) -> String { e.kind == .corrupt ? "damaged" : "unreadable" }
 }
 
 /// `facekit sessions delete`: removes sessions completely (refuses live ones).
@@ -104,8 +92,9 @@ struct SessionsRecordSyntheticCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let store = try openStore(args)
         let participant = args.value("participant") ?? "SYNTH"
+        do { try SessionStore.validateParticipant(participant) } catch { throw UsageError("--participant: \(error.message)") }
+        let store = try openStore(args)
         let frames = try args.int("frames", default: 300)
         let fps = Double(args.value("fps") ?? "30") ?? 30
         // Pacing: --speed 1 is real time; 0 (default) means as fast as the writer accepts.
