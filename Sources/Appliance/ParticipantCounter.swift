@@ -24,9 +24,17 @@ public struct ParticipantCounter: Sendable {
         return n
     }
 
-    /// Persists and returns the next ID.
+    /// The largest number handed out: IDs stay short, and the next number can never overflow.
+    public static let maximum = 999_999_999_999
+
+    /// Persists and returns the next ID. A counter at `maximum` (or edited past it) is an error
+    /// naming the file: the kiosk refuses to start sessions rather than reuse or wrap IDs.
     public func next() throws(RecordingError) -> String {
-        let n = try current() + 1
+        let last = try current()
+        guard last < Self.maximum else {
+            throw RecordingError(.corrupt, "\(path) holds \(last), beyond the last participant number (\(Self.maximum)); fix or delete it (deleting restarts at 1)", path: path)
+        }
+        let n = last + 1
         try AtomicFile.write(Array("\(n)\n".utf8), to: path)
         return format(n)
     }

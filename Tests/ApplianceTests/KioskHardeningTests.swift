@@ -83,3 +83,48 @@ import Recording
         #expect(c.participants.prefix == "LAB" && c.camera.fps == 25)
     }
 }
+
+@Suite struct ParticipantCounterHardeningTests {
+    /// A counter file at Int64.max (or past the last number) is an error naming the file, never a
+    /// trap, and the file is left as it was; the last number is still handed out.
+    @Test(arguments: ["9223372036854775807", "9223372036854775806", "1000000000000", "999999999999"])
+    func aCounterAtTheEndIsAnErrorNotATrap(_ text: String) throws {
+        let d = temporaryDirectory("counter-max")
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let path = d + "/participant-counter"
+        try (text + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        let c = ParticipantCounter(path: path, prefix: "P", digits: 3)
+        #expect { try c.next() } throws: { e in
+            let r = e as! RecordingError
+            return r.kind == .corrupt && r.description.contains(path)
+        }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == text + "\n")
+    }
+
+    @Test func theLastNumberIsStillHandedOut() throws {
+        let d = temporaryDirectory("counter-last")
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let path = d + "/participant-counter"
+        try "\(ParticipantCounter.maximum - 1)\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let c = ParticipantCounter(path: path, prefix: "P", digits: 3)
+        #expect(try c.next() == "P\(ParticipantCounter.maximum)")
+        #expect(throws: RecordingError.self) { try c.next() }
+    }
+}
+
+extension KioskDaemonTests {
+    /// The kiosk with its counter file at Int64.max: the start button gives a storage error and a
+    /// session.failed line naming the file, no session, and the daemon keeps running.
+    @Test func aCounterAtInt64MaxIsAStorageErrorNotATrap() throws {
+        let rig = try Rig()
+        rig.waitState(.ready)
+        let counter = rig.dir + "/participant-counter"
+        try "9223372036854775807\n".write(toFile: counter, atomically: false, encoding: .utf8)
+        rig.inputs.press(0, at: Syscalls.monotonicNanoseconds())
+        rig.waitState(.error(.storage))
+        rig.waitFor("session.failed") { rig.log("session.failed").count == 1 }
+        #expect(rig.log("session.failed").first?.contains(counter) == true)
+        #expect(try rig.store.list().isEmpty)
+        rig.finish()
+    }
+}
