@@ -145,8 +145,11 @@ public final class KioskDaemon: @unchecked Sendable {
         case .exportDone(.success(let r)):
             exportThread = nil
             log.log("export.done", ["device": r.device, "filesystem": r.filesystem, "sessions": r.exported.count,
-                                    "frames": r.exported.map(\.frames).reduce(0, +), "seconds": String(format: "%.2f", r.seconds)])
-            apply(.exportSucceeded)
+                                    "frames": r.exported.map(\.frames).reduce(0, +), "seconds": String(format: "%.2f", r.seconds),
+                                    "failed": r.failed.count])
+            // Sessions the card could not give up: each named, and the error LED lit.
+            for f in r.failed { log.log("session.failed", ["session": f.sessionID, "during": "export", "error": f.error]) }
+            apply(r.failed.isEmpty ? .exportSucceeded : .exportIncomplete)
             if machine.safeToRemove { log.log("stick.safe-to-remove", ["device": r.device]) }
         case .exportDone(.failure(let e)):
             exportThread = nil

@@ -47,6 +47,9 @@ public enum KioskEvent: Equatable, Sendable {
     case stickRemoved
     case exportSucceeded
     case exportFailed
+    /// The stick holds every session that could be exported and is unmounted, but some session on
+    /// the card could not be (damaged): safe to remove, and an error to look at.
+    case exportIncomplete
     case cameraLost
     case cameraRestored
     /// The recorder could not start or stopped on its own (disk full, I/O error).
@@ -131,7 +134,8 @@ public struct KioskStateMachine: Equatable, Sendable {
             // exportFailed; the machine waits for that rather than guessing. error(export) stays
             // lit after the stick is gone, so a failed export is never mistaken for a good one.
             return []
-        case (.exporting, .exportSucceeded) where stickWaiting, (.exporting, .exportFailed) where stickWaiting:
+        case (.exporting, .exportSucceeded) where stickWaiting, (.exporting, .exportFailed) where stickWaiting,
+             (.exporting, .exportIncomplete) where stickWaiting:
             stickWaiting = false
             return [.startExport]
         case (.exporting, .exportSucceeded):
@@ -142,7 +146,12 @@ public struct KioskStateMachine: Equatable, Sendable {
             state = pendingCameraFault ? .error(.camera) : .error(.export)
             pendingCameraFault = false
             return []
-        case (_, .exportSucceeded), (_, .exportFailed):
+        case (.exporting, .exportIncomplete):
+            safeToRemove = stickPresent
+            state = pendingCameraFault ? .error(.camera) : .error(.export)
+            pendingCameraFault = false
+            return []
+        case (_, .exportSucceeded), (_, .exportFailed), (_, .exportIncomplete):
             return []
 
         case (.recording, .recordingFailed), (.paused, .recordingFailed):

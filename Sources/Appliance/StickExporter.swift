@@ -12,6 +12,8 @@ public struct StickExportReport: Sendable {
     public var filesystem: FilesystemKind
     public var exported: [(sessionID: String, directory: String, frames: Int, events: Int)]
     public var seconds: Double
+    /// Sessions on the card that could not be exported (damaged files); every other one was.
+    public var failed: [(sessionID: String, error: String)] = []
 }
 
 /// Exports every session not exported yet to a USB stick, then unmounts it.
@@ -102,10 +104,12 @@ public final class StickExporter: Sendable {
         let t0 = Syscalls.monotonicNanoseconds()
         let (node, kind) = try choosePartition(disk: disk)
         let pending: [String]
-        do { pending = try pendingSessions() }
+        let damaged: [(sessionID: String, error: String)]
+        do { (pending, damaged) = try sessionsToExport() }
         catch { throw KioskError("cannot list the sessions on the card: \(error)") }
         try mount(node, kind)
         var done: [(String, String, Int, Int)] = []
+        var failed = damaged
         do throws(KioskError) {
             let target = mountPoint + "/" + Self.folder
             if case .failure(let e) = Syscalls.mkdir(target), e.code != EEXIST {
@@ -114,25 +118,9 @@ public final class StickExporter: Sendable {
                                  "cannot create \(target) on the stick", cause: LinuxSystem.Errno(rawValue: e.code))
             }
             removeStalePartials(in: target)
-            let onStick = completeExports(in: target)
-            let exporter = Exporter(store: store)
-            for id in pending {
-                if cancelled() { throw KioskError("the stick \(node) was removed during the export; nothing is marked exported, plug it (or another) in again") }
-                // Already there from an attempt whose stick was pulled later: keep that copy.
-                if let dir = onStick[id] {
-                    done.append((id, dir.name, dir.frames, dir.events))
-                    continue
-                }
-                progress(id)
-                do {
-                    let r = try exporter.export(sessionID: id, to: target, options: options)
-                    done.append((id, (r.directory as NSString).lastPathComponent, r.frameCount, r.eventCount))
-                } catch let e as RecordingError where e.kind == .diskFull {
-                    throw KioskError("the stick \(node) is full while exporting session \(id); nothing is marked exported: use a larger stick (\(e.message))")
-                } catch {
-                    throw KioskError("exporting session \(id) to \(node) failed (stick pulled out, read-only or damaged?); nothing is marked exported: \(error)")
-                }
-            }
+            let r = try exportSessions(pending, to: target, node: node, progress: progress, cancelled: cancelled)
+            done = r.done
+            failed += r.failed
             if case .failure(let e) = ApplianceSyscalls.syncFilesystem(mountPoint) {
                 throw KioskError("flushing the stick \(node) failed (pulled out?); the export is not complete", cause: e)
             }
@@ -157,7 +145,65 @@ public final class StickExporter: Sendable {
             }
         }
         return StickExportReport(device: node, filesystem: kind, exported: done,
-                                 seconds: Double(Syscalls.monotonicNanoseconds() - t0) / 1e9)
+                                 seconds: Double(Syscalls.monotonicNanoseconds() - t0) / 1e9, failed: failed)
+    }
+
+    /// Finished sessions not exported yet, and the sessions whose files fail their checks (they
+    /// cannot be exported as they are; the report names them so the kiosk can say so).
+    func sessionsToExport() throws -> (pending: [String], damaged: [(sessionID: String, error: String)]) {
+        var pending: [String] = [], damaged: [(sessionID: String, error: String)] = []
+        for l in try store.list() {
+            switch l.result {
+            case .success(let s):
+                if (s.state == .stopped || s.state == .interrupted) && !Self.isExported(store.root + "/" + l.sessionID) {
+                    pending.append(l.sessionID)
+                }
+            case .failure(let e) where e.kind == .corrupt:
+                damaged.append((l.sessionID, e.description))
+            case .failure:
+                break  // busy (being recorded) or unreadable for now: the next stick tries again
+            }
+        }
+        return (pending, damaged)
+    }
+
+    /// Exports `pending` into `target` (the stick's folder), one session at a time. A session whose
+    /// own files fail (damaged on the card) is reported and skipped, so one bad session never keeps
+    /// the others off the stick; anything else (stick full, pulled, read-only) ends the job.
+    func exportSessions(_ pending: [String], to target: String, node: String, progress: (String) -> Void,
+                        cancelled: () -> Bool) throws(KioskError)
+        -> (done: [(String, String, Int, Int)], failed: [(sessionID: String, error: String)]) {
+        var done: [(String, String, Int, Int)] = []
+        var failed: [(sessionID: String, error: String)] = []
+        let onStick = completeExports(in: target)
+        let exporter = Exporter(store: store)
+        for id in pending {
+            if cancelled() { throw KioskError("the stick \(node) was removed during the export; nothing is marked exported, plug it (or another) in again") }
+            // Already there from an attempt whose stick was pulled later: keep that copy.
+            if let dir = onStick[id] {
+                done.append((id, dir.name, dir.frames, dir.events))
+                continue
+            }
+            progress(id)
+            do {
+                let r = try exporter.export(sessionID: id, to: target, options: options)
+                done.append((id, (r.directory as NSString).lastPathComponent, r.frameCount, r.eventCount))
+            } catch let e as RecordingError where e.kind == .diskFull {
+                throw KioskError("the stick \(node) is full while exporting session \(id); nothing is marked exported: use a larger stick (\(e.message))")
+            } catch let e as RecordingError where isSessionFault(e, id) {
+                failed.append((id, e.description))
+            } catch {
+                throw KioskError("exporting session \(id) to \(node) failed (stick pulled out, read-only or damaged?); nothing is marked exported: \(error)")
+            }
+        }
+        return (done, failed)
+    }
+
+    /// The error is about the session's own files on the card (damaged, or unreadable there), not
+    /// about the stick.
+    func isSessionFault(_ e: RecordingError, _ id: String) -> Bool {
+        guard let path = e.path, path.hasPrefix(store.root + "/" + id + "/") || path == store.root + "/" + id else { return false }
+        return e.kind == .corrupt || e.kind == .io
     }
 
     /// Exports on the stick whose files all have their manifest's sizes, by session ID. A pulled

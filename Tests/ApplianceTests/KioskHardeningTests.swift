@@ -1,3 +1,4 @@
+import Export
 import Foundation
 import Testing
 @testable import Appliance
@@ -125,6 +126,75 @@ extension KioskDaemonTests {
         rig.waitFor("session.failed") { rig.log("session.failed").count == 1 }
         #expect(rig.log("session.failed").first?.contains(counter) == true)
         #expect(try rig.store.list().isEmpty)
+        rig.finish()
+    }
+}
+
+@Suite struct KioskDamagedSessionExportTests {
+    /// A damaged session on the card: the stick still gets every other session, and the export
+    /// reports the bad one (StickExporter's session loop, on a plain directory as the stick).
+    @Test func theStickGetsEveryOtherSessionAndTheBadOnesAreReported() throws {
+        let d = temporaryDirectory("stick-damaged")
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let store = try SessionStore(root: d + "/store")
+        var ids: [String] = []
+        for p in ["A", "B", "C", "D"] {
+            let rec = try store.create(participant: p, config: SessionConfig(vertices: .none, flushIntervalMs: 20))
+            var r = FrameRecord()
+            for i in 0..<5 { r.monotonicNs = 1_000_000_000 + Int64(i) * 33_000_000; _ = rec.appendWaiting(r) }
+            _ = try rec.stop()
+            ids.append(rec.sessionID)
+        }
+        // B: session.json with an extreme anchor. C: a flipped byte in the middle of frames.log.
+        let b = store.root + "/" + ids[1] + "/session.json"
+        var text = try String(contentsOfFile: b, encoding: .utf8)
+        text = text.replacingOccurrences(of: #""monotonicAnchorNs" : \d+"#, with: "\"monotonicAnchorNs\" : -9223372036854775807", options: .regularExpression)
+        try text.write(toFile: b, atomically: false, encoding: .utf8)
+        let frames = store.root + "/" + ids[2] + "/frames.log"
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: frames)))
+        bytes[bytes.count / 2] ^= 0x10
+        try Data(bytes).write(to: URL(fileURLWithPath: frames))
+
+        let x = StickExporter(store: store, mountPoint: d + "/mnt", options: ExportOptions(format: .csv))
+        let (pending, damaged) = try x.sessionsToExport()
+        #expect(damaged.map(\.sessionID) == [ids[1]])
+        #expect(damaged.first?.error.contains("monotonicAnchorNs") == true)
+        let target = d + "/stick"
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        let r = try x.exportSessions(pending, to: target, node: "/dev/sdz1", progress: { _ in }, cancelled: { false })
+        #expect(Set(r.done.map(\.0)) == [ids[0], ids[3]])
+        #expect(r.failed.map(\.sessionID) == [ids[2]])
+        #expect(r.failed.first?.error.contains("frames.log") == true)
+        let onStick = try FileManager.default.contentsOfDirectory(atPath: target)
+        #expect(onStick.count == 2)
+        #expect(onStick.sorted().map { $0.prefix(10) } == ["session_A_", "session_D_"])
+    }
+
+    @Test func anIncompleteExportIsSafeToRemoveAndAnError() {
+        var m = KioskStateMachine()
+        _ = m.handle(.booted)
+        _ = m.handle(.stickInserted)
+        #expect(m.state == .exporting)
+        _ = m.handle(.exportIncomplete)
+        #expect(m.state == .error(.export))
+        #expect(m.lit == [.error, .safeToRemove])
+    }
+}
+
+extension KioskDaemonTests {
+    @Test func aDamagedSessionIsLoggedAndLightsTheErrorLED() throws {
+        let rig = try Rig(exportResult: { d, _ in
+            var r = StickExportReport(device: "/dev/\(d)1", filesystem: .vfat, exported: [("S1", "session_S1", 5, 0)], seconds: 0)
+            r.failed = [("P002-20260101-000000-abcd", "session.json is damaged")]
+            return r
+        })
+        rig.waitState(.ready)
+        rig.daemon.post(.stick(.added(StickDevice(name: "sdb", isPartition: false))))
+        rig.waitState(.error(.export))
+        rig.waitFor("session.failed") { rig.log("session.failed").count == 1 }
+        #expect(rig.log("session.failed").first?.contains("session=P002-20260101-000000-abcd") == true)
+        #expect(rig.log("export.done").first?.contains("failed=1") == true)
+        rig.waitFor("LEDs") { rig.outputs.lit == [.error, .safeToRemove] }
         rig.finish()
     }
 }

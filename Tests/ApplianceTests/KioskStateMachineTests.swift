@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct KioskStateMachineTests {
     static let allEvents: [KioskEvent] = [
-        .booted, .stickInserted, .stickRemoved, .exportSucceeded, .exportFailed, .cameraLost, .cameraRestored,
+        .booted, .stickInserted, .stickRemoved, .exportSucceeded, .exportFailed, .exportIncomplete, .cameraLost, .cameraRestored,
         .recordingFailed, .action(.sessionStart), .action(.sessionStop), .action(.sessionToggle),
         .action(.sessionPauseToggle), .action(.marker("m")), .action(.exportUSB),
     ]
@@ -155,7 +155,7 @@ import Testing
                     case .marker: #expect(open0)
                     case .startExport:
                         // From exporting only to start the stick that waited for the last export.
-                        #expect(m.stickPresent && (before != .exporting || e == .exportFailed || e == .exportSucceeded), "\(before) \(e)")
+                        #expect(m.stickPresent && (before != .exporting || e == .exportFailed || e == .exportSucceeded || e == .exportIncomplete), "\(before) \(e)")
                         #expect(m.state == .exporting)
                     case .ignored: #expect(m == m0)
                     }
