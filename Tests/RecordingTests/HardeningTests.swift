@@ -201,8 +201,11 @@ func setSessionField(_ dir: String, _ key: String, _ rawJSON: String) throws {
         for l in lines {
             #expect(!l.unicodeScalars.contains { $0.properties.generalCategory == .control || $0 == "\u{2028}" }, "\(l)")
         }
-        #expect(lines[0].hasPrefix(a.sessionID + "  participant=\"P1\\nP9-"))
-        #expect(lines[0].contains("error=\"disk\\rfull\\u{2028}\\\"quoted\\\" \\\\ \\u{0007}\""))
-        #expect(lines[1].hasPrefix(b.sessionID + "  state=damaged  error=\""))
+        // Listed in ID order, and the IDs end in random hex: find each session's line.
+        let la = lines.first { $0.hasPrefix(a.sessionID) } ?? ""
+        let lb = lines.first { $0.hasPrefix(b.sessionID) } ?? ""
+        #expect(la.hasPrefix(a.sessionID + "  participant=\"P1\\nP9-"))
+        #expect(la.contains("error=\"disk\\rfull\\u{2028}\\\"quoted\\\" \\\\ \\u{0007}\""))
+        #expect(lb.hasPrefix(b.sessionID + "  state=damaged  error=\""))
     }
 }
