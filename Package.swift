@@ -34,6 +34,7 @@ let kernelCopies: [Target.Dependency] = targetArch == "x86_64" ? ["FaceKernelsAV
 // (Named haswell: the compiler's C importer takes no "x86-64-v3". Haswell's extra features, AES,
 // PCLMUL, RDRAND, FSGSBASE, INVPCID, XSAVEOPT and ERMSB, are never emitted for plain code, so the
 // x86-64-v3 check is the one that matters: CCPUFeatures.)
+let cOnlyLink: [LinkerSetting] = [.unsafeFlags(["-nostartfiles"])]
 let avx2Flags = ["-target-cpu", "haswell", "-D", "FACEKIT_WIDE_VECTORS"]
 
 let package = Package(
@@ -77,9 +78,12 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The depth driver ABI (include/facekit_depth.h) and the host's pipe protocol.
         .target(name: "CDepthDriver"),
-        .executableTarget(name: "DepthHost", dependencies: ["CDepthDriver"], publicHeadersPath: "."),
-        .target(name: "DepthDriverReplay", dependencies: ["CDepthDriver"], publicHeadersPath: ".", linkerSettings: [.linkedLibrary("m"), .linkedLibrary("z")]),
-        .target(name: "DepthDriverV4L2", dependencies: ["CDepthDriver"], publicHeadersPath: ".", linkerSettings: [.linkedLibrary("m")]),
+        // C only, linked by swiftc: -nostartfiles leaves out swiftrt.o, whose image registration
+        // is their only reference to the Swift runtime, so the packaged depth host and drivers
+        // need none (scripts/package-deb drops the runtime's NEEDED entry swiftc still writes).
+        .executableTarget(name: "DepthHost", dependencies: ["CDepthDriver"], publicHeadersPath: ".", linkerSettings: cOnlyLink),
+        .target(name: "DepthDriverReplay", dependencies: ["CDepthDriver"], publicHeadersPath: ".", linkerSettings: [.linkedLibrary("m"), .linkedLibrary("z")] + cOnlyLink),
+        .target(name: "DepthDriverV4L2", dependencies: ["CDepthDriver"], publicHeadersPath: ".", linkerSettings: [.linkedLibrary("m")] + cOnlyLink),
 
         // The shared syscall layer: typed Errno, the EINTR retry rule, the monotonic clock.
         .target(name: "LinuxSystem"),
