@@ -1,16 +1,27 @@
 #!/usr/bin/env python3
 """Host-side checks of one emulated-board run (scripts/board/run --out DIR), stdlib only.
 
-    check-results.py DIR
+    check-results.py DIR [--skip NAME,...] [--rate-tolerance PCT]
 
 Reads DIR/results/*.json (what the guest's facekit printed) and the USB stick image, asserts
 what the issue asks for, prints one line per check and the measured figures, and exits 1 if any
 check failed. The guest already ran `facekit capture --check`; these checks re-verify the
 numbers independently and cover what the guest cannot judge alone (the stick's contents).
+--skip names results whose tests a board does not run (their absence is no failure); a board
+whose emulated CPU cannot keep a device's real rate passes a wider --rate-tolerance (the
+aarch64 board, see scripts/tests/55-arm-board.sh); 5 % otherwise.
 """
-import json, os, subprocess, sys
+import argparse, json, os, subprocess, sys
 
-out = sys.argv[1]
+ap = argparse.ArgumentParser()
+ap.add_argument("dir")
+ap.add_argument("--skip", default="")
+ap.add_argument("--rate-tolerance", type=float, default=5.0)
+ap.add_argument("--depth-fps", type=float, default=25.0)
+args = ap.parse_args()
+out = args.dir
+SKIP = [x for x in args.skip.split(",") if x]
+TOL = args.rate_tolerance / 100
 res = os.path.join(out, "results")
 failed = 0
 passed = 0
@@ -27,6 +38,8 @@ def check(ok, what):
 
 def load(name):
     p = os.path.join(res, name + ".json")
+    if any(name.startswith(x) for x in SKIP):
+        return None
     if not os.path.exists(p):
         check(False, f"{name}: no result (the guest test did not get that far; see {out}/console.log)")
         return None
@@ -42,8 +55,8 @@ def stream(name, layout, camera_format, min_frames):
     check(r["frames"] >= min_frames, f"{name}: {r['frames']} frames >= {min_frames}")
     check(r["layout"] == layout, f"{name}: delivered {r['layout']} (want {layout})")
     check(r["cameraFormat"] == camera_format, f"{name}: camera negotiated {r['cameraFormat']} (want {camera_format})")
-    check(abs(r["achievedFPS"] - r["negotiatedFPS"]) <= 0.05 * r["negotiatedFPS"],
-          f"{name}: achieved {r['achievedFPS']} fps within 5% of negotiated {r['negotiatedFPS']}")
+    check(abs(r["achievedFPS"] - r["negotiatedFPS"]) <= TOL * r["negotiatedFPS"],
+          f"{name}: achieved {r['achievedFPS']} fps within {args.rate_tolerance:g}% of negotiated {r['negotiatedFPS']}")
     check(r["sequenceGaps"] == 0, f"{name}: no gaps in sequence numbers")
     check(r["timestampsMonotonic"] and r["counters"]["nonMonotonic"] == 0, f"{name}: timestamps monotonic")
     check(r["counters"]["corrupt"] == 0 and r["queueDropped"] == 0, f"{name}: no corrupt or dropped frames")
@@ -66,7 +79,7 @@ if unplug:
     c = unplug["counters"]
     check(unplug["frames"] >= 60 and unplug["timestampsMonotonic"] and unplug["counters"]["nonMonotonic"] == 0,
           f"capture-unplug: {unplug['frames']} frames, timestamps monotonic across the replug")
-    check(abs(unplug["rateErrorPercent"]) <= 5, f"capture-unplug: rate {unplug['achievedFPS']} fps within 5% of {unplug['negotiatedFPS']}")
+    check(abs(unplug["rateErrorPercent"]) <= 100 * TOL, f"capture-unplug: rate {unplug['achievedFPS']} fps within {args.rate_tolerance:g}% of {unplug['negotiatedFPS']}")
     check(unplug.get("lastSegmentFrames", 0) >= 30, f"capture-unplug: {unplug.get('lastSegmentFrames')} frames from the camera after it came back")
     check(c["disconnects"] >= 1 and c["reconnects"] >= 1 and unplug["segments"] >= 2,
           f"capture-unplug: {c['disconnects']} disconnect, {c['reconnects']} reconnect, {unplug['segments']} stream segments, one process")
@@ -204,7 +217,8 @@ if dv:
           f"depth: V4L2 driver (out of process) delivered {dv['frames']} Y16 frames from vivid {dv.get('error') or ''}")
     check((k.get("width"), k.get("height")) == (640, 480) and k.get("depthUnits") == 0.001,
           f"depth: intrinsics {k.get('width')}x{k.get('height')}, fx {k.get('fx')}, {k.get('depthUnits')} m per count")
-    check(abs(dv["achievedFPS"] - 25) <= 0.05 * 25, f"depth: {dv['achievedFPS']:.2f} fps within 5% of 25")
+    check(abs(dv["achievedFPS"] - args.depth_fps) <= TOL * args.depth_fps,
+          f"depth: {dv['achievedFPS']:.2f} fps within {args.rate_tolerance:g}% of {args.depth_fps:g}")
     check(dv["sequenceGaps"] == 0 and dv["nonMonotonic"] == 0, f"depth: no sequence gaps ({dv['sequenceGaps']}), timestamps monotonic")
     check(dv["sampledFrames"] >= 1 and dv["validFraction"] > 0.5 and dv["distinctValuesFirstFrame"] > 1 and dv["maximum"] > 255,
           f"depth: real 16-bit data ({100 * dv['validFraction']:.1f} % non-zero, {dv['minimum']}..{dv['maximum']}, "

@@ -2,7 +2,11 @@
 """Boots the emulated board once and runs guest tests; Python standard library only.
 
     qemu.py --kernel VMLINUX --initrd INITRD --tests a,b --out DIR [--timeout S]
-            [--append "k=v ..."] [--mem MB] [--smp N] [--accel tcg|kvm] [-- extra qemu args]
+            [--append "k=v ..."] [--mem MB] [--smp N] [--accel tcg|kvm]
+            [--arch x86_64|aarch64] [--cpu MODEL] [-- extra qemu args]
+
+x86_64: q35, the PVH vmlinux, console ttyS0. aarch64: -M virt, the arm64 Image, console ttyAMA0
+(the PL011), -cpu MODEL (e.g. cortex-a72, cortex-a76).
 
 Reads the guest console (board/emulated/init's protocol):
     BOARD: QMP {json}          sent to QEMU's monitor; the reply is logged (USB hot-plug)
@@ -25,6 +29,8 @@ def main():
     ap.add_argument("--mem", default="1024")
     ap.add_argument("--smp", default="2")
     ap.add_argument("--accel", default="tcg")
+    ap.add_argument("--arch", default="x86_64", choices=["x86_64", "aarch64"])
+    ap.add_argument("--cpu", default=None)
     ap.add_argument("qemu_args", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     extra = [x for x in a.qemu_args if x != "--"]
@@ -40,11 +46,16 @@ def main():
 def boot(a, extra, tmp):
     qmp_path = os.path.join(tmp, "qmp.sock")
     # KVM does not work on nested-virtualisation CI hosts (the guest hangs after SeaBIOS): TCG.
-    cmd = ["qemu-system-x86_64", "-machine", f"q35,accel={a.accel}", "-cpu", "max",
-           "-m", a.mem, "-smp", a.smp, "-nographic", "-no-reboot", "-nodefaults",
+    if a.arch == "aarch64":
+        machine = ["qemu-system-aarch64", "-machine", f"virt,accel={a.accel}", "-cpu", a.cpu or "cortex-a72"]
+        console = "ttyAMA0"
+    else:
+        machine = ["qemu-system-x86_64", "-machine", f"q35,accel={a.accel}", "-cpu", a.cpu or "max"]
+        console = "ttyS0"
+    cmd = machine + ["-m", a.mem, "-smp", a.smp, "-nographic", "-no-reboot", "-nodefaults",
            "-serial", "stdio", "-qmp", f"unix:{qmp_path},server=on,wait=off",
            "-kernel", a.kernel, "-initrd", a.initrd,
-           "-append", f"console=ttyS0 quiet panic=-1 board.tests={a.tests} {a.append}"] + extra
+           "-append", f"console={console} quiet panic=-1 board.tests={a.tests} {a.append}"] + extra
     t0 = time.monotonic()
     log = open(os.path.join(a.out, "console.log"), "w")
     lock = threading.Lock()

@@ -1,13 +1,14 @@
 # Depth through the C driver shim against a real kernel driver: vivid offers V4L2_PIX_FMT_Y16
 # (16-bit grey; its format list has no Z16), which facekit's V4L2 depth driver reads as depth, run
-# out of process by facekit-depth-host. ≥ 100 frames at 640x480 and 25 fps; the host checks rate,
-# sequence numbers, timestamps and that the samples are real data. A format the device lacks
+# out of process by facekit-depth-host. ≥ 100 frames at 640x480 and the board's camera rate (25 fps;
+# lower on the aarch64 board); the host checks rate, sequence numbers, timestamps and that the
+# samples are real data. A format the device lacks
 # (Z16) and a missing device must give clear errors, not a crash.
 [ -e /dev/video0 ] || { modprobe vivid n_devs=1 node_types=0x1 num_inputs=1 input_types=0x0 || fail "modprobe vivid"; }
 waitfor present /dev/video0 50 || fail "no /dev/video0 from vivid"
-DRV=$(dirname "$BIN")/libfacekit-depth-v4l2.so
+DRV=$DEPTH_DIR/libfacekit-depth-v4l2.so
 t=$(up)
-fk depth probe --driver "$DRV" --uri /dev/video0 --options format=Y16,width=640,height=480,fps=25 \
+fk depth probe --driver "$DRV" --uri /dev/video0 --options format=Y16,width=640,height=480,fps=$FPS \
   --frames 100 --skip 10 --seconds 40 --json > $RUN/depth.json; rc=$?
 json depth-vivid-y16 $RUN/depth.json
 echo "vivid Y16 depth: rc=$rc in $(since $t) s"

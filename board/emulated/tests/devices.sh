@@ -35,5 +35,10 @@ fk devices --json > $RUN/devices-replugged.json
 json devices-replugged $RUN/devices-replugged.json
 echo "written by the guest after replug" > $RUN/stick/GUEST.TXT
 sync; umount $RUN/stick || fail "umount the stick"
+# The stick back under its cold-plug id, as the next test (the kiosk's, on the aarch64 board) expects.
+qmp '{"execute":"device_del","arguments":{"id":"u1"}}'
+waitfor absent /sys/block/sda 100 || fail "stick still present after device_del"
+qmp '{"execute":"device_add","arguments":{"driver":"usb-storage","bus":"xhci.0","drive":"stick","id":"u0","removable":true}}'
+waitfor present /sys/block/sda/sda1 100 || fail "stick did not come back as u0"
 stopbg $RUN/feed.pid
 true

@@ -39,9 +39,10 @@ STORE=$RUN/data/facekit/sessions
 
 MODEL=$REPO/models/facekit.fkm
 [ -f /host$MODEL ] || MODEL=$REPO/.cache/board/kiosk-model.fkm
+[ -z "$BOARD_MODEL" ] || MODEL=$BOARD_MODEL
 cat > $RUN/kiosk.json <<EOF
 {
-  "camera": {"device": "/dev/video0", "format": "YUYV", "width": 640, "height": 480, "fps": 25},
+  "camera": {"device": "/dev/video0", "format": "YUYV", "width": 640, "height": 480, "fps": $FPS},
   "tracker": {"model": "$MODEL"},
   "recording": {"vertices": "none", "flushIntervalMs": 500},
   "dataDirectory": "/run/data/facekit",

@@ -1,10 +1,21 @@
 # Sourced by board/emulated/init before each guest test (busybox sh). The host root is mounted
 # read-only at /host with the guest's /proc, /sys, /dev over it and a tmpfs on /host/run, so
 # `fk` runs the host-built facekit binary with the host's libraries against the guest's devices.
+# On the aarch64 board /host is the arm64 Debian tree instead, BIN its packaged /usr/bin/facekit,
+# and the repository (tests, media, models) is mounted at its host path inside it.
 arg() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 REPO=$(arg board.repo)
 BIN=$(arg board.bin)
 MEDIA=$(arg board.media)
+# Where the depth drivers are (beside the binary in a build tree; /usr/lib/facekit/depth when
+# packaged) and the packaged model, if the board names one.
+DEPTH_DIR=$(arg board.depthdir); [ -n "$DEPTH_DIR" ] || DEPTH_DIR=$(dirname "$BIN")
+BOARD_MODEL=$(arg board.model)
+# Camera rates: vivid's 25 fps and a 30 fps MJPEG webcam, unless the board asks for lower ones
+# (board.fps, board.mjpegfps): vivid renders each frame, and the MJPEG feeder and facekit decode
+# it, on the emulated CPU, and aarch64 under TCG cannot keep 25-30 fps without skipped frames.
+FPS=$(arg board.fps); [ -n "$FPS" ] || FPS=25
+MJPEG_FPS=$(arg board.mjpegfps); [ -n "$MJPEG_FPS" ] || MJPEG_FPS=30
 up() { cut -d' ' -f1 /proc/uptime; }
 since() { awk -v t0="$1" '{printf "%.2f", $1 - t0}' /proc/uptime; }
 # JSIMD_FORCENONE: libjpeg-turbo's SSE2/AVX2 paths run 3x slower than its C code under QEMU's TCG

@@ -9,7 +9,7 @@ stopbg $RUN/feed.pid
 [ -e /dev/video0 ] || modprobe vivid n_devs=1 node_types=0x1 num_inputs=1 input_types=0x0
 waitfor present /dev/video0 50 || fail "no /dev/video0"
 t=$(up)
-fkbg capture --device /dev/video0 --format YUYV --size 640x480 --fps 25 --frames 60 --skip 10 --reconnects 1 --seconds 60 \
+fkbg capture --device /dev/video0 --format YUYV --size 640x480 --fps $FPS --frames 60 --skip 10 --reconnects 1 --seconds 60 \
   --gain 42 --controls osd_text_mode=2 --json > $RUN/unplug.json 2> $RUN/unplug.err
 P=$!
 waitline streaming $RUN/unplug.err 300 || fail "capture did not start: $(cat $RUN/unplug.err)"
