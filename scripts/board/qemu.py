@@ -76,13 +76,16 @@ def boot(a, extra, tmp):
     if qmp is None:
         out("HOST: cannot connect to QEMU's QMP socket"); q.kill(); return 1
     qf = qmp.makefile("rw")
-    replies, cv = [], threading.Condition()
+    replies, deleted, cv = [], set(), threading.Condition()
 
     def qmp_reader():
         for l in qf:
             msg = json.loads(l)
             if "event" in msg:
                 out(f"HOST: QMP-EVENT {msg['event']} {json.dumps(msg.get('data', {}))}")
+                if msg["event"] == "DEVICE_DELETED" and "device" in msg.get("data", {}):
+                    with cv:
+                        deleted.add(msg["data"]["device"]); cv.notify_all()
             else:
                 with cv:
                     replies.append(msg); cv.notify()
@@ -116,8 +119,20 @@ def boot(a, extra, tmp):
             continue
         out(line)
         if line.startswith("BOARD: QMP "):
-            r = qmp_cmd(json.loads(line[len("BOARD: QMP "):]))
+            req = json.loads(line[len("BOARD: QMP "):])
+            dev = req.get("arguments", {}).get("id") if req.get("execute") == "device_del" else None
+            if dev:
+                with cv:
+                    deleted.discard(dev)
+            r = qmp_cmd(req)
             out(f"HOST: QMP-REPLY {json.dumps(r)}")
+            # The guest sees a USB disk go before QEMU has released its drive; a device_add of the
+            # same drive in between fails ("Permission conflict on node"). The console is read in
+            # order, so waiting here for DEVICE_DELETED delays the guest's next request until then.
+            if dev and "return" in r:
+                with cv:
+                    if not cv.wait_for(lambda: dev in deleted, timeout=10):
+                        out(f"HOST: no DEVICE_DELETED for {dev} within 10 s")
         elif line.startswith("BOARD: RESULT rc="):
             result = int(line.split("rc=")[1].split()[0])
         elif line.startswith("BOARD: POWER-CUT"):

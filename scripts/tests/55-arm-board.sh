@@ -92,7 +92,7 @@ boot boot1 cortex-a72 3 "$TESTS1"
 # slower than x86_64 under TCG, so a real-time rate within 5 % is not reachable here (it is checked
 # on the x86 board); everything else (gaps, timestamps, corrupt frames, controls) is.
 check "boot 1: host-side checks of the guest results" "$PY" "$REPO/scripts/board/check-results.py" "$OUT/boot1" \
-  --skip bench-640,bench-1280 --rate-tolerance "${ARM_RATE_TOLERANCE:-5}"
+  --skip bench-640,bench-1280 --depth-fps "$(. "$REPO/board/emulated-arm64/board.env"; echo "$BOARD_DEPTH_FPS")"
 stick_dir "$OUT/boot1/usb2.img" facekit "$OUT/stick1"
 check "boot 1: the kiosk's export on the second stick (h5py/pandas)" \
   "$PY" "$REPO/scripts/board/check-kiosk.py" first "$OUT/stick1/facekit" "$OUT/boot1/console.log"

@@ -8,7 +8,7 @@
 waitfor present /dev/video0 50 || fail "no /dev/video0 from vivid"
 DRV=$DEPTH_DIR/libfacekit-depth-v4l2.so
 t=$(up)
-fk depth probe --driver "$DRV" --uri /dev/video0 --options format=Y16,width=640,height=480,fps=$FPS \
+fk depth probe --driver "$DRV" --uri /dev/video0 --options format=Y16,width=640,height=480,fps=$DEPTH_FPS \
   --frames 100 --skip 10 --seconds 40 --json > $RUN/depth.json; rc=$?
 json depth-vivid-y16 $RUN/depth.json
 echo "vivid Y16 depth: rc=$rc in $(since $t) s"

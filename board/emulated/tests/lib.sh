@@ -12,10 +12,11 @@ MEDIA=$(arg board.media)
 DEPTH_DIR=$(arg board.depthdir); [ -n "$DEPTH_DIR" ] || DEPTH_DIR=$(dirname "$BIN")
 BOARD_MODEL=$(arg board.model)
 # Camera rates: vivid's 25 fps and a 30 fps MJPEG webcam, unless the board asks for lower ones
-# (board.fps, board.mjpegfps): vivid renders each frame, and the MJPEG feeder and facekit decode
+# (board.fps, board.mjpegfps, board.depthfps): vivid renders each frame, and the MJPEG feeder and facekit decode
 # it, on the emulated CPU, and aarch64 under TCG cannot keep 25-30 fps without skipped frames.
 FPS=$(arg board.fps); [ -n "$FPS" ] || FPS=25
 MJPEG_FPS=$(arg board.mjpegfps); [ -n "$MJPEG_FPS" ] || MJPEG_FPS=30
+DEPTH_FPS=$(arg board.depthfps); [ -n "$DEPTH_FPS" ] || DEPTH_FPS=$FPS
 up() { cut -d' ' -f1 /proc/uptime; }
 since() { awk -v t0="$1" '{printf "%.2f", $1 - t0}' /proc/uptime; }
 # JSIMD_FORCENONE: libjpeg-turbo's SSE2/AVX2 paths run 3x slower than its C code under QEMU's TCG
