@@ -196,10 +196,15 @@ public final class Exporter: Sendable {
             metadataColumns: FaceSchema.metadataColumns, error: m.error, recovery: m.recovery)
     }
 
-    /// Copies a file into the export through `OutputFile` (hashed, fsynced).
+    /// Copies a file into the export through `OutputFile` (hashed, fsynced). Like every file an
+    /// export copies, it must be a regular file reached without a symlink.
     private func copyFile(_ source: String, to dir: String, as name: String) throws -> ManifestEntry {
-        let fd = try Syscalls.open(source, O_RDONLY).orThrow("export: opening", source)
+        let fd = try Syscalls.open(source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY).orThrow("export: opening", source)
         defer { Syscalls.close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            throw RecordingError(.io, "export: \(source) is not a regular file; nothing was exported", path: source)
+        }
         let out = try OutputFile(path: dir + "/" + name, relativePath: name)
         let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buf.deallocate() }
