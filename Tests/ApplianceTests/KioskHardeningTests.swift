@@ -10,8 +10,8 @@ import Recording
         catch { return error }
     }
 
-    /// The mount points the hardening review found accepted with dataDirectory /var/lib/facekit
-    /// (and the default model /usr/share/facekit/facekit.fkm).
+    /// Mount points that would hide the sessions (dataDirectory /var/lib/facekit), the model
+    /// (default /usr/share/facekit/facekit.fkm) or the system, however the path is spelled.
     @Test(arguments: ["/var/lib//facekit", "//var/lib/facekit/usb", "/var/lib", "/", "/etc", "/usr/share/facekit",
                       "/var/lib/facekit/./", "/var/lib/./facekit/usb/", "/usr/share", "/usr/share/facekit/models",
                       "/etc/facekit", "/var", "/usr", "/run", "/var/lib/facekit/sessions/../../x"])
