@@ -27,6 +27,21 @@ public enum DepthLog {
     static let fixedPayload = 56
     /// encoding 1: horizontal delta + zlib.
     static let encodingDeltaDeflate: UInt32 = 1
+    /// Bounds on a map's size, checked where the file is read: widths and heights come from the
+    /// file, and every buffer size and loop bound is computed from them, so a crafted header or
+    /// record must not make that arithmetic overflow. A side of 16384 and 2^26 samples (128 MiB
+    /// raw) are far beyond any depth sensor.
+    static let maxSide = 16384
+    static let maxPixels = 1 << 26
+
+    /// `width × height` when both are in bounds (0 allowed when `allowEmpty`, for a header whose
+    /// driver reported no size), nil otherwise.
+    static func pixelCount(width: Int, height: Int, allowEmpty: Bool = false) -> Int? {
+        let low = allowEmpty ? 0 : 1
+        guard (low...maxSide).contains(width), (low...maxSide).contains(height) else { return nil }
+        let n = width * height // at most 2^28: cannot overflow
+        return n <= maxPixels ? n : nil
+    }
 
     /// What one record holds besides the pixels.
     public struct Entry: Sendable, Equatable {
@@ -78,6 +93,9 @@ public enum DepthLog {
         guard fileVersion == version else {
             throw RecordingError(.corrupt, "\(path) is depth log version \(fileVersion); this facekit reads version \(version) — export it with a newer facekit", path: path)
         }
+        guard pixelCount(width: k.width, height: k.height, allowEmpty: true) != nil else {
+            throw RecordingError(.corrupt, "\(path): the header says the maps are \(k.width)x\(k.height), beyond \(maxSide) per side or \(maxPixels) samples; the file is damaged or not from facekit", path: path)
+        }
         return k
     }
 
@@ -125,7 +143,7 @@ public enum DepthLog {
         let e = Entry(seq: UInt64(bitPattern: i64(0)), depthTimestampNs: i64(8), depthSequence: UInt64(bitPattern: i64(16)),
                       matchedFrameIndex: i64(24), colourTimestampNs: i64(32), width: Int(u32(40)), height: Int(u32(44)),
                       encoding: u32(48), rawBytes: Int(u32(52)), offset: offset, payloadLength: p.count)
-        guard e.encoding == encodingDeltaDeflate, e.width > 0, e.height > 0, e.rawBytes == 2 * e.width * e.height else { return nil }
+        guard e.encoding == encodingDeltaDeflate, let n = pixelCount(width: e.width, height: e.height), e.rawBytes == 2 * n else { return nil }
         return e
     }
 
