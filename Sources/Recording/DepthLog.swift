@@ -159,7 +159,7 @@ public enum DepthLog {
 
     /// Validates the header and every record (magic, length, CRC-32C, sequence).
     public static func scan(path: String) throws(RecordingError) -> ScanResult {
-        let fd = try Syscalls.open(path, O_RDONLY).orThrow("opening", path)
+        let fd = try Syscalls.openSessionFile(path, O_RDONLY)
         defer { Syscalls.close(fd) }
         let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)
         var h = [UInt8](repeating: 0, count: headerSize)
@@ -222,13 +222,14 @@ public enum DepthLog {
     /// depth log, or nothing to do). Damage in the middle is an error naming the file.
     static func recover(directory dir: String) throws(RecordingError) -> String? {
         let path = dir + "/" + fileName
-        guard access(path, F_OK) == 0 else { return nil }
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
         let scan = try scan(path: path)
         if let at = scan.midFileDamageAt {
             throw RecordingError(.corrupt, "\(path): record at byte \(at) is damaged but later records are intact; this is not a torn tail, so nothing was truncated. The first \(scan.entries.count) depth maps are intact", path: path)
         }
         guard scan.isTornTail else { return nil }
-        let fd = try Syscalls.open(path, O_RDWR).orThrow("opening", path)
+        let fd = try Syscalls.openSessionFile(path, O_RDWR)
         defer { Syscalls.close(fd) }
         try Syscalls.ftruncate(fd, scan.validEnd).orThrow("truncating the torn tail of", path)
         try Syscalls.fsync(fd).orThrow("flushing", path)
@@ -254,7 +255,7 @@ public final class DepthLogReader {
         }
         intrinsics = scan.intrinsics
         entries = scan.entries
-        fd = try Syscalls.open(path, O_RDONLY).orThrow("opening", path)
+        fd = try Syscalls.openSessionFile(path, O_RDONLY)
         buffer = .allocate(byteCount: max(1, entries.map(\.payloadLength).max() ?? 1), alignment: 16)
     }
 

@@ -111,7 +111,7 @@ public final class FrameLogReader {
     /// Opens the log; `count` is how many whole records it holds (validated as they are read).
     public init(path: String, layout: FrameLayout) throws(RecordingError) {
         self.path = path; self.layout = layout
-        fd = try Syscalls.open(path, O_RDONLY).orThrow("opening", path)
+        fd = try Syscalls.openSessionFile(path, O_RDONLY)
         do {
             try FrameLog.checkHeader(fd: fd, path: path, layout: layout)
             let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)

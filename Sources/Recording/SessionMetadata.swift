@@ -110,7 +110,7 @@ public struct SessionMetadata: Codable, Sendable, Equatable {
     /// Reads and decodes `dir/session.json`; a damaged file is a `.corrupt` error naming it.
     public static func read(from dir: String) throws(RecordingError) -> SessionMetadata {
         let path = dir + "/" + fileName
-        let bytes = try AtomicFile.read(path)
+        let bytes = try AtomicFile.read(path, sessionFile: true)
         let meta: SessionMetadata
         do { meta = try JSONDecoder().decode(SessionMetadata.self, from: Data(bytes)) }
         catch { throw RecordingError(.corrupt, "\(path) is not a valid session description (\(error)); the session cannot be decoded without it", path: path) }
@@ -138,8 +138,10 @@ public enum AtomicFile {
         try Syscalls.fsyncDirectory(directory(of: path)).orThrow("flushing the directory of", path)
     }
 
-    public static func read(_ path: String, limit: Int = 64 << 20) throws(RecordingError) -> [UInt8] {
-        let fd = try Syscalls.open(path, O_RDONLY).orThrow("opening", path)
+    /// Reads a whole file. `sessionFile`: it must be a regular file reached without a symlink
+    /// (see `Syscalls.openSessionFile`).
+    public static func read(_ path: String, limit: Int = 64 << 20, sessionFile: Bool = false) throws(RecordingError) -> [UInt8] {
+        let fd = sessionFile ? try Syscalls.openSessionFile(path, O_RDONLY) : try Syscalls.open(path, O_RDONLY).orThrow("opening", path)
         defer { Syscalls.close(fd) }
         let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)
         guard size <= Int64(limit) else { throw RecordingError(.corrupt, "\(path) is unexpectedly large (\(size) bytes)", path: path) }

@@ -156,7 +156,7 @@ public final class SessionStore: Sendable {
             throw error
         }
         let framesPath = final + "/" + FrameLog.fileName
-        let fd = try Syscalls.open(framesPath, O_RDWR).orThrow("opening", framesPath)
+        let fd = try Syscalls.openSessionFile(framesPath, O_RDWR)
         guard (try? Syscalls.tryLockExclusive(fd).get()) == true else {
             Syscalls.close(fd)
             throw RecordingError(.busy, "\(framesPath) is locked by another process", path: framesPath)
@@ -381,7 +381,7 @@ public final class SessionStore: Sendable {
         }
         let layout = FrameLayout(vertexMode: meta.config.vertices)
         let framesPath = dir + "/" + FrameLog.fileName
-        let fd = try Syscalls.open(framesPath, O_RDWR).orThrow("opening", framesPath)
+        let fd = try Syscalls.openSessionFile(framesPath, O_RDWR)
         defer { Syscalls.close(fd) }
         let locked = try Syscalls.tryLockExclusive(fd).orThrow("locking", framesPath)
         try FrameLog.checkHeader(fd: fd, path: framesPath, layout: layout)
@@ -414,7 +414,7 @@ public final class SessionStore: Sendable {
             notes.append("truncated \(scan.fileSize - scan.validEnd) bytes of torn tail from frames.log")
         }
         if events.isTornTail || events.validEnd == 0 {
-            let efd = try Syscalls.open(eventsPath, O_RDWR).orThrow("opening", eventsPath)
+            let efd = try Syscalls.openSessionFile(eventsPath, O_RDWR)
             defer { Syscalls.close(efd) }
             if events.validEnd == 0 {
                 // Torn inside the header itself: rewrite it.
@@ -459,7 +459,7 @@ public final class SessionStore: Sendable {
             throw RecordingError(.invalidArgument, "\(dir) has no session.json, so it cannot be proven to be a session; nothing was deleted, remove it by hand if it should go", path: dir)
         }
         let framesPath = dir + "/" + FrameLog.fileName
-        if let fd = try? Syscalls.open(framesPath, O_RDONLY).get() {
+        if let fd = try? Syscalls.openSessionFile(framesPath, O_RDONLY) {
             defer { Syscalls.close(fd) }
             if (try? Syscalls.tryLockExclusive(fd).get()) == false {
                 throw RecordingError(.busy, "session \(id) is being recorded; stop it before deleting", path: dir)
@@ -517,7 +517,9 @@ public struct StoredSession: Sendable {
     /// The depth maps, when the session recorded any.
     public var depthLogPath: String? {
         let p = directory + "/" + DepthLog.fileName
-        return access(p, F_OK) == 0 ? p : nil
+        // lstat: a symlink named depth.log is there (and refused when read), not absent.
+        var st = stat()
+        return lstat(p, &st) == 0 ? p : nil
     }
 
     public func framesReader() throws(RecordingError) -> FrameLogReader {

@@ -227,3 +227,48 @@ public enum Syscalls {
 
 /// Moved to LinuxSystem (Capture's frame queue uses it too); the old name keeps working here.
 public typealias ConditionLock = LinuxSystem.ConditionLock
+
+extension Syscalls {
+    /// Opens a file of a session (a log, session.json) that must be a regular file reached
+    /// without a symlink. The card can be edited anywhere: a symlinked frames.log would let
+    /// recovery truncate whatever it points at, and a FIFO would block a reader forever. So the
+    /// open never follows a final symlink and never blocks, and the type is checked on the
+    /// descriptor (a file swapped after a check cannot slip through). Throws `.corrupt` naming
+    /// the file when it is not a regular file.
+    public static func openSessionFile(_ path: String, _ flags: Int32, _ what: String = "opening") throws(RecordingError) -> Int32 {
+        let fd: Int32
+        switch open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY) {
+        case .success(let f): fd = f
+        case .failure(let e) where e.code == ELOOP:
+            throw RecordingError(.corrupt, "\(path) is a symbolic link, not a file this session wrote; it was not followed and nothing it points at was read or changed", path: path, cause: e)
+        case .failure(let e): throw RecordingError.syscall(what, path: path, e)
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let e = Errno(errno)
+            close(fd)
+            throw RecordingError.syscall("examining", path: path, e)
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw RecordingError(.corrupt, "\(path) is not a regular file (\(fileTypeName(st.st_mode))), not a file this session wrote; it was not read", path: path)
+        }
+        // Regular files ignore O_NONBLOCK, but later writes should not see it either.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return fd
+    }
+
+    /// A file type for messages.
+    public static func fileTypeName(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: return "regular file"
+        case S_IFLNK: return "symbolic link"
+        case S_IFIFO: return "FIFO"
+        case S_IFDIR: return "directory"
+        case S_IFCHR: return "character device"
+        case S_IFBLK: return "block device"
+        case S_IFSOCK: return "socket"
+        default: return "unknown type"
+        }
+    }
+}

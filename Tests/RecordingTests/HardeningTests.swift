@@ -209,3 +209,56 @@ func setSessionField(_ dir: String, _ key: String, _ rawJSON: String) throws {
         #expect(lb.hasPrefix(b.sessionID + "  state=damaged  error=\""))
     }
 }
+
+/// A session's files are plain files it wrote: a symlink or FIFO put in their place is refused,
+/// never followed, truncated or blocked on.
+@Suite struct SessionFileTypeHardeningTests {
+    /// A crashed session whose frames.log is a symlink to a file outside the store (with a torn
+    /// tail, so recovery would truncate it): the target is left as it was.
+    @Test(arguments: ["frames.log", "events.log", "depth.log", "session.json"])
+    func recoveryDoesNotFollowASymlinkedLog(_ name: String) throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.path + "/store")
+        let rec = try recordSynthetic(store, frames: 20)
+        if name == "depth.log" {
+            try AtomicFile.write(DepthLog.header(for: DepthIntrinsics(width: 4, height: 4, fx: 1, fy: 1, cx: 2, cy: 2, depthUnits: 0.001, alignedToColor: true)), to: rec.directory + "/depth.log")
+        }
+        try simulateCrash(rec.directory, appendingToFrames: [0x46, 0x4B, 0x46, 0x52, 1, 2, 3], toEvents: [0x46, 0x4B, 0x45, 0x56, 40, 0])
+        let outside = dir.path + "/outside-" + name
+        var victim = [UInt8](try Data(contentsOf: URL(fileURLWithPath: rec.directory + "/" + name)))
+        if name == "depth.log" { victim += [0x46, 0x4B, 0x44, 0x4D, 1, 2, 3] }
+        try Data(victim).write(to: URL(fileURLWithPath: outside))
+        try FileManager.default.removeItem(atPath: rec.directory + "/" + name)
+        try FileManager.default.createSymbolicLink(atPath: rec.directory + "/" + name, withDestinationPath: outside)
+        #expect { try store.open(rec.sessionID) } throws: { e in
+            let r = e as! RecordingError
+            return r.kind == .corrupt && r.message.contains(rec.directory + "/" + name) && r.message.contains("symbolic link")
+        }
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: outside))) == victim, "\(name)'s target was changed")
+        let listing = try store.list()
+        guard case .failure(let e) = listing[0].result else { Issue.record("listed as healthy"); return }
+        #expect(SessionListing.failedState(e) == "damaged")
+    }
+
+    /// A FIFO in place of a log: listing returns at once with the session damaged.
+    @Test(arguments: ["frames.log", "events.log", "depth.log"])
+    func aFIFOInPlaceOfALogDoesNotBlock(_ name: String) throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.path)
+        let rec = try recordSynthetic(store, frames: 5)
+        try? FileManager.default.removeItem(atPath: rec.directory + "/" + name)
+        #expect(mkfifo(rec.directory + "/" + name, 0o644) == 0)
+        let listing = try store.list()
+        guard case .failure(let e) = listing[0].result else {
+            // events.log and depth.log of a stopped session are read when exported.
+            let s = try store.open(rec.sessionID)
+            if name == "depth.log" {
+                #expect { try DepthLogReader(path: s.depthLogPath!) } throws: { ($0 as! RecordingError).message.contains("FIFO") }
+            } else {
+                #expect { try s.events() } throws: { ($0 as! RecordingError).message.contains("FIFO") }
+            }
+            return
+        }
+        #expect(e.kind == .corrupt && e.message.contains("FIFO"), "\(e)")
+    }
+}
