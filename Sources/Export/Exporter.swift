@@ -96,6 +96,7 @@ public final class Exporter: Sendable {
         guard FileManager.default.fileExists(atPath: target, isDirectory: &isDir), isDir.boolValue else {
             throw RecordingError(.notFound, "export: the target \(target) does not exist or is not a directory; is the stick mounted?", path: target)
         }
+        try Self.checkTargetOutsideStore(target, store: store.root)
         let targetID = Self.identity(target)
         _ = Self.removeStalePartials(in: target)
         let base = "session_\(Self.safeName(session.metadata.participant))_\(Self.date(session.metadata.realtimeAnchorNs))"
@@ -122,7 +123,8 @@ public final class Exporter: Sendable {
 
     /// Exports every session that opens; returns per-session results (errors do not stop the others).
     public func exportAll(to target: String, options: ExportOptions) throws -> [(String, Result<ExportResult, any Error>)] {
-        try store.list().map { listing in
+        try Self.checkTargetOutsideStore(target, store: store.root)
+        return try store.list().map { listing in
             switch listing.result {
             case .failure(let e): return (listing.sessionID, .failure(e))
             case .success:
@@ -371,6 +373,27 @@ public final class Exporter: Sendable {
             if statvfs(dir, &st) == 0 && Int64(st.f_bavail) * Int64(st.f_frsize) >= need { return dir }
         }
         return candidates[0]
+    }
+
+    /// An export written into the store would be listed as a broken session, and one written
+    /// into a directory holding the store puts the store's card and the export on one medium
+    /// (and an export to a parent of the store is almost always a mistyped `--to`). The paths
+    /// are compared fully resolved (symlinks, `..`, `//`, relative paths), in both directions.
+    static func checkTargetOutsideStore(_ target: String, store: String) throws {
+        guard let t = resolvedPath(target), let s = resolvedPath(store) else { return }
+        func sameOrInside(_ path: String, _ dir: String) -> Bool { dir == "/" || path == dir || path.hasPrefix(dir + "/") }
+        if sameOrInside(t, s) {
+            throw RecordingError(.invalidArgument, "export: the target \(target) is \(t == s ? "the session store itself" : "inside the session store \(s)"); export to a stick or another directory (nothing was written)", path: target)
+        }
+        if sameOrInside(s, t) {
+            throw RecordingError(.invalidArgument, "export: the target \(target) contains the session store \(s); export to a stick or another directory (nothing was written)", path: target)
+        }
+    }
+
+    static func resolvedPath(_ path: String) -> String? {
+        guard let p = realpath(path, nil) else { return nil }
+        defer { free(p) }
+        return String(cString: p)
     }
 
     /// Device and inode of a directory, to notice a medium swapped or unmounted under its path.

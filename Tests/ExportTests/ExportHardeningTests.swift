@@ -142,3 +142,40 @@ func hiddenEntries(_ dir: String) -> [String] {
         #expect(Exporter.removeStalePartials(in: out).isEmpty)
     }
 }
+
+@Suite struct ExportTargetHardeningTests {
+    /// An export into the store (or a directory holding it) is refused before anything is
+    /// written, however the path is spelled; the store still lists only its sessions.
+    @Test(arguments: ["store", "store/", "store/./", "/store//", "store/.inside", "store/.inside/..", "link-to-store", "link-to-store/.inside", "."])
+    func exportIntoOrAroundTheStoreIsRefused(_ spelling: String) throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try recordSynthetic(store, frames: 5)
+        try FileManager.default.createDirectory(atPath: dir.path + "/store/.inside", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/link-to-store", withDestinationPath: dir.path + "/store")
+        let target = spelling == "." ? dir.path : dir.path + "/" + spelling
+        for all in [false, true] {
+            #expect {
+                if all { _ = try Exporter(store: store).exportAll(to: target, options: .init(format: .csv)) }
+                else { _ = try Exporter(store: store).export(sessionID: rec.sessionID, to: target, options: .init(format: .csv)) }
+            } throws: { e in
+                let r = e as! RecordingError
+                return r.kind == .invalidArgument && r.message.contains(target) && r.message.contains("session store")
+            }
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/store").sorted()
+        #expect(left == [".inside", rec.sessionID], "\(left)")
+        let listing = try store.list()
+        #expect(listing.count == 1 && listing[0].sessionID == rec.sessionID)
+        guard case .success = listing[0].result else { Issue.record("the session no longer lists as healthy"); return }
+    }
+
+    @Test func aSiblingOfTheStoreIsFine() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try recordSynthetic(store, frames: 5)
+        // A name that shares the store's prefix is not inside it.
+        let out = dir.sub("store-export")
+        #expect(try Exporter(store: store).export(sessionID: rec.sessionID, to: out, options: .init(format: .csv)).frameCount == 5)
+    }
+}
