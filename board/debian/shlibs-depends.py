@@ -13,12 +13,32 @@ usage: shlibs-depends.py --readelf READELF --root ROOT --triplet TRIPLET ELF...
 """
 import argparse, glob, os, re, subprocess, sys
 
-def shlibs_entries(root):
-    """(library, soversion) -> dependency, from every package's shlibs file."""
+def host_shlibs(sonames, triplet):
+    """The host's own packages: each soname's file in the triplet's library directories, the
+    package dpkg says owns it, and that package's shlibs file (a cross toolchain's packages
+    ship the same sonames for other architectures; they must not answer)."""
+    texts = []
+    for soname in sonames:
+        for d in (f"/lib/{triplet}", f"/usr/lib/{triplet}", "/lib", "/usr/lib"):
+            path = os.path.join(d, soname)
+            if not os.path.exists(path):
+                continue
+            r = subprocess.run(["dpkg", "-S", path], capture_output=True, text=True)
+            if r.returncode != 0:  # merged /usr: dpkg may know the other spelling
+                alt = path[4:] if path.startswith("/usr/") else "/usr" + path
+                r = subprocess.run(["dpkg", "-S", alt], capture_output=True, text=True)
+            if r.returncode == 0:
+                pkg = r.stdout.split(":", 1)[0] if r.stdout.count(":") > 1 else r.stdout.split(": ", 1)[0]
+                for f in glob.glob(f"/var/lib/dpkg/info/{pkg}.shlibs") + glob.glob(f"/var/lib/dpkg/info/{pkg}:*.shlibs"):
+                    texts.append(open(f).read())
+                break
+    return texts
+
+def shlibs_entries(root, sonames, triplet):
+    """(library, soversion) -> dependency, from the shlibs files of the packages in ROOT."""
     texts = []
     if root == "/":
-        for f in glob.glob("/var/lib/dpkg/info/*.shlibs"):
-            texts.append(open(f).read())
+        texts = host_shlibs(sonames, triplet)
     else:
         debs = glob.glob(os.path.join(root, "var/cache/apt/archives/*.deb"))
         if not debs:
@@ -56,7 +76,7 @@ def main():
         ver = subprocess.run([a.readelf, "-V", "--wide", f], capture_output=True, text=True, check=True).stdout
         for major, minor in re.findall(r"Name: GLIBC_(\d+)\.(\d+)", ver):
             glibc = max(glibc, (int(major), int(minor)))
-    table = shlibs_entries(a.root)
+    table = shlibs_entries(a.root, sorted(needed), a.triplet)
     deps = set()
     for soname in sorted(needed):
         key = soname_key(soname)
