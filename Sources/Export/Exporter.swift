@@ -101,7 +101,8 @@ public final class Exporter: Sendable {
         _ = Self.removeStalePartials(in: target)
         let base = "session_\(Self.safeName(session.metadata.participant))_\(Self.date(session.metadata.realtimeAnchorNs))"
         let staging = "\(target)/.\(base).partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try Syscalls.mkdir(staging).orThrow("export: creating", staging)
+        do { try Syscalls.mkdir(staging).orThrow("export: creating", staging) }
+        catch { throw Self.targetFull(error, target: target) }
         do {
             var skipped: [SkippedFile] = []
             let files = try writeAll(session: session, events: events, into: staging, options: options, skipped: &skipped)
@@ -117,8 +118,19 @@ public final class Exporter: Sendable {
                                 files: files, frameCount: session.frameCount, eventCount: events.count, skipped: skipped)
         } catch {
             try? FileManager.default.removeItem(atPath: staging)
-            throw error
+            throw Self.targetFull(error, target: target)
         }
+    }
+
+    /// A full filesystem under the target is the stick, not the card: the syscall layer's advice
+    /// (free space on the card) would send a person to the wrong medium. Other errors, and a full
+    /// card (the HDF5 scratch file), are returned as they are.
+    static func targetFull(_ error: any Error, target: String) -> any Error {
+        guard let e = error as? RecordingError, e.kind == .diskFull, let p = e.path, p == target || p.hasPrefix(target + "/") else { return error }
+        var free = ""
+        var st = statvfs()
+        if statvfs(target, &st) == 0 { free = " (\(Int64(st.f_bavail) * Int64(st.f_frsize) / 1024) KiB free)" }
+        return RecordingError(.diskFull, "export: the target \(target) is full\(free): no space left writing \(p); nothing was exported there and the session on the card is unchanged. Free space on the stick or use a larger one", path: target, cause: e.cause)
     }
 
     /// Exports every session that opens; returns per-session results (errors do not stop the others).

@@ -179,3 +179,26 @@ func hiddenEntries(_ dir: String) -> [String] {
         #expect(try Exporter(store: store).export(sessionID: rec.sessionID, to: out, options: .init(format: .csv)).frameCount == 5)
     }
 }
+
+@Suite struct ExportStickFullHardeningTests {
+    /// A full stick is reported as the stick being full, naming it, never as advice about the card.
+    @Test(arguments: [(ExportFormat.csv, 0), (.csv, 3), (.hdf5, 2)])
+    func aFullStickSaysTheStickIsFull(_ format: ExportFormat, _ failAt: Int) throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try recordSynthetic(store, frames: 50)
+        let out = dir.sub("stick")
+        let ops = Counter()
+        // failAt 0: the staging directory itself cannot be created.
+        let token = Syscalls.installFault(under: out) { op, _ in
+            (failAt == 0 && op == .mkdir) || (op == .write && ops.next() >= failAt) ? ENOSPC : nil
+        }
+        defer { Syscalls.removeFault(token) }
+        #expect { try Exporter(store: store).export(sessionID: rec.sessionID, to: out, options: .init(format: format)) } throws: { e in
+            let r = e as! RecordingError
+            return r.kind == .diskFull && r.message.contains("the target \(out) is full") && !r.message.contains("card)")
+                && !r.message.contains("move exported sessions")
+        }
+        #expect(hiddenEntries(out).isEmpty)
+    }
+}
