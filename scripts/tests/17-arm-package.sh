@@ -21,7 +21,8 @@ has() { [ -e "$W/root/$1" ]; }
 check "files in place" has usr/bin/facekit
 for f in usr/bin/facekit-depth-host usr/lib/facekit/depth/libfacekit-depth-replay.so usr/lib/facekit/depth/libfacekit-depth-v4l2.so \
          usr/share/facekit/facekit.fkm usr/share/facekit/geometry_pipeline_metadata_landmarks.binarypb etc/facekit/facekit.json \
-         usr/lib/systemd/system/facekit.service usr/lib/tmpfiles.d/facekit.conf usr/share/doc/facekit/copyright; do
+         usr/lib/systemd/system/facekit.service usr/lib/tmpfiles.d/facekit.conf usr/share/doc/facekit/copyright \
+         usr/share/man/man1/facekit.1.gz; do
   has "$f" || { echo "FAIL: arm package: $f missing"; rc=1; }
 done
 arch_of() { file -b "$W/root/$1" | grep -q 'ARM aarch64'; }
