@@ -25,7 +25,7 @@ for f in usr/bin/facekit-depth-host usr/lib/facekit/depth/libfacekit-depth-repla
          usr/share/man/man1/facekit.1.gz; do
   has "$f" || { echo "FAIL: arm package: $f missing"; rc=1; }
 done
-arch_of() { file -b "$W/root/$1" | grep -q 'ARM aarch64'; }
+arch_of() { aarch64-linux-gnu-readelf -h "$W/root/$1" | grep -q 'Machine: *AArch64'; }
 check "facekit is an aarch64 executable" arch_of usr/bin/facekit
 check "the depth host is an aarch64 executable" arch_of usr/bin/facekit-depth-host
 # The Swift runtime is linked in: nothing from libswiftlang is needed on the target.
