@@ -38,10 +38,12 @@ public struct FaceModels {
         var geometry: FaceGeometry?
         let dir = isDir.boolValue ? path : (path as NSString).deletingLastPathComponent
         if isDir.boolValue {
-            for (kind, member) in members {
-                let p = (path as NSString).appendingPathComponent(member)
-                for (_, g) in try graphs(in: try read(p), path: p) { found[kind] = g }
+            let present = try graphs(inDirectory: path)
+            for (kind, _) in members where present[kind] == nil {
+                let missing = members.filter { present[$0.0] == nil }.map(\.1)
+                throw FaceTrackingError("\(path): the directory has no \(missing.joined(separator: ", ")) (the \(kind.name) model); a model directory holds \(memberList), or pass a .task bundle or a facekit .fkm")
             }
+            found = present
         } else {
             let data = try read(path)
             for (kind, g) in try graphs(in: data, path: path) { found[kind] = g }
@@ -64,6 +66,27 @@ public struct FaceModels {
         }
         return FaceModels(detector: found[.detector]!, landmarks: found[.landmarks]!,
                           blendShapes: found[.blendshapes]!, geometry: geometry!)
+    }
+
+    /// The three member names, for messages.
+    static var memberList: String { members.map(\.1).joined(separator: ", ") }
+
+    /// The models of a directory of extracted `.tflite` files, by kind: whichever of the three
+    /// member files it holds. A directory holding none of them is an error saying what was looked
+    /// for (reading the directory itself as a model would only say the read failed).
+    public static func graphs(inDirectory path: String) throws -> [ModelFile.Kind: Graph] {
+        var found: [ModelFile.Kind: Graph] = [:]
+        for (kind, member) in members {
+            let p = (path as NSString).appendingPathComponent(member)
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: p, isDirectory: &isDir) else { continue }
+            guard !isDir.boolValue else { throw FaceTrackingError("\(p) is a directory, not a .tflite model") }
+            for (_, g) in try graphs(in: try read(p), path: p) { found[kind] = g }
+        }
+        guard !found.isEmpty else {
+            throw FaceTrackingError("\(path) is a directory without any of the model files \(memberList) (looked for those three); pass a model file (.task bundle, .tflite or facekit .fkm) or a directory holding them")
+        }
+        return found
     }
 
     /// Every model in one file, as graphs: a facekit model file (each entry), MediaPipe's `.task`

@@ -28,6 +28,13 @@ enum ModelLoading {
 
     /// Every model in the file (see `FaceModels.graphs(in:path:)`).
     static func load(_ path: String) throws -> [(ModelFile.Kind, Graph)] {
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
+            // A directory of extracted .tflite files: the ones it holds, in pipeline order.
+            let found: [ModelFile.Kind: Graph]
+            do { found = try FaceModels.graphs(inDirectory: path) } catch { throw CommandFailure("\(error)") }
+            return [ModelFile.Kind.detector, .landmarks, .blendshapes].compactMap { k in found[k].map { (k, $0) } }
+        }
         let data = try read(path)
         do { return try FaceModels.graphs(in: data, path: path) } catch { throw CommandFailure("\(error)") }
     }
