@@ -118,13 +118,14 @@ if un and re_:
     check(len(re_["usbSticks"]) == 1 and re_["usbSticks"][0]["partitions"][0].get("mountpoint") == "/run/stick",
           "devices: stick listed again after device_add, mounted on /run/stick")
 
-img = os.path.join(out, "usb.img")
-try:
-    text = subprocess.run(["mcopy", "-n", "-i", img + "@@1M", "::GUEST.TXT", "-"], capture_output=True, text=True,
-                          env=dict(os.environ, mtools_skip_check="1")).stdout
-except OSError as e:
-    text = str(e)
-check(text.strip() == "written by the guest after replug", "stick image: the guest's file is on the FAT32 partition")
+if not any("devices".startswith(x) for x in SKIP):   # the devices test wrote it
+    img = os.path.join(out, "usb.img")
+    try:
+        text = subprocess.run(["mcopy", "-n", "-i", img + "@@1M", "::GUEST.TXT", "-"], capture_output=True, text=True,
+                              env=dict(os.environ, mtools_skip_check="1")).stdout
+    except OSError as e:
+        text = str(e)
+    check(text.strip() == "written by the guest after replug", "stick image: the guest's file is on the FAT32 partition")
 
 print("  figures:")
 for name, r in (("vivid YUYV", yuyv), ("loopback MJPEG", mjpeg), ("unplug/replug", unplug)):

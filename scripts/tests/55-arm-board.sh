@@ -11,8 +11,9 @@
 #   x86_64 board, one short boot: replay, the reference
 # Host checks: scripts/board/check-results.py on boot 1's results, the stick exports with h5py and
 # pandas (scripts/board/check-kiosk.py), and the three replay exports compared bit for bit
-# (scripts/board/compare-replay.py: landmarks, blend shapes, metadata). Prints PASS:/FAIL: lines,
-# the boot and per-test times; exits 1 on any failure.
+# (scripts/board/compare-replay.py: landmarks, blend shapes, metadata). The streaming tests
+# (capture, unplug, depth) get one logged retry in a short boot of their own, as on the x86 board.
+# Prints PASS:/FAIL: and TIME: lines (boots and each test); exits 1 on any failure.
 # Usage: 55-arm-board.sh [FACEKIT_ARM64_DEB]; default the newest .cache/arm/out/facekit_*_arm64.deb,
 # built with scripts/build-arm when there is none.
 source "$(dirname "$0")/../lib/common.sh"
@@ -31,6 +32,8 @@ log "package: $DEB"
 PY="$VENV/bin/python"; [ -x "$PY" ] || PY=python3
 OUT="$CACHE/board-arm64/ci"
 rm -rf "$OUT"; mkdir -p "$OUT"
+# A copy: scripts/build-arm replaces the package in place when it runs again.
+cp "$DEB" "$OUT/" && DEB="$OUT/$(basename "$DEB")"
 rc=0
 pass() { echo "PASS: arm-board: $*"; }
 failed() { echo "FAIL: arm-board: $*"; rc=1; }
@@ -74,25 +77,48 @@ report() {  # report BOOT TESTS...
       b=$(awk -v t="$t" '$0 ~ "BOARD: BEGIN " t " " {gsub(/[][]/, "", $1); print $1; exit}' "$log")
     fi
     [ -n "$b" ] && [ -n "$e" ] && echo "TIME: arm-board: $t $(awk -v b="$b" -v e="$e" 'BEGIN{printf "%.1f", e - b}') s"
-    if [ "$r" = 0 ]; then pass "$t"; else failed "$t (see $log)"; grep -E 'FAIL' "$log" | head -5; fi
+    if [[ " $RATE " = *" $t "* ]]; then   # judged with the host checks by rate_ok, retried once
+      [ "$r" = 0 ] || { echo "  $t failed in the guest:"; grep -E 'FAIL' "$log" | cut -c1-300 | head -3; }
+    elif [ "$r" = 0 ]; then pass "$t"; else failed "$t (see $log)"; grep -E 'FAIL' "$log" | cut -c1-300 | head -5; fi
   done
 }
-boot() {  # boot NAME CPU EXPECTED_EXIT TESTS
+boot() {  # boot NAME CPU EXPECTED_EXIT TESTS [DATA_DISK]
   local r=0 t=$SECONDS
   "$REPO/scripts/board/run" --board arm64 --cpu "$2" --rootfs "$ROOTFS" --tests "$4" --out "$OUT/$1" \
-    --data "$OUT/data.img" --sticks 3 > "$OUT/$1.log" 2>&1 || r=$?
+    --data "${5:-$OUT/data.img}" --sticks 3 > "$OUT/$1.log" 2>&1 || r=$?
   echo "TIME: arm-board: $1 ($2) whole boot $((SECONDS - t)) s"
   [ "$r" = "$3" ] || { failed "$1: run exited $r (expected $3); log $OUT/$1.log"; tail -5 "$OUT/$1.log"; }
   report "$1" ${4//,/ }
 }
 
+# The streaming tests run vivid, the MJPEG feeder and facekit on the emulated CPU at a real-time
+# rate (board.env's lowered rates) and are checked for gaps and rate as on the x86 board. When the
+# host is oversubscribed QEMU stalls and vivid skips a sequence number no real camera would: as
+# scripts/tests/40-emulated-board.sh does, those three get one retry, in a short boot of their
+# own, always logged; a failure that repeats fails the suite. Every other test has no retry.
+RATE="capture unplug depth"
+DEPTH_FPS=$(. "$REPO/board/emulated-arm64/board.env"; echo "$BOARD_DEPTH_FPS")
+rate_ok() {  # rate_ok BOOT: the streaming tests' guest verdicts and their host checks
+  local t
+  for t in $RATE; do grep -q "BOARD: END $t rc=0" "$OUT/$1/console.log" || return 1; done
+  "$PY" "$REPO/scripts/board/check-results.py" "$OUT/$1" --skip devices,gpio,bench --depth-fps "$DEPTH_FPS" \
+    > "$OUT/$1-streaming.txt" 2>&1
+}
+
 TESTS1=capture,unplug,devices,gpio,depth,replay,kiosk
 boot boot1 cortex-a72 3 "$TESTS1"
-# vivid and the MJPEG feeder render their frames on the emulated CPU: aarch64 under TCG is far
-# slower than x86_64 under TCG, so a real-time rate within 5 % is not reachable here (it is checked
-# on the x86 board); everything else (gaps, timestamps, corrupt frames, controls) is.
-check "boot 1: host-side checks of the guest results" "$PY" "$REPO/scripts/board/check-results.py" "$OUT/boot1" \
-  --skip bench-640,bench-1280 --depth-fps "$(. "$REPO/board/emulated-arm64/board.env"; echo "$BOARD_DEPTH_FPS")"
+check "boot 1: host-side checks of devices and gpio" "$PY" "$REPO/scripts/board/check-results.py" "$OUT/boot1" \
+  --skip capture,depth,bench-640,bench-1280
+if rate_ok boot1; then
+  pass "capture, unplug, depth: guest tests and host checks (no gaps, rate within 5 %, timestamps, controls)"
+else
+  grep -h 'FAIL' "$OUT/boot1-streaming.txt" || true
+  echo "RETRY: arm-board: capture, unplug, depth once more in a boot of their own (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+  mkfs.ext4 -q -F "$OUT/retry-data.img" 16M
+  boot retry cortex-a72 0 capture,unplug,depth "$OUT/retry-data.img"
+  if rate_ok retry; then pass "capture, unplug, depth: guest tests and host checks (in the retry)"
+  else failed "capture, unplug, depth: guest tests and host checks, twice"; grep -h 'FAIL' "$OUT/retry-streaming.txt" || true; fi
+fi
 stick_dir "$OUT/boot1/usb2.img" facekit "$OUT/stick1"
 check "boot 1: the kiosk's export on the second stick (h5py/pandas)" \
   "$PY" "$REPO/scripts/board/check-kiosk.py" first "$OUT/stick1/facekit" "$OUT/boot1/console.log"
