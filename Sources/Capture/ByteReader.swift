@@ -26,10 +26,8 @@ final class ByteReader {
     /// Opens a file, or standard input for "-".
     convenience init(path: String) throws(CaptureError) {
         if path == "-" { self.init(fd: 0, name: "standard input", ownsFD: false); return }
-        switch valueOrErrno({ open(path, O_RDONLY | O_CLOEXEC) }) {
-        case .success(let fd): self.init(fd: fd, name: path, ownsFD: true)
-        case .failure(let e): throw CaptureError(.open, "cannot open \(path)", cause: e)
-        }
+        let fd = try MediaFile.openRegular(path)
+        self.init(fd: fd, name: path, ownsFD: true)
     }
 
     deinit {

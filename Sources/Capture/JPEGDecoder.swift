@@ -38,9 +38,11 @@ public final class JPEGDecoder {
     /// Decodes `jpeg` at `scale` into `buffer` as `.rgb24` or `.grey` (tightly packed) and sets
     /// its layout. Corrupt-data warnings (truncated or damaged scans, which libjpeg fills with
     /// grey) make this throw unless `acceptWarnings`: a camera frame like that is skipped.
-    /// Timestamp and sequence are left to the caller.
+    /// Timestamp and sequence are left to the caller. Returns libjpeg's warning count (non-zero
+    /// only with `acceptWarnings`; `lastMessage` then says what was wrong).
+    @discardableResult
     public func decode(_ jpeg: UnsafeRawBufferPointer, scale: JPEGScale = .full, format: PixelFormat = .rgb24,
-                       into buffer: FrameBuffer, acceptWarnings: Bool = false) throws(CaptureError) {
+                       into buffer: FrameBuffer, acceptWarnings: Bool = false) throws(CaptureError) -> Int {
         guard format == .rgb24 || format == .grey else {
             throw CaptureError(.usage, "JPEG decodes to RGB24 or GREY, not \(format.rawValue)")
         }
@@ -58,5 +60,6 @@ public final class JPEGDecoder {
             throw CaptureError(.malformedInput, "corrupt JPEG frame (\(jpeg.count) bytes, \(warnings) warnings): \(lastMessage)")
         }
         buffer.layout = FrameLayout(pixelFormat: format, width: Int(w), height: Int(h))
+        return Int(warnings)
     }
 }

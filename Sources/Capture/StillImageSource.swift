@@ -16,6 +16,9 @@ public final class StillImageSource: FrameSource {
     private var clock: ReplayClock
     private var accounting = FrameAccounting()
     private var frameNumber: UInt64 = 0
+    /// Set at start when the image decoded with corrupt-data warnings (a truncated or damaged
+    /// JPEG, whose missing part libjpeg fills with grey): what was wrong, naming the file.
+    public private(set) var damage: String?
 
     /// - Parameters:
     ///   - count: frames to deliver; nil repeats forever.
@@ -36,6 +39,7 @@ public final class StillImageSource: FrameSource {
         guard format == .rgb24 || format == .grey else {
             throw CaptureError(.usage, "still images are delivered as RGB24 or GREY, not \(format.rawValue)")
         }
+        try MediaFile.checkRegular(name)
         guard let data = FileManager.default.contents(atPath: name) else {
             throw CaptureError(.open, "cannot read image \(name) (missing or unreadable)")
         }
@@ -57,7 +61,10 @@ public final class StillImageSource: FrameSource {
                 let s = scale.scaled(width: size.width, height: size.height)
                 let b = FrameBuffer(layout: FrameLayout(pixelFormat: format, width: s.width, height: s.height))
                 // A still is decoded once, so accept a slightly damaged one, but say so in counters.
-                try decoder.decode(raw, scale: scale, format: format, into: b, acceptWarnings: true)
+                let warnings = try decoder.decode(raw, scale: scale, format: format, into: b, acceptWarnings: true)
+                if warnings > 0 {
+                    damage = "\(name): the JPEG is truncated or damaged (\(warnings) libjpeg warning\(warnings == 1 ? "" : "s"): \(decoder.lastMessage)); frame 0 was decoded with the missing part filled grey"
+                }
                 return .success(b)
             } catch {
                 return .failure(CaptureError(.malformedInput, "\(name): \(error.message)"))

@@ -22,6 +22,9 @@ public final class Y4MSource: FrameSource {
     private var chroma: UnsafeMutableRawPointer?
     private var chromaBytes = 0
     private var ended = false
+    /// Set when the stream ends inside a frame (a recording or copy cut short): which frame, in
+    /// which file. That frame is never delivered; the ones before it were.
+    public private(set) var damage: String?
 
     /// - Parameters:
     ///   - path: a .y4m file, or "-" for standard input.
@@ -115,6 +118,7 @@ public final class Y4MSource: FrameSource {
         guard complete else {
             // A truncated last frame (a recording cut short): counted, never delivered half-grey.
             accounting.counters.corrupt += 1
+            damage = "\(name): frame \(frameNumber) is truncated (the stream ends inside it) and was dropped; the \(frameNumber) frame\(frameNumber == 1 ? "" : "s") before it were read"
             ended = true
             return .endOfStream
         }

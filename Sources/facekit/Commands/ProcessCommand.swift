@@ -8,6 +8,11 @@ import Recording
 
 /// `facekit process`: runs a video or still through the tracker, records the frames through the
 /// session store (like a live session) and exports them in the seed's layout.
+///
+/// Damaged media (a Y4M whose last frame is torn, a truncated or corrupt JPEG) is a warning, not
+/// a failure: it is printed on stderr naming the file and the frame, and kept as a `system` event
+/// in the session (so the export carries it), and the exit status stays 0, because every frame
+/// that could be read was tracked and exported. Media that cannot be read at all is an error.
 struct ProcessCommand: Command {
     static let path = ["process"]
     static let synopsis = "facekit process <media> --out DIR [--format csv|jsonl|hdf5] [--participant ID] [--model FILE] [--max-faces N] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR] " + DepthOptions.synopsis
@@ -41,6 +46,8 @@ struct ProcessCommand: Command {
         guard FileManager.default.isReadableFile(atPath: media) else {
             throw CommandFailure("\(media): no such file or not readable")
         }
+        // Every decoder (ffmpeg too) would block forever on a FIFO nothing writes to.
+        do { try MediaFile.checkRegular(media) } catch { throw CommandFailure(error.message) }
         let modelPath = Self.modelPath(args.value("model"))
         let models: FaceModels
         do { models = try FaceModels.load(path: modelPath) } catch { throw CommandFailure("\(error)") }
@@ -96,6 +103,10 @@ struct ProcessCommand: Command {
             _ = try? recorder.stop()
             throw error is CommandFailure ? error : CommandFailure("\(error)")
         }
+        if let damage = input.damage {
+            printError("facekit: warning: \(damage); exporting the frames that were read (exit status 0)")
+            recorder.addEvent("media damaged: \(damage)", source: "system")
+        }
         if let attachment {
             var stored: (stored: Int, dropped: UInt64)? = nil
             do { stored = try attachment.stopRecording() } catch { printError("facekit: depth maps: \(error)") }
@@ -141,6 +152,9 @@ final class MediaInput {
     }
 
     deinit { source?.stop() }
+
+    /// What was wrong with the media, once read (a torn last frame, a damaged JPEG); nil if nothing.
+    var damage: String? { (source as? Y4MSource)?.damage ?? (source as? StillImageSource)?.damage }
 
     /// The next frame, its time since the first frame in ns, and its index; nil at the end.
     func next() throws -> (PixelImage, Int64, Int)? {
