@@ -13,17 +13,35 @@ public struct SessionEvent: Sendable, Equatable {
     }
 }
 
-/// `events.log`: a 16-byte header, then variable-size checksummed records.
+/// `events.log`: a header, then variable-size checksummed records.
 ///
+///     header v2 (written) = magic "FKEVENTS" | version u32 = 2 | idLength u32
+///                         | session ID (UTF-8, zero-padded to 92 bytes) | crc32c u32 (of the 108 before) = 112 bytes
+///     header v1 (read)    = magic "FKEVENTS" | version u32 = 1 | crc32c u32                   = 16 bytes
 ///     record  = magic u32 "FKEV" | payloadLength u32 | crc32c u32 (of payload) | payload
 ///     payload = seq u64 | monotonicNs i64 | sourceLength u8 | source | labelLength u16 | label (UTF-8)
 public enum EventLog {
     public static let fileName = "events.log"
-    static let headerSize = 16
+    /// The header size of the logs this version writes (version 2, which names the session, so a
+    /// log swapped into another session's folder is refused); version 1 logs stay readable.
+    static let headerSize = 112
+    static let v1HeaderSize = 16
     static let recordMagic: UInt32 = 0x5645_4B46 // "FKEV"
     static let maxLabelBytes = 4096
 
-    static func header() -> [UInt8] {
+    /// The header of a new log for session `sessionID`.
+    static func header(sessionID: String) -> [UInt8] {
+        let id = Array(sessionID.utf8.prefix(FrameLog.maxIDBytes))
+        var h = Array("FKEVENTS".utf8) + [2, 0, 0, 0]
+        withUnsafeBytes(of: UInt32(id.count).littleEndian) { h += $0 }
+        h += id + [UInt8](repeating: 0, count: FrameLog.maxIDBytes - id.count)
+        let crc = CRC32C.checksum(h)
+        withUnsafeBytes(of: crc.littleEndian) { h += $0 }
+        return h
+    }
+
+    /// A version 1 header (no session ID), as earlier facekit wrote it.
+    static func v1Header() -> [UInt8] {
         var h = Array("FKEVENTS".utf8) + [1, 0, 0, 0]
         let crc = CRC32C.checksum(h)
         withUnsafeBytes(of: crc.littleEndian) { h += $0 }
@@ -74,7 +92,7 @@ public enum EventLog {
 
     /// Reads and validates the whole log. Damage followed by a valid record is mid-file damage;
     /// otherwise whatever follows the last valid record is a torn tail.
-    public static func scan(path: String) throws(RecordingError) -> ScanResult {
+    public static func scan(path: String, sessionID: String) throws(RecordingError) -> ScanResult {
         let fd = try Syscalls.openSessionFile(path, O_RDONLY)
         defer { Syscalls.close(fd) }
         let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)
@@ -84,16 +102,25 @@ public enum EventLog {
         var data = [UInt8](repeating: 0, count: Int(size))
         let got = try data.withUnsafeMutableBytes { Syscalls.preadFully(fd, $0, at: 0) }.orThrow("reading", path)
         guard got == data.count else { throw RecordingError(.corrupt, "\(path) shrank while being read", path: path) }
-        let h = header()
-        guard data.count >= headerSize, Array(data[0..<headerSize]) == h else {
-            if data.count < headerSize && data == Array(h.prefix(data.count)) {
+        let isV1 = data.count >= v1HeaderSize && data[8] == 1
+        let h = isV1 ? v1Header() : header(sessionID: sessionID)
+        guard data.count >= h.count, Array(data[0..<h.count]) == h else {
+            if data.count < h.count && data == Array(h.prefix(data.count)) {
                 // Torn while writing the header itself: an empty log.
                 return ScanResult(events: [], validEnd: 0, fileSize: size, midFileDamageAt: nil)
+            }
+            if data.count >= headerSize && data[8] == 2 && Array(data[0..<12]) == Array(h[0..<12]) {
+                let crc = data.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: headerSize - 4, as: UInt32.self)) }
+                if CRC32C.checksum(Array(data[0..<(headerSize - 4)])) == crc {
+                    let n = min(FrameLog.maxIDBytes, data.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self))) })
+                    let other = String(decoding: data[16..<(16 + n)], as: UTF8.self)
+                    throw RecordingError(.corrupt, "\(path) belongs to session \(SessionListing.quoted(other)), not \(sessionID); it was copied or swapped between sessions, so its events are not read as this session's", path: path)
+                }
             }
             throw RecordingError(.corrupt, "\(path): bad header (not an event log, or damaged)", path: path)
         }
         var events: [SessionEvent] = []
-        var off = headerSize
+        var off = h.count
         while let (event, next) = record(in: data, at: off, expectSeq: UInt64(events.count)) {
             events.append(event); off = next
         }

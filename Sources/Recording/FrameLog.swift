@@ -2,41 +2,96 @@
 import Glibc
 #endif
 
-/// `frames.log`: a 32-byte header, then fixed-size checksummed records (see `FrameLayout`).
+/// `frames.log`: a header, then fixed-size checksummed records (see `FrameLayout`).
+///
+///     version 2 (written) = magic "FKFRAMES" | version u32 = 2 | payloadSize u32 | vertexCount u32
+///                         | precision u32 | headerSize u32 = 128 | idLength u32
+///                         | session ID (UTF-8, zero-padded to 92 bytes) | crc32c u32 (of the 124 before)
+///     version 1 (read)    = the same up to precision, 4 zero bytes, crc32c of the 28 before = 32 bytes
 ///
 /// The header pins the payload size and vertex count so a log can never be decoded with another
-/// session's layout. Readers validate every record's magic, CRC-32C and sequence number.
+/// session's layout, and (from version 2) the session ID, so a log copied or swapped into another
+/// session's folder is refused rather than exported under the wrong participant. Version 1 logs
+/// (no ID) stay readable. Readers validate every record's magic, CRC-32C and sequence number.
 public enum FrameLog {
     public static let fileName = "frames.log"
-    public static let headerSize = 32
+    /// The header size of the logs this version writes; `dataStart` gives any log's.
+    public static let headerSize = 128
+    static let v1HeaderSize = 32
+    static let maxIDBytes = 92
     static let magic: [UInt8] = Array("FKFRAMES".utf8)
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
 
-    static func header(for layout: FrameLayout) -> [UInt8] {
+    /// The header of a new log for session `sessionID`.
+    static func header(for layout: FrameLayout, sessionID: String) -> [UInt8] {
         var h = [UInt8](repeating: 0, count: headerSize)
         h.replaceSubrange(0..<8, with: magic)
+        let id = Array(sessionID.utf8.prefix(maxIDBytes))
+        h.replaceSubrange(32..<(32 + id.count), with: id)
         h.withUnsafeMutableBytes { b in
             b.storeBytes(of: version.littleEndian, toByteOffset: 8, as: UInt32.self)
-            b.storeBytes(of: UInt32(layout.payloadSize).littleEndian, toByteOffset: 12, as: UInt32.self)
-            b.storeBytes(of: UInt32(layout.vertexIndices.count).littleEndian, toByteOffset: 16, as: UInt32.self)
-            let p: UInt32 = layout.vertexMode.precision == nil ? 0 : (layout.vertexMode.precision == .float16 ? 1 : 2)
-            b.storeBytes(of: p.littleEndian, toByteOffset: 20, as: UInt32.self)
+            storeLayout(layout, b)
+            b.storeBytes(of: UInt32(headerSize).littleEndian, toByteOffset: 24, as: UInt32.self)
+            b.storeBytes(of: UInt32(id.count).littleEndian, toByteOffset: 28, as: UInt32.self)
+            let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: b[0..<(headerSize - 4)]))
+            b.storeBytes(of: crc.littleEndian, toByteOffset: headerSize - 4, as: UInt32.self)
+        }
+        return h
+    }
+
+    private static func storeLayout(_ layout: FrameLayout, _ b: UnsafeMutableRawBufferPointer) {
+        b.storeBytes(of: UInt32(layout.payloadSize).littleEndian, toByteOffset: 12, as: UInt32.self)
+        b.storeBytes(of: UInt32(layout.vertexIndices.count).littleEndian, toByteOffset: 16, as: UInt32.self)
+        let p: UInt32 = layout.vertexMode.precision == nil ? 0 : (layout.vertexMode.precision == .float16 ? 1 : 2)
+        b.storeBytes(of: p.littleEndian, toByteOffset: 20, as: UInt32.self)
+    }
+
+    /// A version 1 header (no session ID), as earlier facekit wrote it.
+    static func v1Header(for layout: FrameLayout) -> [UInt8] {
+        var h = [UInt8](repeating: 0, count: v1HeaderSize)
+        h.replaceSubrange(0..<8, with: magic)
+        h.withUnsafeMutableBytes { b in
+            b.storeBytes(of: UInt32(1).littleEndian, toByteOffset: 8, as: UInt32.self)
+            storeLayout(layout, b)
             let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: b[0..<28]))
             b.storeBytes(of: crc.littleEndian, toByteOffset: 28, as: UInt32.self)
         }
         return h
     }
 
-    /// Checks the header of an open log against the layout session.json describes.
-    static func checkHeader(fd: Int32, path: String, layout: FrameLayout) throws(RecordingError) {
+    /// Checks the header of an open log against the layout and session ID session.json gives;
+    /// returns where the records start. A version 1 log has no ID to check.
+    static func checkHeader(fd: Int32, path: String, layout: FrameLayout, sessionID: String) throws(RecordingError) -> Int64 {
         var h = [UInt8](repeating: 0, count: headerSize)
         let n = try h.withUnsafeMutableBytes { Syscalls.preadFully(fd, $0, at: 0) }.orThrow("reading", path)
-        guard n == headerSize else {
-            throw RecordingError(.corrupt, "\(path): the header is truncated (\(n) of \(headerSize) bytes); the session was cut off at creation and holds no frames", path: path)
+        let fileVersion: UInt32? = n >= 12 ? h.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self)) } : nil
+        let size = fileVersion == 1 ? v1HeaderSize : headerSize
+        guard n >= size else {
+            throw RecordingError(.corrupt, "\(path): the header is truncated (\(n) of \(size) bytes); the session was cut off at creation and holds no frames", path: path)
         }
-        guard h == header(for: layout) else {
-            throw RecordingError(.corrupt, "\(path): the header does not match the layout in session.json (bad magic, version, checksum or vertex mode); the file is damaged or from another session", path: path)
+        if fileVersion == 1 {
+            guard Array(h[0..<v1HeaderSize]) == v1Header(for: layout) else { throw mismatch(path) }
+            return Int64(v1HeaderSize)
         }
+        let expected = header(for: layout, sessionID: sessionID)
+        guard h != expected else { return Int64(headerSize) }
+        // Intact and of this layout but naming another session: say which.
+        let crcOK = h.withUnsafeBytes { b in
+            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: b[0..<(headerSize - 4)])) == UInt32(littleEndian: b.loadUnaligned(fromByteOffset: headerSize - 4, as: UInt32.self))
+        }
+        if crcOK && fileVersion == version && h[0..<28] == expected[0..<28] {
+            let idLength = min(maxIDBytes, Int(h.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 28, as: UInt32.self)) }))
+            let other = String(decoding: h[32..<(32 + idLength)], as: UTF8.self)
+            throw RecordingError(.corrupt, "\(path) belongs to session \(SessionListing.quoted(other)), not \(sessionID); it was copied or swapped between sessions, so it is not read as this session's frames", path: path)
+        }
+        if fileVersion.map({ $0 > version }) == true && Array(h[0..<8]) == magic {
+            throw RecordingError(.corrupt, "\(path) is frame log version \(fileVersion!); this facekit reads versions 1 and \(version) — export it with a newer facekit", path: path)
+        }
+        throw mismatch(path)
+    }
+
+    private static func mismatch(_ path: String) -> RecordingError {
+        RecordingError(.corrupt, "\(path): the header does not match the layout in session.json (bad magic, version, checksum or vertex mode); the file is damaged or from another session", path: path)
     }
 
     /// The outcome of checking every record.
@@ -53,14 +108,14 @@ public enum FrameLog {
     }
 
     /// Validates every record. Reads in large chunks; allocates one buffer per call.
-    static func scan(fd: Int32, path: String, layout: FrameLayout) throws(RecordingError) -> ScanResult {
+    static func scan(fd: Int32, path: String, layout: FrameLayout, dataStart: Int64) throws(RecordingError) -> ScanResult {
         let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)
         let rs = layout.recordSize
         let perChunk = max(1, (4 << 20) / rs)
         let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: perChunk * rs, alignment: 16)
         defer { buf.deallocate() }
-        var result = ScanResult(validRecords: 0, validEnd: Int64(headerSize), fileSize: size, midFileDamageAt: nil)
-        var offset = Int64(headerSize)
+        var result = ScanResult(validRecords: 0, validEnd: dataStart, fileSize: size, midFileDamageAt: nil)
+        var offset = dataStart
         var index = 0
         var inDamage = false
         while offset + Int64(rs) <= size {
@@ -104,18 +159,20 @@ public final class FrameLogReader {
     public let path: String
     public let layout: FrameLayout
     public let count: Int
+    /// Where the records start (the header's size).
+    public let dataStart: Int64
     private let fd: Int32
     private var buffer: UnsafeMutableRawBufferPointer
     private var next = 0
 
     /// Opens the log; `count` is how many whole records it holds (validated as they are read).
-    public init(path: String, layout: FrameLayout) throws(RecordingError) {
+    public init(path: String, layout: FrameLayout, sessionID: String) throws(RecordingError) {
         self.path = path; self.layout = layout
         fd = try Syscalls.openSessionFile(path, O_RDONLY)
         do {
-            try FrameLog.checkHeader(fd: fd, path: path, layout: layout)
+            dataStart = try FrameLog.checkHeader(fd: fd, path: path, layout: layout, sessionID: sessionID)
             let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)
-            count = Int((size - Int64(FrameLog.headerSize)) / Int64(layout.recordSize))
+            count = Int(max(0, size - dataStart) / Int64(layout.recordSize))
         } catch { Syscalls.close(fd); throw error }
         buffer = .allocate(byteCount: max(1, (2 << 20) / layout.recordSize) * layout.recordSize, alignment: 16)
     }
@@ -133,7 +190,7 @@ public final class FrameLogReader {
         guard next < count else { return false }
         let n = min(batchCapacity, count - next)
         let rs = layout.recordSize
-        let offset = Int64(FrameLog.headerSize) + Int64(next) * Int64(rs)
+        let offset = dataStart + Int64(next) * Int64(rs)
         let got = try Syscalls.preadFully(fd, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<(n * rs)]), at: offset).orThrow("reading", path)
         guard got == n * rs else {
             throw RecordingError(.corrupt, "\(path): the file shrank while being read (record \(next + got / rs)); is another process writing it?", path: path)
@@ -156,7 +213,7 @@ public final class FrameLogReader {
     public func frame(at index: Int) throws(RecordingError) -> FrameRecord {
         guard index >= 0 && index < count else { throw RecordingError(.invalidArgument, "\(path): no record \(index) (the log holds \(count))") }
         let rs = layout.recordSize
-        let offset = Int64(FrameLog.headerSize) + Int64(index) * Int64(rs)
+        let offset = dataStart + Int64(index) * Int64(rs)
         let got = try Syscalls.preadFully(fd, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<rs]), at: offset).orThrow("reading", path)
         guard got == rs, FrameLog.isValid(UnsafeRawPointer(buffer.baseAddress!), layout: layout, seq: UInt64(index)) else {
             throw RecordingError(.corrupt, "\(path): record \(index) at byte \(offset) fails its checksum or sequence check; the file is damaged", path: path)

@@ -139,8 +139,8 @@ public final class SessionStore: Sendable {
         try Syscalls.mkdir(staging).orThrow("creating", staging)
         do throws(RecordingError) {
             try meta.write(to: staging)
-            try Self.writeNewFile(staging + "/" + FrameLog.fileName, FrameLog.header(for: FrameLayout(vertexMode: config.vertices)))
-            try Self.writeNewFile(staging + "/" + EventLog.fileName, EventLog.header())
+            try Self.writeNewFile(staging + "/" + FrameLog.fileName, FrameLog.header(for: FrameLayout(vertexMode: config.vertices), sessionID: id))
+            try Self.writeNewFile(staging + "/" + EventLog.fileName, EventLog.header(sessionID: id))
             try Self.writeNewFile(staging + "/" + Self.reserveFileName, [UInt8](repeating: 0, count: Self.reserveBytes))
             try Syscalls.fsyncDirectory(staging).orThrow("flushing", staging)
             // rename(2) would replace an empty directory of the same name; IDs carry a random suffix,
@@ -384,26 +384,26 @@ public final class SessionStore: Sendable {
         let fd = try Syscalls.openSessionFile(framesPath, O_RDWR)
         defer { Syscalls.close(fd) }
         let locked = try Syscalls.tryLockExclusive(fd).orThrow("locking", framesPath)
-        try FrameLog.checkHeader(fd: fd, path: framesPath, layout: layout)
+        let dataStart = try FrameLog.checkHeader(fd: fd, path: framesPath, layout: layout, sessionID: id)
         if locked && (meta.state == .recording || meta.state == .paused) {
-            meta = try Self.recover(dir: dir, meta: meta, framesFD: fd, layout: layout)
+            meta = try Self.recover(dir: dir, meta: meta, framesFD: fd, layout: layout, dataStart: dataStart)
         } else if locked {
             let size = try Syscalls.fileSize(fd).orThrow("reading the size of", framesPath)
-            if (size - Int64(FrameLog.headerSize)) % Int64(layout.recordSize) != 0 {
+            if (size - dataStart) % Int64(layout.recordSize) != 0 {
                 throw RecordingError(.corrupt, "\(framesPath): size \(size) is not a whole number of records although the session was \(meta.state.rawValue); the file was damaged after recording", path: framesPath)
             }
         }
         return try StoredSession(directory: dir, metadata: meta, layout: layout, isLive: !locked)
     }
 
-    static func recover(dir: String, meta: SessionMetadata, framesFD fd: Int32, layout: FrameLayout) throws(RecordingError) -> SessionMetadata {
+    static func recover(dir: String, meta: SessionMetadata, framesFD fd: Int32, layout: FrameLayout, dataStart: Int64) throws(RecordingError) -> SessionMetadata {
         let framesPath = dir + "/" + FrameLog.fileName
         let eventsPath = dir + "/" + EventLog.fileName
-        let scan = try FrameLog.scan(fd: fd, path: framesPath, layout: layout)
+        let scan = try FrameLog.scan(fd: fd, path: framesPath, layout: layout, dataStart: dataStart)
         if let at = scan.midFileDamageAt {
             throw RecordingError(.corrupt, "\(framesPath): record at byte \(at) is damaged but later records are intact; this is not a torn tail, so nothing was truncated. The first \(scan.validRecords) frames are intact", path: framesPath)
         }
-        let events = try EventLog.scan(path: eventsPath)
+        let events = try EventLog.scan(path: eventsPath, sessionID: meta.sessionID)
         if let at = events.midFileDamageAt {
             throw RecordingError(.corrupt, "\(eventsPath): record at byte \(at) is damaged but later records are intact; nothing was truncated", path: eventsPath)
         }
@@ -419,7 +419,7 @@ public final class SessionStore: Sendable {
             if events.validEnd == 0 {
                 // Torn inside the header itself: rewrite it.
                 try Syscalls.ftruncate(efd, 0).orThrow("truncating", eventsPath)
-                try EventLog.header().withUnsafeBytes { Syscalls.pwriteAll(efd, $0, at: 0) }.orThrow("writing", eventsPath)
+                try EventLog.header(sessionID: meta.sessionID).withUnsafeBytes { Syscalls.pwriteAll(efd, $0, at: 0) }.orThrow("writing", eventsPath)
             } else {
                 try Syscalls.ftruncate(efd, events.validEnd).orThrow("truncating the torn tail of", eventsPath)
             }
@@ -440,7 +440,7 @@ public final class SessionStore: Sendable {
         notes.insert("recovered after the recorder stopped unexpectedly; kept \(scan.validRecords) frames and \(events.events.count) events", at: 0)
         m.recovery = notes.joined(separator: "; ")
         if let last = m.segments.indices.last, m.segments[last].endMonotonicNs == nil {
-            let reader = try FrameLogReader(path: framesPath, layout: layout)
+            let reader = try FrameLogReader(path: framesPath, layout: layout, sessionID: meta.sessionID)
             m.segments[last].endMonotonicNs = reader.count > 0 ? try reader.frame(at: reader.count - 1).monotonicNs : m.segments[last].startMonotonicNs
         }
         // If session.json cannot be rewritten (e.g. read-only or still full), the recovered view is
@@ -497,7 +497,7 @@ public struct StoredSession: Sendable {
 
     init(directory: String, metadata: SessionMetadata, layout: FrameLayout, isLive: Bool) throws(RecordingError) {
         self.directory = directory; self.metadata = metadata; self.layout = layout; self.isLive = isLive
-        let reader = try FrameLogReader(path: directory + "/" + FrameLog.fileName, layout: layout)
+        let reader = try FrameLogReader(path: directory + "/" + FrameLog.fileName, layout: layout, sessionID: metadata.sessionID)
         frameCount = reader.count
         var duration: Double? = nil
         if reader.count >= 2 {
@@ -523,12 +523,12 @@ public struct StoredSession: Sendable {
     }
 
     public func framesReader() throws(RecordingError) -> FrameLogReader {
-        try FrameLogReader(path: framesPath, layout: layout)
+        try FrameLogReader(path: framesPath, layout: layout, sessionID: metadata.sessionID)
     }
 
     /// All intact events. Damage is an error naming the file; a torn tail (live session) is ignored.
     public func events() throws(RecordingError) -> [SessionEvent] {
-        let scan = try EventLog.scan(path: eventsPath)
+        let scan = try EventLog.scan(path: eventsPath, sessionID: metadata.sessionID)
         if let at = scan.midFileDamageAt {
             throw RecordingError(.corrupt, "\(eventsPath): record at byte \(at) is damaged", path: eventsPath)
         }

@@ -262,3 +262,77 @@ func setSessionField(_ dir: String, _ key: String, _ rawJSON: String) throws {
         #expect(e.kind == .corrupt && e.message.contains("FIFO"), "\(e)")
     }
 }
+
+/// Each log names its session in its header: a log copied or swapped into another session's
+/// folder is refused, never read as that session's data. Logs written before the ID was in the
+/// header (version 1) stay readable.
+@Suite struct LogBindingHardeningTests {
+    func swap(_ name: String, _ a: String, _ b: String) throws {
+        let fm = FileManager.default
+        try fm.moveItem(atPath: a + "/" + name, toPath: a + "/" + name + ".x")
+        try fm.moveItem(atPath: b + "/" + name, toPath: a + "/" + name)
+        try fm.moveItem(atPath: a + "/" + name + ".x", toPath: b + "/" + name)
+    }
+
+    @Test func swappedFrameLogsAreRefusedNamingBothSessions() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.path)
+        let a = try recordSynthetic(store, participant: "ALICE", frames: 10)
+        let b = try recordSynthetic(store, participant: "BOB", frames: 12)
+        try swap("frames.log", a.directory, b.directory)
+        #expect { try store.open(a.sessionID) } throws: { e in
+            let r = e as! RecordingError
+            return r.kind == .corrupt && r.message.contains("\(a.directory)/frames.log belongs to session \"\(b.sessionID)\", not \(a.sessionID)")
+        }
+        let listing = try store.list()
+        #expect(listing.count == 2)
+        for l in listing {
+            guard case .failure(let e) = l.result else { Issue.record("\(l.sessionID) listed as healthy with another session's frames"); continue }
+            #expect(SessionListing.failedState(e) == "damaged")
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func swappedEventLogsAreRefused(_ crashed: Bool) throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.path)
+        let a = try recordSynthetic(store, participant: "ALICE", frames: 10)
+        let b = try recordSynthetic(store, participant: "BOB", frames: 10)
+        try swap("events.log", a.directory, b.directory)
+        let check: (any Error) -> Bool = { e in
+            (e as! RecordingError).message.contains("\(a.directory)/events.log belongs to session \"\(b.sessionID)\", not \(a.sessionID)")
+        }
+        if crashed {
+            // Recovery reads (and might truncate) events.log: it must refuse first.
+            try simulateCrash(a.directory)
+            #expect(throws: RecordingError.self) { try store.open(a.sessionID) }
+            #expect(performing: { try store.open(a.sessionID) }, throws: check)
+        } else {
+            let s = try store.open(a.sessionID)
+            #expect(performing: { try s.events() }, throws: check)
+        }
+    }
+
+    /// A session written with version 1 headers (no session ID) opens, recovers and reads.
+    @Test(arguments: [false, true])
+    func versionOneLogsStayReadable(_ crashed: Bool) throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.path)
+        let rec = try recordSynthetic(store, frames: 20)
+        let expected = try store.open(rec.sessionID)
+        let frames = try expected.framesReader().readAll()
+        let events = try expected.events()
+        var f = [UInt8](try Data(contentsOf: URL(fileURLWithPath: rec.directory + "/frames.log")))
+        f = FrameLog.v1Header(for: rec.layout) + f[FrameLog.headerSize...]
+        try Data(f).write(to: URL(fileURLWithPath: rec.directory + "/frames.log"))
+        var e = [UInt8](try Data(contentsOf: URL(fileURLWithPath: rec.directory + "/events.log")))
+        e = EventLog.v1Header() + e[EventLog.headerSize...]
+        try Data(e).write(to: URL(fileURLWithPath: rec.directory + "/events.log"))
+        if crashed { try simulateCrash(rec.directory, appendingToFrames: [0x46, 0x4B, 1, 2, 3]) }
+        let s = try store.open(rec.sessionID)
+        #expect(s.frameCount == 20)
+        #expect(try s.framesReader().readAll().map(\.monotonicNs) == frames.map(\.monotonicNs))
+        #expect(try s.events() == events)
+        if crashed { #expect(s.metadata.recovery?.contains("truncated 5 bytes of torn tail from frames.log") == true, "\(s.metadata.recovery ?? "")") }
+    }
+}

@@ -88,8 +88,8 @@ import Testing
         bad[bad.count - 1] ^= 1
         let dir = TempDir(); defer { dir.cleanup() }
         let path = dir.path + "/events.log"
-        FileManager.default.createFile(atPath: path, contents: Data(EventLog.header() + rec + bad))
-        let scan = try EventLog.scan(path: path)
+        FileManager.default.createFile(atPath: path, contents: Data(EventLog.header(sessionID: "S1") + rec + bad))
+        let scan = try EventLog.scan(path: path, sessionID: "S1")
         #expect(scan.events == [e])
         #expect(scan.isTornTail)
     }
