@@ -30,7 +30,7 @@ public final class LiveTracker: @unchecked Sendable {
         public var device: [String: String]
         /// Frames the camera may queue for the tracker before the oldest is dropped.
         public var captureQueueDepth: Int
-        /// Depth (issue 8): a started depth driver. Each frame is matched to a depth map, distance
+        /// Depth: a started depth driver. Each frame is matched to a depth map, distance
         /// comes from depth when present, and sessions store maps per `session.captureDepthMaps`.
         public var depth: DepthAttachment? = nil
         public init(tracker: FaceTracker.Configuration = .init(), session: SessionConfig = .init(),
@@ -167,7 +167,7 @@ public final class LiveTracker: @unchecked Sendable {
         var session = configuration.session
         session.extra["engine"] = session.extra["engine"] ?? "facekit"
         let r = try store.create(participant: participant, device: device, config: session)
-        // Depth (issue 8): maps go to the session's depth.log; if that fails the session records
+        // Depth: maps go to the session's depth.log; if that fails the session records
         // without depth maps, and says so in its own events.
         if let d = configuration.depth, let mode = session.captureDepthMaps {
             do { try d.startRecording(directory: r.directory, capture: mode, flushIntervalMs: session.flushIntervalMs) }
@@ -200,7 +200,7 @@ public final class LiveTracker: @unchecked Sendable {
         guard let r = detachRecorder() else {
             throw RecordingError(.invalidState, "no session is running")
         }
-        stopDepthRecording(r)  // depth (issue 8)
+        stopDepthRecording(r)
         return try r.stop()
     }
 
@@ -276,7 +276,7 @@ public final class LiveTracker: @unchecked Sendable {
     /// Stops the running session, if any (shutdown and deinit).
     private func endSession() {
         guard let r = detachRecorder() else { return }
-        stopDepthRecording(r)  // depth (issue 8)
+        stopDepthRecording(r)
         _ = try? r.stop()
     }
 
@@ -285,7 +285,7 @@ public final class LiveTracker: @unchecked Sendable {
         lock.withLock { () -> SessionRecorder? in defer { recorder = nil }; return recorder }
     }
 
-    /// Depth (issue 8): closes the session's depth.log; why depth stopped, if it did, becomes an
+    /// Depth: closes the session's depth.log; why depth stopped, if it did, becomes an
     /// event of the session.
     private func stopDepthRecording(_ r: SessionRecorder) {
         guard let d = configuration.depth else { return }
@@ -349,7 +349,7 @@ public final class LiveTracker: @unchecked Sendable {
         let t0 = DispatchTime.now().uptimeNanoseconds
         tracker.process(image, timestampNs: Int64(bitPattern: buffer.timestampNs), frameIndex: index)
         let spent = DispatchTime.now().uptimeNanoseconds &- t0
-        // Depth (issue 8): the depth map nearest this frame; distance from depth when present.
+        // Depth: the depth map nearest this frame; distance from depth when present.
         if let depth = configuration.depth {
             _ = tracker.amendFrame { depth.process(&$0, timestampNs: Int64(bitPattern: buffer.timestampNs)) }
         }
@@ -367,7 +367,7 @@ public final class LiveTracker: @unchecked Sendable {
                 still = ImageRef(pixels: UnsafeRawBufferPointer(snap), width: image.width, height: image.height, components: 3)
             }
             if r.append(record, image: still) == .queued {
-                configuration.depth?.recordMatched(frameIndex: record.frameIndex, colourTimestampNs: record.monotonicNs)  // depth (issue 8)
+                configuration.depth?.recordMatched(frameIndex: record.frameIndex, colourTimestampNs: record.monotonicNs)
             }
         }
         let subs: [AsyncStream<FaceFrame>.Continuation]? = lock.withLock {

@@ -6,8 +6,8 @@ internal import CCPUFeatures
 /// Which compiled copy of the integer kernels an engine runs.
 ///
 /// The portable build is compiled for the baseline of its architecture (x86-64: SSE2), which
-/// has half the vector width of the CPUs it mostly meets: its 1×1 convolutions ran 1.6× as long
-/// as the AVX2 build's, and LiteRT, the reference it is measured against, picks XNNPACK's AVX2
+/// has half the vector width of the CPUs it mostly meets, so its 1×1 convolutions run well
+/// behind the AVX2 build's, and LiteRT, the reference it is measured against, picks XNNPACK's AVX2
 /// kernels at run time. So on x86_64 hosts the same kernel sources are compiled twice
 /// (FaceKernels, and FaceKernelsAVX2 with `-target-cpu haswell`, x86-64-v3 instructions, and the 4 × 16 tile forms of
 /// FACEKIT_WIDE_VECTORS), and an engine takes the best copy the CPU it finds itself on can run

@@ -108,7 +108,7 @@ public final class QuantizedEngine: InferenceEngine {
     /// Indices of the activations that run inside the ADD before them, which alone reads the
     /// sum: a PRELU (two same-shape tensors, one slope or one per channel: `addPReLU`), or a
     /// RELU, which becomes the ADD's lower clamp (the detector's residual blocks: 17 RELU
-    /// passes, 0.03 ms). (A PRELU after a convolution is folded into it by the quantizer,
+    /// passes saved). (A PRELU after a convolution is folded into it by the quantizer,
     /// `Quantizer.foldablePReLU`.)
     static func fusedActivations(_ graph: Graph) -> Set<Int> {
         var consumers = [Int](repeating: 0, count: graph.tensors.count)

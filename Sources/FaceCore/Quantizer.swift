@@ -41,15 +41,14 @@ public enum Quantizer {
     /// in all, and twice the multiply-adds). int16 weights reach the kernels as the same packed
     /// int16 pairs, once; their precision is set by the accumulator bound instead
     /// (`weightScales`: the largest |w| of a landmark-model layer has 10–15 bits, median 14).
-    /// Measured against two int8 planes: landmarks vs float mean 0.050 → 0.062 % of IOD, p99
-    /// 0.144 → 0.177 %, max 0.532 → 0.721 %; vs MediaPipe, the worst still (45-m7) p95 0.569 →
-    /// 0.470 %; the landmark model 24.1 → 17.7 ms (portable, minimum of 3 alternating runs).
+    /// Against two int8 planes they cost a little accuracy against the float model, well inside
+    /// the limits, and halve the split layers' multiply-adds.
     public static let splitThreshold = 0.002
 
     /// The threshold per model. The landmark model widens every convolution: its error compounds
     /// through 100+ layers, and the Hessian estimate of each layer's share under-predicts it. With
     /// 0.002 (97 % of its MACs split) the still 45-m7-di-ph.jpg was 0.87 % IOD median from MediaPipe;
-    /// with every layer split, 0.23 % (0-f1-su-ph: 0.38 → 0.06 %), for ≤ 3 % more MACs.
+    /// with every layer split, 0.23 %, for ≤ 3 % more MACs.
     public static func splitThreshold(for kind: ModelFile.Kind?) -> Double {
         kind == .landmarks ? 0 : splitThreshold
     }
@@ -101,10 +100,8 @@ public enum Quantizer {
     /// (`Requant.negative`): it alone reads a convolution output that has no fused activation,
     /// with one slope or one per channel. Folded, the activation costs a mantissa select per
     /// output instead of a second multiply, rounding and clamp, and the result is rounded once.
-    /// Measured (`bench models --layers`, minimum of 6–8 alternating runs, the landmark model):
-    /// AVX2 6.44 → 6.12 ms (1×1 layers 2.77 → 2.62, the 3×3 0.33 → 0.29); portable 9.36 → 9.20
-    /// (the 3×3 0.79 → 0.74, six PRELUs that ran as their own steps gone; on SSE2 the 32-bit
-    /// select costs about what the 16-bit PRELU did, 1×1 layers 4.10 → 4.12).
+    /// The gain is the PRELU steps that no longer run on their own; on SSE2 the 32-bit select
+    /// costs about what the separate 16-bit PRELU did, so the 1×1 layers there stay as fast.
     /// The PRELU need not come right after the convolution: the folded op takes the
     /// convolution's place, which is before every reader of the PRELU's output.
     static func foldablePReLU(_ g: Graph, _ k: Int) -> Int? {
@@ -221,14 +218,14 @@ public enum Quantizer {
         /// when the layer allows: every mantissa below 2^15 lets the tiled kernels requantize
         /// exactly in 32-bit lanes
         /// (`TiledConvolution.lanesRequantize`), 2.5× fewer instructions than the 64-bit
-        /// scalar epilogue, which was a third of the landmark model's time. Taken only when every
-        /// channel keeps ≥ `shortMantissaMinimum` (a relative gain error ≤ 2^-10 per channel;
-        /// the per-channel scales of a layer span up to 2^8, so some layers keep 31 bits).
-        /// Measured, landmarks vs float (mean / p99 / max % of IOD), and the landmark model's
-        /// layers on the 64-bit epilogue:
-        ///   minimum 2^11: 0.049 / 0.132 / 0.447, 11 layers (7.5 ms of 28 in the same run);
-        ///   minimum 2^9:  0.048 / 0.146 / 0.532, 2 layers (3.5 ms), the model ~2 ms faster;
-        ///   no minimum:   max 0.867, the still 45-m7 p95 vs MediaPipe 0.454 → 0.624 % (session 3).
+        /// scalar epilogue, which would otherwise be a large share of the landmark model's time.
+        /// Taken only when every channel keeps ≥ `shortMantissaMinimum` (a relative gain error
+        /// ≤ 2^-10 per channel; the per-channel scales of a layer span up to 2^8, so some layers
+        /// keep 31 bits). Landmarks vs float (mean / p99 / max % of IOD), and the landmark
+        /// model's layers left on the 64-bit epilogue:
+        ///   minimum 2^11: 0.049 / 0.132 / 0.447, 11 layers;
+        ///   minimum 2^9:  0.048 / 0.146 / 0.532, 2 layers;
+        ///   no minimum:   max 0.867, and the worst still's p95 vs MediaPipe noticeably worse.
         /// 2^9 keeps every figure far inside the accuracy limits (0.5 / 1.5 %) for the speed.
         ///
         /// With `negative` (a folded PRELU: each channel's negative-side multiplier, signed), both
@@ -236,9 +233,9 @@ public enum Quantizer {
         /// side a rounded mantissa errs by at most |a|/2^(s+1), which is the positive output's
         /// error for the same |a|, so a small slope's few-bit negative mantissa costs no more than
         /// the positive side does. (A floor on each channel's larger side would let a slope of -5
-        /// leave the positive mantissa a fifth of the floor.) Measured with the fold, landmarks vs
-        /// float: mean 0.062 → 0.063 % of IOD, p99 0.177 → 0.173 %, max 0.72 → 1.84 % (one iris
-        /// landmark of a multi-face crop whose float presence is 0.995).
+        /// leave the positive mantissa a fifth of the floor.) With the fold, landmarks vs float
+        /// keep their mean and p99; the max rises on one iris landmark of a multi-face crop
+        /// (float presence 0.995).
         static func convMultipliers(_ real: [Double], negative: [Double] = []) -> (mantissas: [Int32], negative: [Int32], shift: Int) {
             let all = real + negative.map { abs($0) }
             let (_, s15) = FixedPoint.multipliers(all, maxShift: TiledConvolution.shortShifts.upperBound, bits: 15)

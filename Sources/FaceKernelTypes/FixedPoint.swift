@@ -34,8 +34,7 @@ public enum FixedPoint {
     /// ⌊√v⌋ for v ≥ 0: exact and the same everywhere. A double-precision estimate (SQRTSD /
     /// FSQRT, one instruction), then integer checks that make it exact: the estimate is within
     /// one of ⌊√v⌋ for every 64-bit v (v and its root each rounded to 53 bits), and the checks
-    /// step it there. Bit by bit (up to 32 steps) it was most of RSQRT's time: the blend-shape
-    /// model's 8 RSQRT layers took 0.032 ms.
+    /// step it there. Bit by bit (up to 32 steps), the root was most of RSQRT's time.
     @inlinable
     public static func isqrt(_ v: UInt64) -> UInt64 {
         let top: UInt64 = 0xFFFF_FFFF   // ⌊√(2^64 - 1)⌋: (top + 1)² would overflow

@@ -55,9 +55,9 @@ public enum QuantizedKernels {
     /// 2×2 windows at stride 2 inside the input, 8 channels at a time: four loads, three
     /// PMAXSW, the clamp, one store; a channel count that is not a multiple of 8 ends in a block
     /// overlapping the one before it, as the convolutions' do (`TiledConvolution.blockStart`).
-    /// The reference's loops over a run-time channel count ended in scalar tails and re-read
-    /// the output for every tap: the detector's pools over 28 channels took 0.07 ms
-    /// (2.4 ns per output value).
+    /// The reference's loops over a run-time channel count end in scalar tails and re-read
+    /// the output for every tap, several nanoseconds per output value on the detector's pools
+    /// over 28 channels.
     static func maxPool2x2(_ g: ConvGeometry, input: UnsafePointer<Int16>, lo: Int16, hi: Int16, output: UnsafeMutablePointer<Int16>) {
         let c = g.outC, row = g.inW * c
         let low = SIMD8<Int16>(repeating: lo), high = SIMD8<Int16>(repeating: hi)
@@ -86,7 +86,7 @@ public enum QuantizedKernels {
     /// out[i] = x[i] / scale rounded half away from zero, clamped to ±32767, NaN → 0: the
     /// engine's input quantization (`Float.rounded()` semantics, bit for bit). `rounded()` is
     /// a call to roundf per element on x86-64 below SSE4.1: 196,608 calls per landmark input,
-    /// 0.4–0.6 ms of a 5 ms inference. Here the truncation (CVTTPS2DQ) and its remainder, which
+    /// a noticeable share of the inference. Here the truncation (CVTTPS2DQ) and its remainder, which
     /// is exact (x − trunc(x) needs no more bits than x), decide the rounding in lanes.
     public static func quantize(_ x: UnsafePointer<Float>, inverseScale inv: Float, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
         for i in 0 ..< n {
@@ -141,8 +141,8 @@ public enum QuantizedKernels {
     }
 
     /// PRELU after an ADD of two tensors of the same shape, in one pass: the residual blocks of
-    /// the landmark model end this way, and the two ops alone cost 14 % of its time (they were
-    /// two passes over 128×128×16 tensors). Bit-identical to `binary(.add)` then `prelu`:
+    /// the landmark model end this way, and as two passes over 128×128×16 tensors the two ops
+    /// are a large share of its time. Bit-identical to `binary(.add)` then `prelu`:
     /// the same 32-bit arithmetic, lane-wise in blocks of 8 channels when `c` is a multiple
     /// of 8 (LLVM keeps `SIMD8<Int32>` lane arithmetic in vector registers), else per element.
     public static func addPReLU(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ p: BinaryParams,
@@ -161,9 +161,9 @@ public enum QuantizedKernels {
         if c % 16 == 0 && c > 0 {
             let mab = SIMD8<Int32>(repeating: (ma & 0xffff) | (mb &<< 16)), mp16 = SIMD16<Int16>(repeating: Int16(truncatingIfNeeded: mp))
             // Each block's slopes narrowed once, into a buffer on the stack (narrowed per
-            // element, the loads became 16 PINSRW and this path ran 1.6× as long as the 8-lane
+            // element, the loads became 16 PINSRW and this path ran slower than the 8-lane
             // one). Read from there, 16 channels run as fast as with the slopes held in
-            // registers (microbenchmark, 68–72 µs both).
+            // registers.
             withUnsafeTemporaryAllocation(of: SIMD16<Int16>.self, capacity: c / 16) { sv in
                 for k in 0 ..< c / 16 {
                     sv[k] = SIMD16(lowHalf: narrow(TiledConvolution.load32(mn + 16 * k)), highHalf: narrow(TiledConvolution.load32(mn + 16 * k + 8)))
@@ -204,10 +204,9 @@ public enum QuantizedKernels {
     /// choice, the narrowing) then use whole registers. The pair interleave and the saturating
     /// packs work within each 128-bit lane, so between them the int32 lanes hold elements
     /// [0-3, 8-11] and [4-7, 12-15], and the pack restores the order; the PRELU's
-    /// products are the 8-lane path's, per half. `mab` holds (ma, mb) as an int16 pair. Measured
-    /// (microbenchmark, 128×128×16 and ×32, minimum of 3 alternating runs): 113 → 72 µs and
-    /// 109 → 69 µs; `bench models --layers` (minimum of 6): the landmark model's ADD → PRELU
-    /// layers 0.95 → 0.59 ms. (Written element by element on 16 lanes, the clamps and the final
+    /// products are the 8-lane path's, per half. `mab` holds (ma, mb) as an int16 pair. Whole
+    /// registers take about a third off the 8-lane path's time on the landmark model's
+    /// ADD → PRELU layers. (Written element by element on 16 lanes, the clamps and the final
     /// narrowing became scalar code with branches: only these forms vectorize.)
     @_transparent
     static func addPReLU16(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ mab: SIMD8<Int32>, _ r: Int32, _ sh: Int32,
@@ -285,9 +284,8 @@ public enum QuantizedKernels {
     /// over the lanes) and multiplied on int16 lanes. On SSE2 the
     /// int32 form took an arithmetic clamp (~14 instructions per 8 lanes) and an emulated 32-bit
     /// multiply (PMULUDQ and shuffles); this one is PACKSSDW, PMAXSW, PMINSW, PCMPGTW and
-    /// PMULLW/PMULHW (seen in `addPReLU`'s assembly). Measured (portable, alternating runs): the
-    /// landmark model's ADD + PRELU layers 2.77 → 1.43 ms (`--layers`, minimum of 2), the model
-    /// 12.76 → 11.53 ms (minimum of 10).
+    /// PMULLW/PMULHW (seen in `addPReLU`'s assembly), which about halves the time of the
+    /// landmark model's ADD + PRELU layers on the portable build.
     @_transparent
     static func clampedPReLUProduct(_ v: SIMD8<Int32>, lo: Int16, hi: Int16, negative: SIMD8<Int32>, positive: Int32) -> SIMD8<Int32> {
         var x = SIMD8<Int16>(), n = SIMD8<Int16>()
@@ -306,9 +304,9 @@ public enum QuantizedKernels {
     /// saturating narrow, then int16 min/max: LLVM emits PACKSSDW + PMAXSW + PMINSW (11
     /// instructions for the fixed ±32767 range, 29 for the same clamp on int32 lanes).
     /// `@_transparent`: with `@inline(__always)` it stayed a call in `addPReLU` (and in the
-    /// convolutions' PRELU epilogue, before PRELUs were folded into them), which spilled and reloaded every constant around it (seen in the
-    /// assembly). Inlined, measured (alternating runs, minimum of 8): landmarks 14.1 → 13.4 ms,
-    /// detector 3.50 → 3.37 ms; in `--layers`, the landmark ADDs 2.8 → 2.2–2.3 ms.
+    /// convolutions' PRELU epilogue, before PRELUs were folded into them), which spilled and
+    /// reloaded every constant around it (seen in the assembly); the ADDs gained most from
+    /// inlining.
     @_transparent
     static func store8(_ v: SIMD8<Int32>, _ p: UnsafeMutablePointer<Int16>, lo: Int16 = -32767, hi: Int16 = 32767) {
         for j in 0 ..< 8 { p[j] = min(max(Int16(truncatingIfNeeded: min(max(v[j], -32768), 32767)), lo), hi) }
@@ -378,8 +376,8 @@ public enum QuantizedKernels {
     public static func binary(_ k: BinaryKind, _ bc: Broadcast4, _ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>,
                               _ p: BinaryParams, _ out: UnsafeMutablePointer<Int16>) {
         // Operands laid out like the output (no broadcast): one flat row. Rows of the channel
-        // count ended in scalar tails where it is not a multiple of 8 (the detector's ADDs over
-        // 28 channels took 1.5× as long as those over 24).
+        // count end in scalar tails where it is not a multiple of 8 (the detector's ADDs over
+        // 28 channels ran markedly slower than those over 24).
         let (d0, d1, d2, d3) = bc.flat ? (1, 1, 1, bc.dims.0 * bc.dims.1 * bc.dims.2 * bc.dims.3) : bc.dims
         var o = out
         let sa = bc.a.3, sb = bc.b.3
@@ -469,9 +467,8 @@ public enum QuantizedKernels {
     }
 
     /// `apply`'s MUL or SQUARED_DIFFERENCE on eight lanes, before the clamp (`lanesHold` says
-    /// when it is exact). Measured (portable build; before, the 64-bit scalar formula): in
-    /// `bench models --layers`, the blend-shape model's 26 MULs 0.36 → 0.23 ms and 8
-    /// SQUARED_DIFFERENCEs 0.20 → 0.09 ms; the model 1.68 → 1.57 ms (minimum of 8 alternating runs).
+    /// when it is exact): the blend-shape model's MUL and SQUARED_DIFFERENCE layers run in a
+    /// fraction of the 64-bit scalar formula's time.
     @inline(__always)
     static func productLanes(_ x: SIMD8<Int16>, _ y: SIMD8<Int16>, _ f: ProductForm) -> SIMD8<Int32> {
         let a: SIMD8<Int32>

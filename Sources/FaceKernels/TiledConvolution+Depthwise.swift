@@ -6,8 +6,8 @@ import FaceKernelTypes
 extension TiledConvolution {
     /// DEPTHWISE_CONV_2D with packed weights (`packDepthwise`): per pixel and block of 8
     /// channels, the accumulators stay in registers across the taps, which are taken in pairs
-    /// of a kernel row (`TapPair`). Measured (bench models --layers, portable, same run):
-    /// landmark depthwise layers 2.9 → 5.4–6.0 GMAC/s with tap pairs and the interior path.
+    /// of a kernel row (`TapPair`); interior pixel pairs share each weight vector and skip the
+    /// column checks.
     public static func depthwise(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
                                  bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ requantization: Requant, output: UnsafeMutablePointer<Int16>) {
         let r = Epilogue(requantization)
@@ -88,8 +88,8 @@ extension TiledConvolution {
                 let base = input + ((oy * g.strideH - g.padTop) * g.inW + ox * g.strideW - g.padLeft) * c + first
                 var a = SIMD8<Int32>(), e = a
                 // A full block passes the constant `lanes`, so its loads compile to plain vector
-                // loads (with the width a run-time value inside the tap loop, the landmark
-                // model's depthwise layers took 5.2 ms instead of 4.0-4.5).
+                // loads; with the width a run-time value inside the tap loop, every load was a
+                // per-lane one and the depthwise layers ran markedly slower.
                 if width == lanes {
                     windowPair(g, base, c, lanes, step, ky0, ky1, wb, &a, &e)
                 } else {
@@ -108,10 +108,9 @@ extension TiledConvolution {
     /// run-time count) spent more instructions on its counters, reloaded pointers and the odd
     /// last tap than on the taps. The block's requantization constants are loaded once per row
     /// (`BlockConstants`); the weights are not: held in registers, LLVM kept them widened to
-    /// int32 and packed them back before every PMADDWD (AVX2 assembly). Measured against the
-    /// general loop (`bench models --layers`, minimum of 6 alternating runs): the landmark
-    /// model's depthwise layers 1.46 → 0.81 ms with AVX2, 1.59 → 1.03 ms portable; the
-    /// microbenchmark's 128×128×8 layer (minimum of 3) 160 → 78 µs and 173 → 110 µs.
+    /// int32 and packed them back before every PMADDWD (AVX2 assembly). Against the general
+    /// loop this form nearly halves the depthwise layers' time with AVX2 and cuts it by about
+    /// a third on the portable build.
     @_transparent
     static func depthwise3x3(_ g: ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
                              _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
@@ -181,7 +180,7 @@ extension TiledConvolution {
         // makes this two PUNPCK?WD; the same interleave built as a SIMD16<Int16> element by
         // element became 20 shuffles, shifts and packs. (With AVX2, LLVM builds it from
         // zero-extensions and blends, 9 instructions per tap pair; still, the widened form
-        // below with VPMULLD was 18 % slower on the depthwise layers: microbenchmark, min of 10.)
+        // below with VPMULLD, fewer instructions, ran the depthwise layers slower.)
         let v: SIMD8<Int32>
         @inline(__always) init(_ x: SIMD8<Int16>, _ y: SIMD8<Int16>) {
             v = SIMD8(lowHalf: Self.zip4(x.lowHalf, y.lowHalf), highHalf: Self.zip4(x.highHalf, y.highHalf))

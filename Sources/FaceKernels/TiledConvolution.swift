@@ -2,8 +2,8 @@ import FaceKernelTypes
 
 /// Register-tiled CONV_2D and DEPTHWISE_CONV_2D of the fixed-point engine.
 ///
-/// The row kernels this replaces kept one pixel's int32 accumulators in memory and reloaded
-/// them for every few input channels (2.6 GMAC/s on the landmark model's 1×1 layers). Here a
+/// Row kernels that keep one pixel's int32 accumulators in memory reload them for every few
+/// input channels, and memory traffic, not arithmetic, sets their speed. Here a
 /// convolution is a small matrix product: 4 output pixels × 8 output channels (16 on AVX2 and
 /// NEON builds: two blocks) of accumulators stay in registers (`SIMD8<Int32>`) for the whole
 /// reduction; each weight vector loaded serves 4 pixels, each activation pair both blocks.
@@ -16,17 +16,13 @@ import FaceKernelTypes
 /// lo(x)·lo(w) + hi(x)·hi(w): one PMADDWD per 4 lanes on x86 (`pairDot`; VPMADDWD per 8 on
 /// AVX2), shifts and SMLAL/MLA on NEON.
 ///
-/// Measured (scratch benchmark, 2 cores AMD EPYC, 1×1 shapes of the three models, GMAC/s):
-///   portable x86-64:   row kernel 2.6–3.3 (split) / 7.7–9.9 ·  pair lanes 6.2–9.1 · int32 lanes 4.1–5.4
-///   -target-cpu haswell: pair lanes 15–16 · int32 lanes (weights widened to Int32) 16–17
-/// The pair form is best on the portable build and within 10 % on AVX2, so it is the only one.
-/// In the engine (`facekit bench models --layers`, portable build, same model file; the GMAC/s
-/// count both int8 planes that split layers had before int16 weights, `WeightPlane`): 1×1
-/// layers 2.6 → 5–7 GMAC/s; the landmark model 107–110 → 47–48 ms with these kernels, PRELU
-/// fusion and the 32-bit lane requantization (`shortProduct`: in one run, the landmark model's
-/// 1×1 layers ran at 6.7 GMAC/s with it and 3.3 on the 64-bit epilogue). With PMADDWD
-/// (session 4, portable): those layers 6.3 → 9.0 GMAC/s, and 12–13 with one block per pass;
-/// the landmark model 43 → 24 ms with the depthwise, ADD and store changes below.
+/// Pairs of int16 in one lane were compared with int32 lanes (weights widened to `Int32`) on
+/// the 1×1 shapes of the three models: the pair form is clearly faster on the portable build
+/// (SSE2 has no 32-bit multiply; PMADDWD multiplies and adds int16 pairs) and within a few
+/// percent with AVX2, so it is the only form. With the reduction this fast, a 64-bit epilogue
+/// would take as long as the multiply-adds, which is why the requantization runs in 32-bit
+/// lanes where it can (`shortProduct`, `lanesRequantize`).
+/// (Figures: board/bench/README.md.)
 ///
 /// Requantization is the engine's (`FixedPoint`, one 64-bit rounding of acc·m, m chosen by the
 /// sign of acc where a PRELU is folded in, `Requant.negative`), so every result is
@@ -42,8 +38,9 @@ public enum TiledConvolution {
     /// First channel of block `b`. With 8 or more channels, a channel count that is not a
     /// multiple of 8 gets a last block that overlaps the one before it (channels c-8 ..< c): it
     /// recomputes a few channels to the same values, and every block runs the full-width
-    /// loads and lane epilogue. Partial blocks took per-lane loads and the 64-bit epilogue:
-    /// the detector's depthwise layer over 36 channels ran 5× as long as the one over 32.
+    /// loads and lane epilogue. A partial block would take per-lane loads and the 64-bit
+    /// epilogue, which made the detector's depthwise layer over 36 channels several times as
+    /// slow as the one over 32.
     @inline(__always)
     static func blockStart(_ b: Int, _ channels: Int) -> Int {
         channels >= lanes ? min(b * lanes, channels - lanes) : b * lanes
@@ -116,9 +113,7 @@ public enum TiledConvolution {
     /// per call. Read through the `Requant` parameter (passed by reference), every vector
     /// reloaded the shift and flags and rebuilt the rounding constant and shift count: 8 of
     /// the 15 instructions of its short-form requantization (AVX2 assembly of `conv` and
-    /// `depthwiseInterior`; now `VPSRAD, VPMULLD, VPMULHUW, VPADDD, VPADDD, VPSRAVD`). Measured
-    /// (--layers, minimum of 6 alternating runs): AVX2 landmarks 6.64 → 5.94 ms, detector
-    /// 1.66 → 1.52; portable landmarks 9.28 → 8.96.
+    /// `depthwiseInterior`); copied out, it is `VPSRAD, VPMULLD, VPMULHUW, VPADDD, VPADDD, VPSRAVD`.
     struct Epilogue {
         let requant: Requant
         let shift: Int, lo: Int16, hi: Int16, lanes: Bool, wide: Bool
@@ -235,10 +230,10 @@ public enum TiledConvolution {
         // inside the input (dilationW 1) reads its kernel rows in place, each row as
         // `convRowPairs` pairs (an odd row's last pair takes the next input element against a
         // zero weight); other tiles gather their windows into scratch first. One call site of
-        // `tileBlocks`, so that it inlines (with three it stayed a call, and the 1×1 layers
-        // lost ~10 %). Measured (microbenchmark, portable, minimum of 8 alternating runs): the
-        // landmark model's first layer (3×3, stride 2, 3 channels) 1268 → 855 µs, the detector's (5×5,
-        // stride 2) 493 → 335 µs; the 1×1 layers unchanged within the noise.
+        // `tileBlocks`, so that it inlines (with three it stayed a call, and even the 1×1 layers
+        // slowed down). Reading kernel rows in place instead of gathering every window is what
+        // makes the first layers of the landmark model (3×3, stride 2, 3 channels) and the
+        // detector (5×5, stride 2) fast; the 1×1 layers take the direct path either way.
         let r = Epilogue(requantization)
         let np = pairs(g, depthwise: false), isDirect = direct(g), pixels = g.outH * g.outW
         let rows = scratch.assumingMemoryBound(to: Int32.self), gathered = 4 * np
@@ -290,11 +285,10 @@ public enum TiledConvolution {
         var b = 0
         while b < nb {
             // Two blocks (16 channels) per pass where there are two: each activation pair is
-            // split into halves once for both. Measured (bench models, same runs): AVX2 build
-            // detector 7.9–9.9 → 6.7 ms, landmarks 31.8–33.0 → 27.3, blendshapes 3.9 → 2.9;
-            // portable build unchanged to 3 % faster (its 8 accumulators spill a little).
-            // With PMADDWD the portable x86 build (16 XMM registers, two-operand SSE)
-            // spilled half its accumulators on every pair, so it keeps one block per pass.
+            // split into halves once for both, a clear gain with AVX2's 8-lane registers. The
+            // portable x86 build (16 XMM registers, two-operand SSE)
+            // spilled half its accumulators on every PMADDWD pair that way, so it keeps one
+            // block per pass.
             #if arch(x86_64) && !FACEKIT_WIDE_VECTORS
             let two = false
             #else
@@ -319,9 +313,8 @@ public enum TiledConvolution {
     /// a local one: a local function capturing the pixel counter, once LLVM stopped inlining it,
     /// allocated its context on every call (caught by `fixedPointInferenceAllocatesNothing`).
     /// `@_transparent` here and on `requant`: with `@inline(__always)` both stayed calls (seen in
-    /// the assembly), passing the accumulators through memory once per tile and block. Inlined,
-    /// measured (ab runs, minimum of 3, portable): landmark 1×1 layers 7.37 → 6.11 ms, the
-    /// landmark model 15.4 → 14.3 ms, the detector 3.76 → 3.47 ms.
+    /// the assembly), passing the accumulators through memory once per tile and block, which
+    /// cost the 1×1 layers most.
     @_transparent
     static func emitTile(_ blk: Int, _ count: Int, _ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>,
                          _ n: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
@@ -330,11 +323,10 @@ public enum TiledConvolution {
         let out = output + first
         #if !(arch(x86_64) && !FACEKIT_WIDE_VECTORS)
         // A whole tile of a full block: the block's constants loaded once and the four pixels
-        // requantized through one set of branches (`requantFour`). Measured (--layers, minimum
-        // of 5 alternating runs, AVX2): landmark 1×1 layers 1.28 → 1.08 ms and 0.93 → 0.82 with
-        // a folded PRELU, detector 0.42 → 0.37 ms (two `requantPair`s: 1.20, 0.88, 0.38). The
-        // portable SSE2 build gained nothing from it (16 registers of 4 lanes), so keeps the
-        // pixel-by-pixel path.
+        // requantized through one set of branches (`requantFour`), which beats two
+        // `requantPair`s on the 1×1 layers with or without a folded PRELU. The portable SSE2
+        // build (16 registers of 4 lanes) gains nothing from it, so keeps the pixel-by-pixel
+        // path.
         if count == tile && width == lanes && (r.lanes || r.wide) {
             requantFour(c0, c1, c2, c3, BlockConstants(first, bias, m, r), r, out, n)
             return
@@ -481,9 +473,8 @@ public enum TiledConvolution {
 
     /// Requantizes one pixel's block of accumulators and stores its `width` valid channels. A
     /// full block takes a 32-bit lane form (`lanesRequantize`, `wideRequantize`: bit-identical
-    /// to the 64-bit formula); measured when the wide form came (bench models --layers, minimum
-    /// of 3 runs, portable), the landmark model's two layers that had the scalar 64-bit epilogue:
-    /// the first 3×3 convolution 2.43 → 1.90 ms and a 1×1 convolution 1.10 → 0.86 ms.
+    /// to the 64-bit formula), which is markedly faster than the scalar 64-bit epilogue that
+    /// partial blocks and layers with neither form keep.
     @_transparent
     static func requant(_ acc: SIMD8<Int32>, _ first: Int, _ width: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
                         _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>) {
@@ -634,9 +625,8 @@ public enum TiledConvolution {
     /// `wideProduct` for a mantissa vector. AVX2 has VPMULDQ (signed 32×32 → 64 bits), so there
     /// the exact 64-bit formula is shorter than the 16-bit split; with a right shift that is
     /// logical (AVX2 has no 64-bit arithmetic one), made exact by adding 2^62 — a multiple of
-    /// 2^s that keeps the sum positive (|a·m| < 2^60) — and subtracting 2^(62-s) after.
-    /// Microbenchmark (AVX2, the landmark model's first layer with 29-bit mantissas, min of 6
-    /// alternating runs): 788 → 348 µs.
+    /// 2^s that keeps the sum positive (|a·m| < 2^60) — and subtracting 2^(62-s) after. On a
+    /// layer with 29-bit mantissas this form takes well under half the time of the split.
     @inline(__always)
     static func wideProduct(_ a: SIMD8<Int32>, _ m: SIMD8<Int32>, shift: Int) -> SIMD8<Int32> {
         #if arch(x86_64) && FACEKIT_WIDE_VECTORS

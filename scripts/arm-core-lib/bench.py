@@ -1,4 +1,4 @@
-"""The cost model of scripts/arm-bench (issue 26): executed basic blocks (from the bbcount QEMU
+"""The cost model of scripts/arm-bench: executed basic blocks (from the bbcount QEMU
 plugin, board/arm-core/bbcount.c) costed one by one with llvm-mca 19, summed per inference.
 
     cycles(inference) = sum over hot blocks of  executions x llvm-mca cycles per execution

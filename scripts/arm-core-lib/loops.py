@@ -1,5 +1,5 @@
 """Inner-loop analysis of llvm-objdump output for scripts/arm-codegen-report and
-scripts/arm-cost-projection (issue 9). Finds each kernel's function body in FaceKernels.o, its
+scripts/arm-cost-projection. Finds each kernel's function body in FaceKernels.o, its
 innermost loops (backward branches with no loop nested inside), and counts what they execute."""
 import re, subprocess, sys
 

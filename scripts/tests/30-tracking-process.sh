@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 4 "done when": `facekit process` on every test video (and a still) writes the seed's export
+# Tracking end to end: `facekit process` on every test video (and a still) writes the seed's export
 # through the session store. pandas/h5py read it back: the seed's column names and order, one row
 # per decoded frame, face found as MediaPipe found it (>= 99 % of frames) and blend shapes within
 # MAE 0.02 of MediaPipe's goldens (testdata/reference/mediapipe), in CSV and HDF5.

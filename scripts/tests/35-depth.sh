@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 8 "done when": a session recorded with the replay depth driver exports /depth that h5py
+# Depth end to end: a session recorded with the replay depth driver exports /depth that h5py
 # reads back bit-exact (and 16-bit PNGs that PIL reads back bit-exact), distance to screen comes
 # from depth where a map matched, and bad drivers (a crash, a wrong ABI version, a hang) never take
 # facekit down: the session is recorded and exported without depth, and says why.

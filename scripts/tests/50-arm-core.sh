@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# FaceCore on ARM (issue 9): the Embedded-Swift aarch64 builds (scripts/build-core-arm) run under
+# FaceCore on ARM: the Embedded-Swift aarch64 builds (scripts/build-core-arm) run under
 # qemu-aarch64-static, on an emulated Cortex-A72 (portable build) and Cortex-A76 (dot-product
 # build), and must be byte-identical to the host build of the same driver:
 #   - the three int8 models (detector, landmarks, blendshapes) on every real face crop in
 #     testdata/reference/model-io/<model>/*/input.npy: int16 output tensors and float outputs;
 #   - reference vs optimized conv2d / depthwise kernels: random geometries, and every conv layer
 #     of one real inference per model (on each target, and the hashes compared across targets).
-# Fails too when FaceCore stops compiling in Embedded Swift (issue 9, item 5).
+# Fails too when FaceCore stops compiling in Embedded Swift.
 # The model file is converted by the host driver (the same steps as `facekit model convert`) into
 # .cache/arm-core/facekit.fkm, or taken from $FACEKIT_ARM_FKM.
 source "$(dirname "$0")/../lib/common.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# facekit's estimated cost on the target cores must not regress (issue 26, item 5): the ARM cost
+# facekit's estimated cost on the target cores must not regress: the ARM cost
 # model (scripts/arm-bench --facekit-only: one real crop per model, counted under QEMU, costed with
 # llvm-mca 19 for Cortex-A72 and Cortex-A76) against board/arm-core/cost-baseline.json, which the
 # repo keeps. Fails when any model's estimated cycles exceed its baseline by more than 10 %; says

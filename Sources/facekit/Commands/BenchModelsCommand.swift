@@ -5,17 +5,19 @@ import FaceCore
 /// `facekit bench models`: our engines against LiteRT on the same inputs, in the same run.
 struct BenchModelsCommand: Command {
     static let path = ["bench", "models"]
-    static let synopsis = "facekit bench models [--json] [--runs N] [--warmup N] [--model-file F] [--fixed-model F] [--layers] [--no-litert] [--kernels baseline|avx2]"
-    static let abstract = "Latency of each model, float and fixed point (median, p90; one thread), beside LiteRT's, with the ratios."
+    static let synopsis = "facekit bench models [--json] [--runs N] [--warmup N] [--model-file F] [--fixed-model F] [--layers] [--no-litert] [--kernels baseline|avx2] [--compare BASELINE]"
+    static let abstract = "Latency of each model, float and fixed point (median, p90; one thread), beside LiteRT's, with the ratios; --compare: the fixed-point figures beside a saved --json report's."
     let json: Bool, layers: Bool, litert: Bool
     let runs: Int, warmup: Int
     let modelFile: String
     let fixedModel: String
     /// The copy of the integer kernels the fixed-point engine runs (default: the best this CPU runs).
     let kernels: KernelISA
+    /// A saved `--json` report to compare this run with (`BenchComparison`).
+    let compare: String?
 
     init(arguments: [String]) throws {
-        let a = try ArgumentScanner(arguments, valueOptions: ["runs", "warmup", "model-file", "fixed-model", "kernels"], flagOptions: ["json", "layers", "no-litert"])
+        let a = try ArgumentScanner(arguments, valueOptions: ["runs", "warmup", "model-file", "fixed-model", "kernels", "compare"], flagOptions: ["json", "layers", "no-litert"])
         guard a.positionals.isEmpty else { throw UsageError("unexpected argument \(a.positionals[0])") }
         json = a.flag("json"); layers = a.flag("layers"); litert = !a.flag("no-litert")
         runs = try a.int("runs", default: 100); warmup = try a.int("warmup", default: 10)
@@ -25,6 +27,7 @@ struct BenchModelsCommand: Command {
         modelFile = a.value("model-file") ?? "models/face_landmarker_v2.task"
         fixedModel = a.value("fixed-model") ?? "models/facekit.fkm"
         kernels = try KernelISA.option(a.value("kernels"))
+        compare = a.value("compare")
     }
 
     struct Timing {
@@ -84,6 +87,7 @@ struct BenchModelsCommand: Command {
             throw CommandFailure("\(fixedModel): no fixed-point model; run 'facekit model convert models/face_landmarker_v2.task -o \(fixedModel)' (scripts/setup does)")
         }
         let fixedModels = try ModelLoading.load(fixedModel)
+        let baseline = try compare.map { try BenchComparison.load($0) }   // before the minutes of timing
         var fixed: [String: Timing] = [:]
         var ours: [String: Timing] = [:]
         var sources: [String: String] = [:]
@@ -125,28 +129,11 @@ struct BenchModelsCommand: Command {
             }
         }
 
+        let report = Self.report(ours: ours, fixed: fixed, ref: ref, sources: sources, kernels: kernels, litertVersion: server?.version)
+        let comparison = baseline.map { BenchComparison.rows(baseline: $0, current: report) }
         if json {
-            var obj: [String: Any] = [:]
-            for (name, t) in ours {
-                var m: [String: Any] = ["ours_ms": fixed[name]?.median ?? t.median, "float_ms": t.median, "float_p90_ms": t.p90, "input": sources[name] ?? ""]
-                if let fx = fixed[name] { m["fixed_ms"] = fx.median; m["fixed_p90_ms"] = fx.p90 }
-                if let r = ref[name], let l = r["xnnpack_median_ms"] {
-                    m["litert_ms"] = l
-                    m["litert_p90_ms"] = r["xnnpack_p90_ms"] ?? 0
-                    m["float_ratio"] = t.median / l
-                    if let fx = fixed[name] { m["fixed_ratio"] = fx.median / l }
-                    m["ratio"] = (fixed[name]?.median ?? t.median) / l
-                    if let nd = r["ref_median_ms"] { m["litert_nodelegate_ms"] = nd; m["ratio_vs_nodelegate"] = t.median / nd }
-                }
-                obj[name] = m
-            }
-            obj["peak_rss_mb"] = Self.peakRSSMB()
-            obj["kernels"] = kernels.name
-            obj["kernels_available"] = KernelISA.available.map(\.name)
-            if let server {
-                obj["litert_version"] = server.version
-                obj["timing"] = "fixed point and LiteRT XNNPACK alternate in turns of \(Self.round) inferences"
-            }
+            var obj = report
+            if let comparison { obj["compare"] = BenchComparison.json(comparison) }
             let data = try JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         } else {
@@ -165,8 +152,38 @@ struct BenchModelsCommand: Command {
                 print("fixed point and LiteRT \(server.version) (XNNPACK) alternate in turns of \(Self.round) inferences; LiteRT no-delegate: \(max(10, runs / 5)) runs")
             }
             if !layerReport.isEmpty { print(""); layerReport.forEach { print($0) } }
+            if let comparison, let baseline, let compare {
+                print(""); BenchComparison.table(comparison, baselinePath: compare, baseline: baseline).forEach { print($0) }
+            }
         }
         return 0
+    }
+
+    /// The `--json` report: per model the medians, p90s and ratios, then the run's settings.
+    static func report(ours: [String: Timing], fixed: [String: Timing], ref: [String: [String: Double]], sources: [String: String],
+                       kernels: KernelISA, litertVersion: String?) -> [String: Any] {
+        var obj: [String: Any] = [:]
+        for (name, t) in ours {
+            var m: [String: Any] = ["ours_ms": fixed[name]?.median ?? t.median, "float_ms": t.median, "float_p90_ms": t.p90, "input": sources[name] ?? ""]
+            if let fx = fixed[name] { m["fixed_ms"] = fx.median; m["fixed_p90_ms"] = fx.p90 }
+            if let r = ref[name], let l = r["xnnpack_median_ms"] {
+                m["litert_ms"] = l
+                m["litert_p90_ms"] = r["xnnpack_p90_ms"] ?? 0
+                m["float_ratio"] = t.median / l
+                if let fx = fixed[name] { m["fixed_ratio"] = fx.median / l }
+                m["ratio"] = (fixed[name]?.median ?? t.median) / l
+                if let nd = r["ref_median_ms"] { m["litert_nodelegate_ms"] = nd; m["ratio_vs_nodelegate"] = t.median / nd }
+            }
+            obj[name] = m
+        }
+        obj["peak_rss_mb"] = Self.peakRSSMB()
+        obj["kernels"] = kernels.name
+        obj["kernels_available"] = KernelISA.available.map(\.name)
+        if let litertVersion {
+            obj["litert_version"] = litertVersion
+            obj["timing"] = "fixed point and LiteRT XNNPACK alternate in turns of \(Self.round) inferences"
+        }
+        return obj
     }
 
     func fmt(_ v: Double?) -> String { v.map { String(format: "%.3f", $0) } ?? "-" }
