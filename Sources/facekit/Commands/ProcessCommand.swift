@@ -47,7 +47,7 @@ struct ProcessCommand: Command {
             throw CommandFailure("\(media): no such file or not readable")
         }
         // Every decoder (ffmpeg too) would block forever on a FIFO nothing writes to.
-        do { try MediaFile.checkRegular(media) } catch { throw CommandFailure(error.message) }
+        do throws(CaptureError) { try MediaFile.checkRegular(media) } catch { throw CommandFailure(error.message) }
         let modelPath = Self.modelPath(args.value("model"))
         let models: FaceModels
         do { models = try FaceModels.load(path: modelPath) } catch { throw CommandFailure("\(error)") }
