@@ -67,6 +67,8 @@ struct ExportedSessionInfo: Codable {
     /// Depth camera intrinsics and which maps were stored, for sessions with a depth driver.
     var depth: DepthIntrinsics?
     var captureDepthMaps: String?
+    /// Frame indices missing because their records in frames.log are damaged (absent when none).
+    var gaps: [Int64]?
 }
 
 struct ExportedEvent: Codable {
@@ -154,6 +156,7 @@ public final class Exporter: Sendable {
         var info = sessionInfo(session)
         info.depth = try DepthExport.intrinsics(session)
         info.captureDepthMaps = session.metadata.config.captureDepthMaps?.description
+        info.gaps = session.gaps.isEmpty ? nil : session.gaps
         files.append(try writeJSON(info, to: dir, name: "session.json"))
         switch options.format {
         case .csv, .jsonl:

@@ -87,6 +87,9 @@ public enum EventLog {
         public var validEnd: Int64
         public var fileSize: Int64
         public var midFileDamageAt: Int64?
+        /// Byte offsets where damage starts and intact records follow; the events after each are
+        /// kept in `events` (a closed log is salvaged, not given up at the first bad byte).
+        public var damagedAt: [Int64] = []
         public var isTornTail: Bool { validEnd < fileSize && midFileDamageAt == nil }
     }
 
@@ -121,18 +124,27 @@ public enum EventLog {
         }
         var events: [SessionEvent] = []
         var off = h.count
-        while let (event, next) = record(in: data, at: off, expectSeq: UInt64(events.count)) {
-            events.append(event); off = next
-        }
-        var result = ScanResult(events: events, validEnd: Int64(off), fileSize: size, midFileDamageAt: nil)
-        if off < data.count {
-            // Look for any intact record beyond the damage.
+        var expect: UInt64? = 0
+        var damagedAt: [Int64] = []
+        while true {
+            while let (event, next) = record(in: data, at: off, expectSeq: expect) {
+                events.append(event); off = next; expect = event.seq &+ 1
+            }
+            guard off < data.count else { break }
+            // Damage: any intact record beyond it (a later sequence number) means the damage is
+            // in the middle; its events and those after it are kept.
             var probe = off + 1
+            var resumed = false
             while probe + 12 <= data.count {
-                if record(in: data, at: probe, expectSeq: nil) != nil { result.midFileDamageAt = Int64(off); break }
+                if let (e, _) = record(in: data, at: probe, expectSeq: nil), e.seq >= (expect ?? 0) {
+                    damagedAt.append(Int64(off)); off = probe; expect = e.seq; resumed = true
+                    break
+                }
                 probe += 1
             }
+            if !resumed { break }
         }
+        let result = ScanResult(events: events, validEnd: Int64(off), fileSize: size, midFileDamageAt: damagedAt.first, damagedAt: damagedAt)
         return result
     }
 

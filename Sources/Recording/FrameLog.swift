@@ -140,6 +140,80 @@ public enum FrameLog {
         return result
     }
 
+    /// Every record of a closed log checked, damage skipped rather than fatal: which records fail
+    /// their checks, the frame indices they held (as far as the intact records around them tell),
+    /// and the bytes after the last whole record.
+    public struct Salvage: Sendable, Equatable {
+        /// Indices (positions in the log) of the records that fail their checks.
+        public var damagedRecords: [Int] = []
+        /// Byte offset of each damaged record.
+        public var damagedOffsets: [Int64] = []
+        /// The frame indices missing: for each run of damaged records, the indices strictly between
+        /// the intact frames around it when that span has exactly the run's length; otherwise (a
+        /// frame dropped inside the run, or a run at either end) the run's length counted on from
+        /// the intact neighbour.
+        public var gaps: [Int64] = []
+        /// Whole records in the file, intact or not.
+        public var records = 0
+        /// Bytes after the last whole record (a torn tail).
+        public var trailingBytes: Int64 = 0
+        /// Damaged stretches of events.log (filled in by the store, which reads both logs).
+        public var damagedEventStretches = 0
+        /// Damaged frame records, a torn end, and damaged event stretches, counted together.
+        public var damageCount: Int { damagedRecords.count + (trailingBytes > 0 ? 1 : 0) + damagedEventStretches }
+        public var isClean: Bool { damageCount == 0 }
+    }
+
+    /// Checks every record of the log (records start at `dataStart`).
+    static func salvageScan(fd: Int32, path: String, layout: FrameLayout, dataStart: Int64) throws(RecordingError) -> Salvage {
+        let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)
+        let rs = layout.recordSize
+        var out = Salvage()
+        out.records = Int(max(0, size - dataStart) / Int64(rs))
+        out.trailingBytes = max(0, size - dataStart) - Int64(out.records) * Int64(rs)
+        let perChunk = max(1, (4 << 20) / rs)
+        let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: perChunk * rs, alignment: 16)
+        defer { buf.deallocate() }
+        var index = 0
+        var previousFrame: Int64? = nil
+        var runStart: Int? = nil
+        func closeRun(next: Int64?) {
+            guard let start = runStart else { return }
+            let k = Int64(index - start)
+            if let p = previousFrame, let n = next, n.subtractingReportingOverflow(p).partialValue == k + 1 {
+                out.gaps += (1...k).map { p + $0 }
+            } else if let p = previousFrame, p < Int64.max - k {
+                out.gaps += (1...k).map { p + $0 }
+            } else if let n = next, n > Int64.min + k {
+                out.gaps += (0..<k).map { n - k + $0 }
+            }
+            runStart = nil
+        }
+        while index < out.records {
+            let n = min(perChunk, out.records - index)
+            let offset = dataStart + Int64(index) * Int64(rs)
+            let got = try Syscalls.preadFully(fd, UnsafeMutableRawBufferPointer(rebasing: buf[0..<(n * rs)]), at: offset).orThrow("reading", path)
+            guard got == n * rs else {
+                throw RecordingError(.corrupt, "\(path): the file shrank while being checked; is another process writing it?", path: path)
+            }
+            for k in 0..<n {
+                let rec = UnsafeRawPointer(buf.baseAddress! + k * rs)
+                if isValid(rec, layout: layout, seq: UInt64(index)) {
+                    let frame = FrameView(payload: rec + FrameLayout.framingSize, layout: layout).frameIndex
+                    closeRun(next: frame)
+                    previousFrame = frame
+                } else {
+                    out.damagedRecords.append(index)
+                    out.damagedOffsets.append(offset + Int64(k * rs))
+                    if runStart == nil { runStart = index }
+                }
+                index += 1
+            }
+        }
+        closeRun(next: nil)
+        return out
+    }
+
     @inline(__always)
     static func isValidIgnoringSeq(_ rec: UnsafeRawPointer, layout: FrameLayout) -> Bool {
         guard UInt32(littleEndian: rec.loadUnaligned(as: UInt32.self)) == FrameLayout.recordMagic else { return false }
@@ -155,26 +229,48 @@ public enum FrameLog {
 }
 
 /// Sequential, validated reading of a closed (or recovered) `frames.log`, in batches.
+///
+/// Records listed in `damaged` (found by `FrameLog.salvageScan`) are skipped: indices and
+/// `count` are of the intact records only, so one bad record costs one frame, not the session.
+/// Any other record that fails its checks is an error (the file changed since it was checked).
 public final class FrameLogReader {
     public let path: String
     public let layout: FrameLayout
+    /// Intact records: whole records minus the damaged ones.
     public let count: Int
+    /// Log positions of the records skipped as damaged, ascending.
+    public let damaged: [Int]
+    private let damagedSet: Set<Int>
     /// Where the records start (the header's size).
     public let dataStart: Int64
     private let fd: Int32
     private var buffer: UnsafeMutableRawBufferPointer
+    /// Next log position to read, and the intact index it corresponds to.
+    private var nextPosition = 0
     private var next = 0
+    private let records: Int
 
-    /// Opens the log; `count` is how many whole records it holds (validated as they are read).
-    public init(path: String, layout: FrameLayout, sessionID: String) throws(RecordingError) {
+    /// Opens the log; `count` is how many intact records it holds (validated as they are read).
+    public init(path: String, layout: FrameLayout, sessionID: String, damaged: [Int] = []) throws(RecordingError) {
         self.path = path; self.layout = layout
         fd = try Syscalls.openSessionFile(path, O_RDONLY)
         do {
             dataStart = try FrameLog.checkHeader(fd: fd, path: path, layout: layout, sessionID: sessionID)
             let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)
-            count = Int(max(0, size - dataStart) / Int64(layout.recordSize))
+            let whole = Int(max(0, size - dataStart) / Int64(layout.recordSize))
+            records = whole
+            self.damaged = damaged.filter { $0 < whole }
         } catch { Syscalls.close(fd); throw error }
+        damagedSet = Set(self.damaged)
+        count = records - self.damaged.count
         buffer = .allocate(byteCount: max(1, (2 << 20) / layout.recordSize) * layout.recordSize, alignment: 16)
+    }
+
+    /// The log position of intact record `index`.
+    func position(of index: Int) -> Int {
+        var p = index
+        for d in damaged { if d <= p { p += 1 } else { break } }
+        return p
     }
 
     deinit { Syscalls.close(fd); buffer.deallocate() }
@@ -182,25 +278,38 @@ public final class FrameLogReader {
     public var batchCapacity: Int { buffer.count / layout.recordSize }
 
     /// Restarts reading at record `index`.
-    public func seek(to index: Int) { next = index }
+    public func seek(to index: Int) { next = index; nextPosition = position(of: index) }
 
     /// Reads the next batch and calls `body` with a view per record; returns false at the end.
     /// Throws `.corrupt` naming the file and offset when a record fails its checks.
     public func nextBatch(_ body: (_ firstIndex: Int, _ frames: UnsafeRawPointer, _ count: Int) throws -> Void) throws -> Bool {
-        guard next < count else { return false }
-        let n = min(batchCapacity, count - next)
         let rs = layout.recordSize
-        let offset = dataStart + Int64(next) * Int64(rs)
-        let got = try Syscalls.preadFully(fd, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<(n * rs)]), at: offset).orThrow("reading", path)
-        guard got == n * rs else {
-            throw RecordingError(.corrupt, "\(path): the file shrank while being read (record \(next + got / rs)); is another process writing it?", path: path)
+        while next < count && nextPosition < records {
+            let n = min(batchCapacity, records - nextPosition)
+            let offset = dataStart + Int64(nextPosition) * Int64(rs)
+            let got = try Syscalls.preadFully(fd, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<(n * rs)]), at: offset).orThrow("reading", path)
+            guard got == n * rs else {
+                throw RecordingError(.corrupt, "\(path): the file shrank while being read (record \(nextPosition + got / rs)); is another process writing it?", path: path)
+            }
+            // Intact records are moved down over the damaged ones, so the batch is contiguous.
+            var kept = 0
+            for k in 0..<n {
+                let p = nextPosition + k
+                let rec = UnsafeRawPointer(buffer.baseAddress! + k * rs)
+                if FrameLog.isValid(rec, layout: layout, seq: UInt64(p)) {
+                    if kept != k { (buffer.baseAddress! + kept * rs).copyMemory(from: rec, byteCount: rs) }
+                    kept += 1
+                } else if !damagedSet.contains(p) {
+                    throw RecordingError(.corrupt, "\(path): record \(p) at byte \(offset + Int64(k * rs)) fails its checksum or sequence check; the file is damaged", path: path)
+                }
+            }
+            nextPosition += n
+            guard kept > 0 else { continue }
+            try body(next, UnsafeRawPointer(buffer.baseAddress!), kept)
+            next += kept
+            return true
         }
-        for k in 0..<n where !FrameLog.isValid(UnsafeRawPointer(buffer.baseAddress! + k * rs), layout: layout, seq: UInt64(next + k)) {
-            throw RecordingError(.corrupt, "\(path): record \(next + k) at byte \(offset + Int64(k * rs)) fails its checksum or sequence check; the file is damaged", path: path)
-        }
-        try body(next, UnsafeRawPointer(buffer.baseAddress!), n)
-        next += n
-        return true
+        return false
     }
 
     /// The payload view of record `k` of the batch passed to `nextBatch`'s body.
@@ -213,10 +322,11 @@ public final class FrameLogReader {
     public func frame(at index: Int) throws(RecordingError) -> FrameRecord {
         guard index >= 0 && index < count else { throw RecordingError(.invalidArgument, "\(path): no record \(index) (the log holds \(count))") }
         let rs = layout.recordSize
-        let offset = dataStart + Int64(index) * Int64(rs)
+        let p = position(of: index)
+        let offset = dataStart + Int64(p) * Int64(rs)
         let got = try Syscalls.preadFully(fd, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<rs]), at: offset).orThrow("reading", path)
-        guard got == rs, FrameLog.isValid(UnsafeRawPointer(buffer.baseAddress!), layout: layout, seq: UInt64(index)) else {
-            throw RecordingError(.corrupt, "\(path): record \(index) at byte \(offset) fails its checksum or sequence check; the file is damaged", path: path)
+        guard got == rs, FrameLog.isValid(UnsafeRawPointer(buffer.baseAddress!), layout: layout, seq: UInt64(p)) else {
+            throw RecordingError(.corrupt, "\(path): record \(p) at byte \(offset) fails its checksum or sequence check; the file is damaged", path: path)
         }
         return view(UnsafeRawPointer(buffer.baseAddress!), 0).record()
     }

@@ -13,9 +13,11 @@ public struct SessionSummary: Sendable {
     /// From the first to the last stored frame; nil when unknown or fewer than two frames.
     public var durationSeconds: Double?
     public var storageBytes: Int64
-    public init(metadata: SessionMetadata, frameCount: Int, durationSeconds: Double?, storageBytes: Int64) {
+    /// Records of frames.log that fail their checks (skipped on export, listed as gaps).
+    public var damagedRecords: Int
+    public init(metadata: SessionMetadata, frameCount: Int, durationSeconds: Double?, storageBytes: Int64, damagedRecords: Int = 0) {
         self.metadata = metadata; self.frameCount = frameCount
-        self.durationSeconds = durationSeconds; self.storageBytes = storageBytes
+        self.durationSeconds = durationSeconds; self.storageBytes = storageBytes; self.damagedRecords = damagedRecords
     }
 }
 
@@ -35,7 +37,10 @@ public struct SessionListing: Sendable {
         switch result {
         case .success(let s):
             let dur = s.durationSeconds.map { String(format: "%.1fs", $0) } ?? "-"
-            return "\(s.sessionID)  participant=\(Self.field(s.participant))  frames=\(s.frameCount)  duration=\(dur)  bytes=\(s.storageBytes)  state=\(s.state.rawValue)"
+            // A session with damaged records still exports (the damage becomes gaps), but it is
+            // listed as damaged, with the count, so nobody mistakes it for a clean one.
+            let state = s.damagedRecords > 0 ? "damaged  damaged=\(s.damagedRecords)" : s.state.rawValue
+            return "\(s.sessionID)  participant=\(Self.field(s.participant))  frames=\(s.frameCount)  duration=\(dur)  bytes=\(s.storageBytes)  state=\(state)"
                 + (s.metadata.droppedFrames > 0 ? "  dropped=\(s.metadata.droppedFrames)" : "")
                 + (s.metadata.error.map { "  error=" + Self.quoted($0) } ?? "")
         case .failure(let e):
@@ -385,15 +390,17 @@ public final class SessionStore: Sendable {
         defer { Syscalls.close(fd) }
         let locked = try Syscalls.tryLockExclusive(fd).orThrow("locking", framesPath)
         let dataStart = try FrameLog.checkHeader(fd: fd, path: framesPath, layout: layout, sessionID: id)
+        var salvage = FrameLog.Salvage()
         if locked && (meta.state == .recording || meta.state == .paused) {
             meta = try Self.recover(dir: dir, meta: meta, framesFD: fd, layout: layout, dataStart: dataStart)
         } else if locked {
-            let size = try Syscalls.fileSize(fd).orThrow("reading the size of", framesPath)
-            if (size - dataStart) % Int64(layout.recordSize) != 0 {
-                throw RecordingError(.corrupt, "\(framesPath): size \(size) is not a whole number of records although the session was \(meta.state.rawValue); the file was damaged after recording", path: framesPath)
-            }
+            // A closed log is checked record by record: damage costs the damaged frames (listed as
+            // gaps), not the session.
+            salvage = try FrameLog.salvageScan(fd: fd, path: framesPath, layout: layout, dataStart: dataStart)
+            let events = try EventLog.scan(path: dir + "/" + EventLog.fileName, sessionID: id)
+            salvage.damagedEventStretches = events.damagedAt.count + (events.isTornTail ? 1 : 0)
         }
-        return try StoredSession(directory: dir, metadata: meta, layout: layout, isLive: !locked)
+        return try StoredSession(directory: dir, metadata: meta, layout: layout, isLive: !locked, salvage: salvage)
     }
 
     static func recover(dir: String, meta: SessionMetadata, framesFD fd: Int32, layout: FrameLayout, dataStart: Int64) throws(RecordingError) -> SessionMetadata {
@@ -494,10 +501,13 @@ public struct StoredSession: Sendable {
     /// A recorder holds the session open; counts may grow.
     public let isLive: Bool
     public let summary: SessionSummary
+    /// What checking every frame record found (nothing for a live session, whose log is growing).
+    public let salvage: FrameLog.Salvage
 
-    init(directory: String, metadata: SessionMetadata, layout: FrameLayout, isLive: Bool) throws(RecordingError) {
+    init(directory: String, metadata: SessionMetadata, layout: FrameLayout, isLive: Bool, salvage: FrameLog.Salvage = .init()) throws(RecordingError) {
         self.directory = directory; self.metadata = metadata; self.layout = layout; self.isLive = isLive
-        let reader = try FrameLogReader(path: directory + "/" + FrameLog.fileName, layout: layout, sessionID: metadata.sessionID)
+        self.salvage = salvage
+        let reader = try FrameLogReader(path: directory + "/" + FrameLog.fileName, layout: layout, sessionID: metadata.sessionID, damaged: salvage.damagedRecords)
         frameCount = reader.count
         var duration: Double? = nil
         if reader.count >= 2 {
@@ -508,7 +518,8 @@ public struct StoredSession: Sendable {
             duration = overflow ? (Double(last) - Double(first)) / 1e9 : Double(span) / 1e9
         }
         summary = SessionSummary(metadata: metadata, frameCount: reader.count, durationSeconds: duration,
-                                 storageBytes: SessionStore.directorySize(directory))
+                                 storageBytes: SessionStore.directorySize(directory),
+                                 damagedRecords: salvage.damageCount)
     }
 
     public var framesPath: String { directory + "/" + FrameLog.fileName }
@@ -523,18 +534,20 @@ public struct StoredSession: Sendable {
     }
 
     public func framesReader() throws(RecordingError) -> FrameLogReader {
-        try FrameLogReader(path: framesPath, layout: layout, sessionID: metadata.sessionID)
+        try FrameLogReader(path: framesPath, layout: layout, sessionID: metadata.sessionID, damaged: salvage.damagedRecords)
     }
 
-    /// All intact events. Damage is an error naming the file; a torn tail (live session) is ignored.
+    /// All intact events: a damaged stretch in the middle is skipped and the events after it kept
+    /// (`eventDamage` says where). Bytes at the end of a closed log that fail their checks are an
+    /// error naming the file; a torn tail of a live session is ignored.
     public func events() throws(RecordingError) -> [SessionEvent] {
         let scan = try EventLog.scan(path: eventsPath, sessionID: metadata.sessionID)
-        if let at = scan.midFileDamageAt {
-            throw RecordingError(.corrupt, "\(eventsPath): record at byte \(at) is damaged", path: eventsPath)
-        }
         if scan.isTornTail && !isLive && metadata.state != .recording && metadata.state != .paused {
             throw RecordingError(.corrupt, "\(eventsPath): \(scan.fileSize - scan.validEnd) bytes at the end fail their checks", path: eventsPath)
         }
         return scan.events
     }
+
+    /// The frame indices whose records are damaged (see `FrameLog.Salvage.gaps`).
+    public var gaps: [Int64] { salvage.gaps }
 }

@@ -4,6 +4,7 @@ enum CommandTable {
         HelpCommand.self,
         SessionsListCommand.self,
         SessionsDeleteCommand.self,
+        SessionsVerifyCommand.self,
         SessionsRecordSyntheticCommand.self,
         ExportCommand.self,
         BenchStorageCommand.self,

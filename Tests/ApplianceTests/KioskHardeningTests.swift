@@ -145,15 +145,16 @@ extension KioskDaemonTests {
             _ = try rec.stop()
             ids.append(rec.sessionID)
         }
-        // B: session.json with an extreme anchor. C: a flipped byte in the middle of frames.log.
+        // B: session.json with an extreme anchor. C: junk after the last record of events.log, which
+        // opens (listed as damaged) but cannot be exported. (A flipped byte in the middle of
+        // frames.log no longer fails an export: it costs one frame, listed as a gap.)
         let b = store.root + "/" + ids[1] + "/session.json"
         var text = try String(contentsOfFile: b, encoding: .utf8)
         text = text.replacingOccurrences(of: #""monotonicAnchorNs" : \d+"#, with: "\"monotonicAnchorNs\" : -9223372036854775807", options: .regularExpression)
         try text.write(toFile: b, atomically: false, encoding: .utf8)
-        let frames = store.root + "/" + ids[2] + "/frames.log"
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: frames)))
-        bytes[bytes.count / 2] ^= 0x10
-        try Data(bytes).write(to: URL(fileURLWithPath: frames))
+        let events = store.root + "/" + ids[2] + "/events.log"
+        let h = FileHandle(forWritingAtPath: events)!
+        h.seekToEndOfFile(); h.write(Data([0x46, 0x4B, 0x45, 0x56, 9, 9, 9])); h.closeFile()
 
         let x = StickExporter(store: store, mountPoint: d + "/mnt", options: ExportOptions(format: .csv))
         let (pending, damaged) = try x.sessionsToExport()
@@ -164,7 +165,7 @@ extension KioskDaemonTests {
         let r = try x.exportSessions(pending, to: target, node: "/dev/sdz1", progress: { _ in }, cancelled: { false })
         #expect(Set(r.done.map(\.0)) == [ids[0], ids[3]])
         #expect(r.failed.map(\.sessionID) == [ids[2]])
-        #expect(r.failed.first?.error.contains("frames.log") == true)
+        #expect(r.failed.first?.error.contains("events.log") == true)
         let onStick = try FileManager.default.contentsOfDirectory(atPath: target)
         #expect(onStick.count == 2)
         #expect(onStick.sorted().map { $0.prefix(10) } == ["session_A_", "session_D_"])

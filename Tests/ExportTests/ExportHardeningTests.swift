@@ -202,3 +202,73 @@ func hiddenEntries(_ dir: String) -> [String] {
         #expect(hiddenEntries(out).isEmpty)
     }
 }
+
+/// One flipped byte costs the frame it is in, not the session: the record is skipped, the ones
+/// after it kept, the export lists the missing frame indices as `gaps`, `sessions list` calls the
+/// session damaged with the count, and `verify` names every damaged record.
+@Suite struct SalvageHardeningTests {
+    func flip(_ rec: SessionRecorder, records: [Int]) throws {
+        let path = rec.directory + "/frames.log"
+        var b = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        for r in records { b[FrameLog.headerSize + r * rec.layout.recordSize + 60] ^= 0x10 }
+        try Data(b).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test(arguments: [ExportFormat.csv, .jsonl, .hdf5])
+    func aFlippedByteInTheMiddleBecomesAGap(_ format: ExportFormat) throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try recordSynthetic(store, frames: 30)
+        let clean = try store.open(rec.sessionID).framesReader().readAll().map(\.frameIndex)
+        try flip(rec, records: [3, 4, 20])
+        let s = try store.open(rec.sessionID)
+        #expect(s.frameCount == 27 && s.salvage.damagedRecords == [3, 4, 20])
+        #expect(s.gaps == [clean[3], clean[4], clean[20]])
+        let kept = try s.framesReader().readAll().map(\.frameIndex)
+        #expect(kept == clean.enumerated().filter { ![3, 4, 20].contains($0.offset) }.map(\.element))
+
+        let r = try Exporter(store: store).export(sessionID: rec.sessionID, to: dir.sub("out"), options: .init(format: format))
+        #expect(r.frameCount == 27)
+        let info = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: r.directory + "/session.json"))) as! [String: Any]
+        #expect((info["gaps"] as? [Int]) == [clean[3], clean[4], clean[20]].map { Int($0) }, "\(info["gaps"] ?? "none")")
+        #expect((info["frameCount"] as? Int) == 27)
+
+        let line = try store.list()[0].textLine
+        #expect(line.contains("frames=27") && line.contains("state=damaged  damaged=3"), "\(line)")
+
+        let v = try store.verify(rec.sessionID)
+        #expect(!v.isClean)
+        let text = v.lines.joined(separator: "\n")
+        for k in [3, 4, 20] { #expect(text.contains("frames.log: record \(k) at byte \(FrameLog.headerSize + k * rec.layout.recordSize) fails")) }
+        #expect(text.contains("missing frame indices (exported as gaps): \(clean[3])-\(clean[4]), \(clean[20])"), "\(text)")
+    }
+
+    @Test func aCleanSessionVerifiesCleanAndExportsWithoutGaps() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try recordSynthetic(store, frames: 10)
+        let v = try store.verify(rec.sessionID)
+        #expect(v.isClean, "\(v.lines)")
+        #expect(v.lines.contains("frames.log: 10 records, all intact") && v.lines.contains("events.log: 2 events, all intact"), "\(v.lines)")
+        let r = try Exporter(store: store).export(sessionID: rec.sessionID, to: dir.sub("out"), options: .init(format: .csv))
+        let info = try String(contentsOfFile: r.directory + "/session.json", encoding: .utf8)
+        #expect(!info.contains("gaps"))
+        #expect(try store.list()[0].textLine.contains("state=stopped"))
+    }
+
+    @Test func aDamagedEventIsSkippedAndTheOnesAfterItKept() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try recordSynthetic(store, frames: 10) // events stimulus_onset, then trial, "two"
+        let path = rec.directory + "/events.log"
+        var b = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        b[EventLog.headerSize + 12 + 2] ^= 1 // inside the first event's payload
+        try Data(b).write(to: URL(fileURLWithPath: path))
+        let s = try store.open(rec.sessionID)
+        #expect(try s.events().map { $0.label } == ["trial, \"two\""])
+        #expect(s.summary.damagedRecords == 1)
+        let v = try store.verify(rec.sessionID)
+        #expect(!v.isClean && v.lines.contains("events.log: damaged bytes from byte \(EventLog.headerSize); the events after them are kept"), "\(v.lines)")
+        #expect(try Exporter(store: store).export(sessionID: rec.sessionID, to: dir.sub("out"), options: .init(format: .csv)).eventCount == 1)
+    }
+}

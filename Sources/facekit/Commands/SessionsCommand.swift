@@ -33,6 +33,7 @@ struct SessionsListCommand: Command {
                     row["durationSeconds"] = s.durationSeconds ?? NSNull()
                     if let e = s.metadata.error { row["error"] = e }
                     if let r = s.metadata.recovery { row["recovery"] = r }
+                    if s.damagedRecords > 0 { row["state"] = "damaged"; row["damaged"] = s.damagedRecords; failed = true }
                     rows.append(row)
                 case .failure(let e):
                     failed = true
@@ -45,7 +46,10 @@ struct SessionsListCommand: Command {
             print("store: \(store.root)")
             if listing.isEmpty { print("(no sessions)") }
             for l in listing {
-                if case .failure = l.result { failed = true }
+                switch l.result {
+                case .failure: failed = true
+                case .success(let s): if s.damagedRecords > 0 { failed = true }
+                }
                 print(l.textLine)
             }
         }
@@ -71,6 +75,32 @@ struct SessionsDeleteCommand: Command {
         for id in args.positionals {
             do { try store.delete(id); print("deleted \(id)") }
             catch { printError("facekit: \(error)"); rc = 1 }
+        }
+        return rc
+    }
+}
+
+/// `facekit sessions verify`: checks every record of every log of the named sessions.
+struct SessionsVerifyCommand: Command {
+    static let path = ["sessions", "verify"]
+    static let synopsis = "facekit sessions verify <session-id>... [--store DIR]"
+    static let abstract = "Check every record of every log of a session and say what is damaged (exit 0 clean, 1 damaged)."
+    let args: ArgumentScanner
+    init(arguments: [String]) throws {
+        args = try ArgumentScanner(arguments, valueOptions: ["store"], flagOptions: [])
+        guard !args.positionals.isEmpty else { throw UsageError("name at least one session ID (see facekit sessions list)") }
+    }
+
+    func run() throws -> Int32 {
+        let store = try openStore(args, create: false)
+        var rc: Int32 = 0
+        for id in args.positionals {
+            do {
+                let v = try store.verify(id)
+                for line in v.lines { print("\(id): \(line)") }
+                print("\(id): \(v.isClean ? "clean" : "damaged")")
+                if !v.isClean { rc = 1 }
+            } catch { printError("facekit: \(error)"); rc = 1 }
         }
         return rc
     }
