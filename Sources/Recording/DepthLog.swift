@@ -154,6 +154,9 @@ public enum DepthLog {
         public var validEnd: Int64
         public var fileSize: Int64
         public var midFileDamageAt: Int64?
+        /// Every offset where damage starts and intact records follow; the maps after each are
+        /// kept in `entries` (a closed log is salvaged, not given up at the first bad byte).
+        public var damagedAt: [Int64] = []
         public var isTornTail: Bool { validEnd < fileSize && midFileDamageAt == nil }
     }
 
@@ -169,30 +172,40 @@ public enum DepthLog {
         var buf = UnsafeMutableRawBufferPointer.allocate(byteCount: encodedCapacity(pixels: max(1, k.width * k.height)), alignment: 16)
         defer { buf.deallocate() }
         var off = Int64(headerSize)
-        while let e = try record(fd: fd, path: path, at: off, size: size, buffer: &buf, expectSeq: UInt64(result.entries.count)) {
-            result.entries.append(e)
-            off += Int64(framingSize + e.payloadLength)
-        }
-        result.validEnd = off
-        if off < size {
-            // Damage followed by any intact record is not a torn tail. Records start with a magic
-            // number, so only its occurrences are checked.
+        var expect: UInt64 = 0
+        let window = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { window.deallocate() }
+        let magicBytes = withUnsafeBytes(of: recordMagic.littleEndian) { Array($0) }
+        while true {
+            while let e = try record(fd: fd, path: path, at: off, size: size, buffer: &buf, expectSeq: expect) {
+                result.entries.append(e)
+                off += Int64(framingSize + e.payloadLength)
+                expect = e.seq &+ 1
+            }
+            result.validEnd = off
+            guard off < size else { break }
+            // Damage followed by any intact record (a later sequence number) is not a torn tail:
+            // the records from there on are kept. Records start with a magic number, so only its
+            // occurrences are checked.
             var probe = off + 1
-            let window = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
-            defer { window.deallocate() }
-            let magicBytes = withUnsafeBytes(of: recordMagic.littleEndian) { Array($0) }
+            var resumeAt: (Int64, UInt64)? = nil
             scanning: while probe + Int64(framingSize) <= size {
                 let n = try Syscalls.preadFully(fd, window, at: probe).orThrow("reading", path)
                 if n < 4 { break }
                 for i in 0...(n - 4) where window[i] == magicBytes[0] && window[i + 1] == magicBytes[1]
                     && window[i + 2] == magicBytes[2] && window[i + 3] == magicBytes[3] {
-                    if try record(fd: fd, path: path, at: probe + Int64(i), size: size, buffer: &buf, expectSeq: nil) != nil {
-                        result.midFileDamageAt = off
+                    if let e = try record(fd: fd, path: path, at: probe + Int64(i), size: size, buffer: &buf, expectSeq: nil), e.seq >= expect {
+                        resumeAt = (probe + Int64(i), e.seq)
                         break scanning
                     }
                 }
                 probe += Int64(n - 3)
             }
+            guard let (at, seq) = resumeAt else { break }
+            if result.midFileDamageAt == nil { result.midFileDamageAt = off }
+            result.damagedAt.append(off)
+            off = at
+            expect = seq
         }
         return result
     }
@@ -226,7 +239,7 @@ public enum DepthLog {
         guard lstat(path, &st) == 0 else { return nil }
         let scan = try scan(path: path)
         if let at = scan.midFileDamageAt {
-            throw RecordingError(.corrupt, "\(path): record at byte \(at) is damaged but later records are intact; this is not a torn tail, so nothing was truncated. The first \(scan.entries.count) depth maps are intact", path: path)
+            throw RecordingError(.corrupt, "\(path): record at byte \(at) is damaged but later records are intact; this is not a torn tail, so nothing was truncated. \(scan.entries.count) depth maps are intact", path: path)
         }
         guard scan.isTornTail else { return nil }
         let fd = try Syscalls.openSessionFile(path, O_RDWR)
@@ -245,14 +258,15 @@ public final class DepthLogReader {
     private let fd: Int32
     private var buffer: UnsafeMutableRawBufferPointer
 
-    /// Opens and validates the log. A torn tail (a live session) is ignored; damage in the middle
-    /// is an error naming the file.
+    /// Where damaged stretches start; the maps after each are kept (see `DepthLog.ScanResult`).
+    public let damagedAt: [Int64]
+
+    /// Opens and validates the log. A torn tail (a live session) is ignored; damaged records in
+    /// the middle are skipped (`damagedAt`) and the maps after them kept.
     public init(path: String) throws(RecordingError) {
         self.path = path
         let scan = try DepthLog.scan(path: path)
-        if let at = scan.midFileDamageAt {
-            throw RecordingError(.corrupt, "\(path): record at byte \(at) is damaged", path: path)
-        }
+        damagedAt = scan.damagedAt
         intrinsics = scan.intrinsics
         entries = scan.entries
         fd = try Syscalls.openSessionFile(path, O_RDONLY)

@@ -50,8 +50,9 @@ extension SessionStore {
         if let p = s.depthLogPath {
             do throws(RecordingError) {
                 let d = try DepthLog.scan(path: p)
-                if let at = d.midFileDamageAt {
-                    damaged("depth.log: record at byte \(at) is damaged, later records intact; the first \(d.entries.count) depth maps are intact")
+                if !d.damagedAt.isEmpty {
+                    for at in d.damagedAt { damaged("depth.log: damaged bytes from byte \(at); the depth maps after them are kept") }
+                    damaged("depth.log: \(d.entries.count) depth maps intact")
                 } else if d.isTornTail {
                     damaged("depth.log: \(d.fileSize - d.validEnd) bytes at the end fail their checks; \(d.entries.count) depth maps intact")
                 } else {

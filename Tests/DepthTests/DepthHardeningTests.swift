@@ -52,7 +52,45 @@ import Testing
         let tail = Array(bytes[Int(second)...])
         bytes = Array(bytes[..<Int(second)]) + craftedRecord(seq: 1, width: w, height: h, rawBytes: raw) + tail
         try AtomicFile.write(bytes, to: path)
-        do { _ = try DepthLogReader(path: path); Issue.record("read a depth log with a \(w)x\(h) map") }
-        catch { #expect(error.kind == .corrupt && error.message.contains(path) && error.message.contains("record at byte \(second) is damaged"), "\(error)") }
+        // The crafted record is damage: skipped, the maps around it kept.
+        let reader = try DepthLogReader(path: path)
+        #expect(reader.count == 2 && reader.damagedAt == [second])
+        #expect(try reader.readAll() == [testMap(0), testMap(1)])
+    }
+}
+
+/// A flipped byte in the middle of a stopped session's depth.log costs that map, not the export.
+@Suite struct DepthSalvageHardeningTests {
+    @Test(arguments: [ExportFormat.csv, .hdf5])
+    func aDamagedDepthMapIsSkippedAndTheRestExported(_ format: ExportFormat) throws {
+        let d = Scratch(); defer { d.cleanup() }
+        let store = try SessionStore(root: d.path + "/store")
+        let rec = try store.create(participant: "D3", config: SessionConfig(flushIntervalMs: 10, captureDepthMaps: .everyFrame))
+        let depth = try DepthRecorder(directory: rec.directory, intrinsics: testIntrinsics, flushIntervalMs: 10)
+        var f = FrameRecord()
+        for i in 0..<5 {
+            f.monotonicNs = 1_000_000_000 + Int64(i) * 33_333_333; f.frameIndex = Int64(i); f.distanceSource = .depth
+            #expect(rec.appendWaiting(f) == .queued)
+            _ = testMap(i).withUnsafeBufferPointer { depth.append($0, depthTimestampNs: f.monotonicNs, depthSequence: UInt64(i), matchedFrameIndex: Int64(i), colourTimestampNs: f.monotonicNs, waiting: true) }
+        }
+        try depth.stop()
+        let id = try rec.stop().sessionID
+        let path = rec.directory + "/depth.log"
+        let third = try DepthLogReader(path: path).entries[2].offset
+        var bytes = try AtomicFile.read(path, limit: 1 << 30)
+        bytes[Int(third) + 12 + 70] ^= 0xFF
+        try AtomicFile.write(bytes, to: path)
+
+        let reader = try DepthLogReader(path: path)
+        #expect(reader.entries.map(\.matchedFrameIndex) == [0, 1, 3, 4] && reader.damagedAt == [third])
+        #expect(try reader.readAll() == [0, 1, 3, 4].map { testMap($0) })
+        try FileManager.default.createDirectory(atPath: d.path + "/out", withIntermediateDirectories: true)
+        let result = try Exporter(store: store).export(sessionID: id, to: d.path + "/out", options: ExportOptions(format: format))
+        if format == .csv {
+            #expect(!FileManager.default.fileExists(atPath: result.directory + "/" + DepthExport.pngName(frameIndex: 2)))
+            #expect(FileManager.default.fileExists(atPath: result.directory + "/" + DepthExport.pngName(frameIndex: 3)))
+        }
+        let v = try store.verify(id)
+        #expect(!v.isClean && v.lines.contains("depth.log: damaged bytes from byte \(third); the depth maps after them are kept"), "\(v.lines)")
     }
 }
