@@ -42,7 +42,8 @@ typedef struct replay {
     int64_t first_log_ts, loop_base_ns, last_offset_ns;
 } replay;
 
-enum { LOG_HEADER = 96, LOG_FRAMING = 12, LOG_FIXED = 56 };
+// Version 1 headers are 96 bytes; version 2 adds the session ID and is 192 (crc32c at 188).
+enum { LOG_HEADER = 96, LOG_HEADER_V2 = 192, LOG_FRAMING = 12, LOG_FIXED = 56 };
 
 /// CRC-32C (Castagnoli, reflected), as Recording/CRC32C.swift computes it for every log record.
 static uint32_t crc32c(const uint8_t *p, size_t n) {
@@ -148,13 +149,19 @@ static int open_log(replay *r, const char *path, const char *options) {
     snprintf(r->dir, sizeof r->dir, "%s", path);
     r->log = fopen(path, "rb");
     if (!r->log) { snprintf(open_error, sizeof open_error, "cannot open the depth log %s: %s", path, strerror(errno)); return FKD_ERROR; }
-    uint8_t h[LOG_HEADER];
-    if (fread(h, 1, sizeof h, r->log) != sizeof h || memcmp(h, "FKDEPTH\0", 8)) {
+    uint8_t h[LOG_HEADER_V2];
+    if (fread(h, 1, LOG_HEADER, r->log) != LOG_HEADER || memcmp(h, "FKDEPTH\0", 8)) {
         snprintf(open_error, sizeof open_error, "%s is not a facekit depth log (bad magic or truncated header)", path);
         return FKD_ERROR;
     }
-    if (crc32c(h, 92) != le32(h + 92)) { snprintf(open_error, sizeof open_error, "%s: the header fails its checksum", path); return FKD_ERROR; }
-    if (le32(h + 8) != 1) { snprintf(open_error, sizeof open_error, "%s is depth log version %u; this driver reads version 1", path, le32(h + 8)); return FKD_ERROR; }
+    uint32_t version = le32(h + 8);
+    if (version != 1 && version != 2) { snprintf(open_error, sizeof open_error, "%s is depth log version %u; this driver reads versions 1 and 2", path, version); return FKD_ERROR; }
+    size_t header_size = version == 1 ? LOG_HEADER : LOG_HEADER_V2;
+    if (version == 2 && fread(h + LOG_HEADER, 1, LOG_HEADER_V2 - LOG_HEADER, r->log) != LOG_HEADER_V2 - LOG_HEADER) {
+        snprintf(open_error, sizeof open_error, "%s is not a facekit depth log (truncated header)", path);
+        return FKD_ERROR;
+    }
+    if (crc32c(h, header_size - 4) != le32(h + header_size - 4)) { snprintf(open_error, sizeof open_error, "%s: the header fails its checksum", path); return FKD_ERROR; }
     r->k.width = le32(h + 12); r->k.height = le32(h + 16);
     r->k.fx = lef(h + 20); r->k.fy = lef(h + 24); r->k.cx = lef(h + 28); r->k.cy = lef(h + 32);
     r->k.depth_units_m = lef(h + 36);
@@ -167,7 +174,7 @@ static int open_log(replay *r, const char *path, const char *options) {
     }
     r->pace = fkd_option_float(options, "pace", 1) != 0;
     r->loop = fkd_option_float(options, "loop", 0) != 0;
-    r->first_record = LOG_HEADER;
+    r->first_record = (long)header_size;
     r->first_log_ts = INT64_MIN;
     r->pixels = malloc((size_t)r->k.width * r->k.height * 2);
     if (!r->pixels) { snprintf(open_error, sizeof open_error, "out of memory"); return FKD_ERROR; }

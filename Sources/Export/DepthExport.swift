@@ -51,7 +51,7 @@ enum DepthExport {
         }
         files.append(try src.finish())
         guard let path = s.depthLogPath else { return files }
-        let log = try DepthLogReader(path: path)
+        let log = try DepthLogReader(path: path, sessionID: s.metadata.sessionID)
         let index = try OutputFile(path: "\(dir)/depth.\(ext)", relativePath: "depth.\(ext)")
         if csv { try index.append("timestamp,frameIndex,depthTimestamp,depthSequence,file\n") }
         if log.count > 0 { try Syscalls.mkdir(dir + "/depth").orThrow("export: creating", dir + "/depth") }
@@ -78,7 +78,7 @@ enum DepthExport {
     /// The intrinsics for the export's session.json (nil without a depth log).
     static func intrinsics(_ s: StoredSession) throws -> DepthIntrinsics? {
         guard let p = s.depthLogPath else { return nil }
-        return try DepthLogReader(path: p).intrinsics
+        return try DepthLogReader(path: p, sessionID: s.metadata.sessionID).intrinsics
     }
 }
 
@@ -88,7 +88,7 @@ extension HDF5Writer {
         // A fixed-size dataset cannot be chunked when empty: a session without frames has no table.
         if !sources.isEmpty { try writeDistanceSources(f, sources) }
         guard let path = session.depthLogPath else { return }
-        let log = try DepthLogReader(path: path)
+        let log = try DepthLogReader(path: path, sessionID: session.metadata.sessionID)
         guard log.count > 0 else { return }
         try writeMaps(f, log, path: path)
     }

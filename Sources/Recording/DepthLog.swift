@@ -8,7 +8,12 @@ import Glibc
 ///
 ///     header  = magic "FKDEPTH\0" | version u32 | width u32 | height u32 | fx fy cx cy f32
 ///             | metresPerCount f32 | flags u32 (1 aligned, 2 extrinsics) | depthToColor f32×12
-///             | crc32c u32 (of the 92 bytes before it)                              = 96 bytes
+///       v2:   | idLength u32 | session ID (UTF-8, zero-padded to 92 bytes)
+///             | crc32c u32 (of the 188 bytes before it)                             = 192 bytes
+///       v1:   | crc32c u32 (of the 92 bytes before it)                              = 96 bytes
+///
+/// Version 2 names the session, so a depth.log copied into another session's folder is refused;
+/// version 1 logs (no ID) stay readable. A v2 log written outside a session has an empty ID.
 ///     record  = magic u32 "FKDM" | payloadLength u32 | crc32c u32 (of payload) | payload
 ///     payload = seq u64 | depthTimestampNs i64 | depthSequence u64 | matchedFrameIndex i64
 ///             | colourTimestampNs i64 | width u32 | height u32 | encoding u32 | rawBytes u32 | data
@@ -19,9 +24,11 @@ import Glibc
 /// The header is written once, through a temp file and rename, so it is never torn.
 public enum DepthLog {
     public static let fileName = "depth.log"
-    public static let headerSize = 96
+    /// The header size of the logs this version writes; version 1 headers are 96 bytes.
+    public static let headerSize = 192
+    static let v1HeaderSize = 96
     static let magic: [UInt8] = Array("FKDEPTH\0".utf8)
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     static let recordMagic: UInt32 = 0x4D44_4B46 // "FKDM"
     static let framingSize = 12
     static let fixedPayload = 56
@@ -59,8 +66,29 @@ public enum DepthLog {
         var payloadLength: Int
     }
 
-    public static func header(for k: DepthIntrinsics) -> [UInt8] {
-        var h = [UInt8](repeating: 0, count: headerSize)
+    /// The header of a new log (`sessionID` empty outside a session).
+    public static func header(for k: DepthIntrinsics, sessionID: String) -> [UInt8] {
+        var h = commonHeader(for: k, version: version, size: headerSize)
+        let id = Array(sessionID.utf8.prefix(FrameLog.maxIDBytes))
+        h.replaceSubrange(96..<(96 + id.count), with: id)
+        h.withUnsafeMutableBytes { b in
+            b.storeBytes(of: UInt32(id.count).littleEndian, toByteOffset: 92, as: UInt32.self)
+            b.storeBytes(of: CRC32C.checksum(UnsafeRawBufferPointer(rebasing: b[0..<188])).littleEndian, toByteOffset: 188, as: UInt32.self)
+        }
+        return h
+    }
+
+    /// A version 1 header (no session ID), as earlier facekit wrote it.
+    static func v1Header(for k: DepthIntrinsics) -> [UInt8] {
+        var h = commonHeader(for: k, version: 1, size: v1HeaderSize)
+        h.withUnsafeMutableBytes { b in
+            b.storeBytes(of: CRC32C.checksum(UnsafeRawBufferPointer(rebasing: b[0..<92])).littleEndian, toByteOffset: 92, as: UInt32.self)
+        }
+        return h
+    }
+
+    private static func commonHeader(for k: DepthIntrinsics, version: UInt32, size: Int) -> [UInt8] {
+        var h = [UInt8](repeating: 0, count: size)
         h.replaceSubrange(0..<8, with: magic)
         h.withUnsafeMutableBytes { b in
             func u32(_ v: UInt32, _ o: Int) { b.storeBytes(of: v.littleEndian, toByteOffset: o, as: UInt32.self) }
@@ -69,34 +97,46 @@ public enum DepthLog {
             f32(k.fx, 20); f32(k.fy, 24); f32(k.cx, 28); f32(k.cy, 32); f32(k.depthUnits, 36)
             u32((k.alignedToColor ? 1 : 0) | (k.depthToColor != nil ? 2 : 0), 40)
             for i in 0..<12 { f32(k.depthToColor.map { i < $0.count ? $0[i] : 0 } ?? 0, 44 + 4 * i) }
-            u32(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: b[0..<92])), 92)
         }
         return h
     }
 
-    static func parseHeader(_ h: [UInt8], path: String) throws(RecordingError) -> DepthIntrinsics {
-        guard h.count == headerSize, Array(h[0..<8]) == magic else {
+    /// The intrinsics and where the records start. A version 2 header naming another session
+    /// than `sessionID` (both non-empty) is refused.
+    static func parseHeader(_ h: [UInt8], path: String, sessionID: String?) throws(RecordingError) -> (DepthIntrinsics, Int) {
+        let fileVersion: UInt32? = h.count >= 12 ? h.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self)) } : nil
+        let size = fileVersion == 1 ? v1HeaderSize : headerSize
+        guard h.count >= size || (fileVersion.map { $0 > version } == true && h.count >= v1HeaderSize), Array(h.prefix(8)) == magic else {
             throw RecordingError(.corrupt, "\(path) is not a depth log (bad magic or truncated header); the depth maps of this session cannot be read", path: path)
         }
-        let (crcOK, fileVersion, k) = h.withUnsafeBytes { b -> (Bool, UInt32, DepthIntrinsics) in
+        let crcAt = fileVersion == 1 ? 92 : 188
+        let (crcOK, k) = h.withUnsafeBytes { b -> (Bool, DepthIntrinsics) in
             func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt32.self)) }
             func f32(_ o: Int) -> Float { Float(bitPattern: u32(o)) }
             let flags = u32(40)
             let k = DepthIntrinsics(width: Int(u32(12)), height: Int(u32(16)), fx: f32(20), fy: f32(24), cx: f32(28), cy: f32(32),
                                     depthUnits: f32(36), alignedToColor: flags & 1 != 0,
                                     depthToColor: flags & 2 != 0 ? (0..<12).map { f32(44 + 4 * $0) } : nil)
-            return (u32(92) == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: b[0..<92])), u32(8), k)
+            let ok = crcAt + 4 <= b.count && u32(crcAt) == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: b[0..<crcAt]))
+            return (ok, k)
+        }
+        guard let fileVersion, fileVersion == 1 || fileVersion == version else {
+            throw RecordingError(.corrupt, "\(path) is depth log version \(fileVersion ?? 0); this facekit reads versions 1 and \(version) — export it with a newer facekit", path: path)
         }
         guard crcOK else {
             throw RecordingError(.corrupt, "\(path): the header fails its checksum; the file is damaged", path: path)
         }
-        guard fileVersion == version else {
-            throw RecordingError(.corrupt, "\(path) is depth log version \(fileVersion); this facekit reads version \(version) — export it with a newer facekit", path: path)
+        if fileVersion == version, let sessionID, !sessionID.isEmpty {
+            let n = min(FrameLog.maxIDBytes, h.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 92, as: UInt32.self))) })
+            let other = String(decoding: h[96..<(96 + n)], as: UTF8.self)
+            if !other.isEmpty && other != sessionID {
+                throw RecordingError(.corrupt, "\(path) belongs to session \(SessionListing.quoted(other)), not \(sessionID); it was copied or swapped between sessions, so its depth maps are not read as this session's", path: path)
+            }
         }
         guard pixelCount(width: k.width, height: k.height, allowEmpty: true) != nil else {
             throw RecordingError(.corrupt, "\(path): the header says the maps are \(k.width)x\(k.height), beyond \(maxSide) per side or \(maxPixels) samples; the file is damaged or not from facekit", path: path)
         }
-        return k
+        return (k, size)
     }
 
     /// Bytes `encode` may need for a `pixels`-sample map (zlib's bound on the raw size).
@@ -161,17 +201,17 @@ public enum DepthLog {
     }
 
     /// Validates the header and every record (magic, length, CRC-32C, sequence).
-    public static func scan(path: String) throws(RecordingError) -> ScanResult {
+    public static func scan(path: String, sessionID: String? = nil) throws(RecordingError) -> ScanResult {
         let fd = try Syscalls.openSessionFile(path, O_RDONLY)
         defer { Syscalls.close(fd) }
         let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)
         var h = [UInt8](repeating: 0, count: headerSize)
         let got = try h.withUnsafeMutableBytes { Syscalls.preadFully(fd, $0, at: 0) }.orThrow("reading", path)
-        let k = try parseHeader(Array(h.prefix(got)), path: path)
-        var result = ScanResult(intrinsics: k, entries: [], validEnd: Int64(headerSize), fileSize: size, midFileDamageAt: nil)
+        let (k, dataStart) = try parseHeader(Array(h.prefix(got)), path: path, sessionID: sessionID)
+        var result = ScanResult(intrinsics: k, entries: [], validEnd: Int64(dataStart), fileSize: size, midFileDamageAt: nil)
         var buf = UnsafeMutableRawBufferPointer.allocate(byteCount: encodedCapacity(pixels: max(1, k.width * k.height)), alignment: 16)
         defer { buf.deallocate() }
-        var off = Int64(headerSize)
+        var off = Int64(dataStart)
         var expect: UInt64 = 0
         let window = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { window.deallocate() }
@@ -233,11 +273,11 @@ public enum DepthLog {
 
     /// Recovery of a session whose recorder died: cuts a torn tail. Returns what it did (nil: no
     /// depth log, or nothing to do). Damage in the middle is an error naming the file.
-    static func recover(directory dir: String) throws(RecordingError) -> String? {
+    static func recover(directory dir: String, sessionID: String) throws(RecordingError) -> String? {
         let path = dir + "/" + fileName
         var st = stat()
         guard lstat(path, &st) == 0 else { return nil }
-        let scan = try scan(path: path)
+        let scan = try scan(path: path, sessionID: sessionID)
         if let at = scan.midFileDamageAt {
             throw RecordingError(.corrupt, "\(path): record at byte \(at) is damaged but later records are intact; this is not a torn tail, so nothing was truncated. \(scan.entries.count) depth maps are intact", path: path)
         }
@@ -263,9 +303,9 @@ public final class DepthLogReader {
 
     /// Opens and validates the log. A torn tail (a live session) is ignored; damaged records in
     /// the middle are skipped (`damagedAt`) and the maps after them kept.
-    public init(path: String) throws(RecordingError) {
+    public init(path: String, sessionID: String? = nil) throws(RecordingError) {
         self.path = path
-        let scan = try DepthLog.scan(path: path)
+        let scan = try DepthLog.scan(path: path, sessionID: sessionID)
         damagedAt = scan.damagedAt
         intrinsics = scan.intrinsics
         entries = scan.entries

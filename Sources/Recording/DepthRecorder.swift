@@ -43,7 +43,9 @@ public final class DepthRecorder: @unchecked Sendable {
         guard access(path, F_OK) != 0 else {
             throw RecordingError(.invalidArgument, "\(path) already exists; a session has one depth recorder", path: path)
         }
-        try AtomicFile.write(DepthLog.header(for: k), to: path)
+        // The session this log belongs to, from the session.json beside it (none outside a session).
+        let sessionID = (try? SessionMetadata.read(from: directory))?.sessionID ?? ""
+        try AtomicFile.write(DepthLog.header(for: k, sessionID: sessionID), to: path)
         fd = try Syscalls.open(path, O_WRONLY).orThrow("opening", path)
         fileEnd = Int64(DepthLog.headerSize)
         flushIntervalNs = Int64(max(1, flushIntervalMs)) * 1_000_000

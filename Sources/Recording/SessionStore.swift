@@ -433,7 +433,7 @@ public final class SessionStore: Sendable {
             try Syscalls.fsync(efd).orThrow("flushing", eventsPath)
             notes.append("truncated \(events.fileSize - events.validEnd) bytes of torn tail from events.log")
         }
-        if let note = try DepthLog.recover(directory: dir) { notes.append(note) }
+        if let note = try DepthLog.recover(directory: dir, sessionID: meta.sessionID) { notes.append(note) }
         // Half-written images never got their final name.
         let imagesDir = dir + "/images"
         if let names = try? FileManager.default.contentsOfDirectory(atPath: imagesDir) {

@@ -49,7 +49,7 @@ extension SessionStore {
 
         if let p = s.depthLogPath {
             do throws(RecordingError) {
-                let d = try DepthLog.scan(path: p)
+                let d = try DepthLog.scan(path: p, sessionID: s.metadata.sessionID)
                 if !d.damagedAt.isEmpty {
                     for at in d.damagedAt { damaged("depth.log: damaged bytes from byte \(at); the depth maps after them are kept") }
                     damaged("depth.log: \(d.entries.count) depth maps intact")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Depth
 @testable import Export
 @testable import Recording
 
@@ -22,11 +23,11 @@ import Testing
     }
 
     func header(width: UInt32, height: UInt32) -> [UInt8] {
-        var h = DepthLog.header(for: testIntrinsics)
+        var h = DepthLog.header(for: testIntrinsics, sessionID: "")
         withUnsafeBytes(of: width.littleEndian) { for i in 0..<4 { h[12 + i] = $0[i] } }
         withUnsafeBytes(of: height.littleEndian) { for i in 0..<4 { h[16 + i] = $0[i] } }
-        let crc = CRC32C.checksum(Array(h[0..<92]))
-        withUnsafeBytes(of: crc.littleEndian) { for i in 0..<4 { h[92 + i] = $0[i] } }
+        let crc = CRC32C.checksum(Array(h[0..<188]))
+        withUnsafeBytes(of: crc.littleEndian) { for i in 0..<4 { h[188 + i] = $0[i] } }
         return h
     }
 
@@ -92,5 +93,58 @@ import Testing
         }
         let v = try store.verify(id)
         #expect(!v.isClean && v.lines.contains("depth.log: damaged bytes from byte \(third); the depth maps after them are kept"), "\(v.lines)")
+    }
+}
+
+/// depth.log names its session like frames.log and events.log; version 1 logs stay readable.
+@Suite struct DepthLogBindingHardeningTests {
+    func sessionWithDepth(_ store: SessionStore, _ participant: String) throws -> String {
+        let rec = try store.create(participant: participant, config: SessionConfig(flushIntervalMs: 10, captureDepthMaps: .everyFrame))
+        let depth = try DepthRecorder(directory: rec.directory, intrinsics: testIntrinsics, flushIntervalMs: 10)
+        var f = FrameRecord()
+        for i in 0..<3 {
+            f.monotonicNs = 1_000_000_000 + Int64(i) * 33_333_333; f.frameIndex = Int64(i)
+            _ = rec.appendWaiting(f)
+            _ = testMap(i).withUnsafeBufferPointer { depth.append($0, depthTimestampNs: f.monotonicNs, depthSequence: UInt64(i), matchedFrameIndex: Int64(i), colourTimestampNs: f.monotonicNs, waiting: true) }
+        }
+        try depth.stop()
+        return try rec.stop().sessionID
+    }
+
+    @Test func aDepthLogSwappedBetweenSessionsIsRefused() throws {
+        let d = Scratch(); defer { d.cleanup() }
+        let store = try SessionStore(root: d.path + "/store")
+        let a = try sessionWithDepth(store, "ALICE"), b = try sessionWithDepth(store, "BOB")
+        let pa = store.root + "/" + a + "/depth.log", pb = store.root + "/" + b + "/depth.log"
+        try FileManager.default.removeItem(atPath: pa)
+        try FileManager.default.copyItem(atPath: pb, toPath: pa)
+        try FileManager.default.createDirectory(atPath: d.path + "/out", withIntermediateDirectories: true)
+        #expect { try Exporter(store: store).export(sessionID: a, to: d.path + "/out", options: .init(format: .csv)) } throws: { e in
+            (e as! RecordingError).message.contains("\(pa) belongs to session \"\(b)\", not \(a)")
+        }
+        #expect(try !store.verify(a).isClean)
+        #expect(try store.verify(b).isClean)
+    }
+
+    @Test func versionOneDepthLogsStayReadable() throws {
+        let d = Scratch(); defer { d.cleanup() }
+        let store = try SessionStore(root: d.path + "/store")
+        let a = try sessionWithDepth(store, "OLD")
+        let path = store.root + "/" + a + "/depth.log"
+        let bytes = try AtomicFile.read(path, limit: 1 << 30)
+        try AtomicFile.write(DepthLog.v1Header(for: testIntrinsics) + bytes[DepthLog.headerSize...], to: path)
+        let reader = try DepthLogReader(path: path, sessionID: a)
+        #expect(try reader.readAll() == (0..<3).map { testMap($0) })
+        try FileManager.default.createDirectory(atPath: d.path + "/out", withIntermediateDirectories: true)
+        #expect(try Exporter(store: store).export(sessionID: a, to: d.path + "/out", options: .init(format: .hdf5)).frameCount == 3)
+        // The replay driver reads both versions.
+        var c = DepthStream.Configuration(driver: try TestDrivers.replay, uri: "log:" + path, options: "pace=0")
+        c.lossless = true
+        let s = try DepthStream(configuration: c)
+        defer { s.stop() }
+        let buf = s.makeBuffer()
+        var got: [[UInt16]] = []
+        while s.next(into: buf, timeoutMs: 2000) { got.append(Array(buf.pixels)) }
+        #expect(got == (0..<3).map { testMap($0) })
     }
 }

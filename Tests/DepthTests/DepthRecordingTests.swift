@@ -97,18 +97,18 @@ let testIntrinsics = DepthIntrinsics(width: 64, height: 48, fx: 57.5, fy: 57.5, 
         let (d, store, id, _) = try crashedSession { b in b[DepthLog.headerSize + 12 + 70] ^= 0xFF }
         defer { d.cleanup() }
         do { _ = try store.open(id); Issue.record("opened a session with a damaged depth.log") }
-        catch { #expect(error.kind == .corrupt && error.message.contains("depth.log: record at byte 96 is damaged but later records are intact"), "\(error)") }
+        catch { #expect(error.kind == .corrupt && error.message.contains("depth.log: record at byte \(DepthLog.headerSize) is damaged but later records are intact"), "\(error)") }
     }
 
     @Test func newerDepthLogVersionIsAClearError() throws {
         let d = Scratch(); defer { d.cleanup() }
-        var h = DepthLog.header(for: testIntrinsics)
-        h[8] = 2
-        let crc = CRC32C.checksum(Array(h[0..<92]))
-        withUnsafeBytes(of: crc.littleEndian) { for i in 0..<4 { h[92 + i] = $0[i] } }
+        var h = DepthLog.header(for: testIntrinsics, sessionID: "")
+        h[8] = 3
+        let crc = CRC32C.checksum(Array(h[0..<188]))
+        withUnsafeBytes(of: crc.littleEndian) { for i in 0..<4 { h[188 + i] = $0[i] } }
         try AtomicFile.write(h, to: d.path + "/depth.log")
-        do { _ = try DepthLogReader(path: d.path + "/depth.log"); Issue.record("read a version 2 log") }
-        catch { #expect(error.message.contains("depth log version 2; this facekit reads version 1"), "\(error)") }
+        do { _ = try DepthLogReader(path: d.path + "/depth.log"); Issue.record("read a version 3 log") }
+        catch { #expect(error.message.contains("depth log version 3; this facekit reads versions 1 and 2"), "\(error)") }
     }
 
     @Test func sessionConfigWithoutDepthStillDecodes() throws {
@@ -294,6 +294,6 @@ let testIntrinsics = DepthIntrinsics(width: 64, height: 48, fx: 57.5, fy: 57.5, 
         let s = try DepthStream(configuration: .init(driver: try TestDrivers.replay, uri: "log:" + d.path + "/depth.log", options: "pace=0"))
         defer { s.stop() }
         #expect(eventually(5) { s.failure != nil })
-        #expect(s.failure?.kind == .driver && s.failure?.message.contains("record at byte 96 fails its checksum") == true, "\(String(describing: s.failure))")
+        #expect(s.failure?.kind == .driver && s.failure?.message.contains("record at byte \(DepthLog.headerSize) fails its checksum") == true, "\(String(describing: s.failure))")
     }
 }

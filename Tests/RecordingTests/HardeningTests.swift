@@ -221,7 +221,7 @@ func setSessionField(_ dir: String, _ key: String, _ rawJSON: String) throws {
         let store = try SessionStore(root: dir.path + "/store")
         let rec = try recordSynthetic(store, frames: 20)
         if name == "depth.log" {
-            try AtomicFile.write(DepthLog.header(for: DepthIntrinsics(width: 4, height: 4, fx: 1, fy: 1, cx: 2, cy: 2, depthUnits: 0.001, alignedToColor: true)), to: rec.directory + "/depth.log")
+            try AtomicFile.write(DepthLog.header(for: DepthIntrinsics(width: 4, height: 4, fx: 1, fy: 1, cx: 2, cy: 2, depthUnits: 0.001, alignedToColor: true), sessionID: rec.sessionID), to: rec.directory + "/depth.log")
         }
         try simulateCrash(rec.directory, appendingToFrames: [0x46, 0x4B, 0x46, 0x52, 1, 2, 3], toEvents: [0x46, 0x4B, 0x45, 0x56, 40, 0])
         let outside = dir.path + "/outside-" + name
