@@ -4,7 +4,8 @@ import Glibc
 #endif
 
 /// `depth.log`: the session's depth maps, append-only and checksummed like frames.log, recovered
-/// the same way (a torn tail is cut, damage in the middle is an error naming the file).
+/// the same way (what follows the last intact record is cut; damaged records before it are
+/// skipped by readers and the maps after them kept).
 ///
 ///     header  = magic "FKDEPTH\0" | version u32 | width u32 | height u32 | fx fy cx cy f32
 ///             | metresPerCount f32 | flags u32 (1 aligned, 2 extrinsics) | depthToColor f32×12
@@ -197,7 +198,8 @@ public enum DepthLog {
         /// Every offset where damage starts and intact records follow; the maps after each are
         /// kept in `entries` (a closed log is salvaged, not given up at the first bad byte).
         public var damagedAt: [Int64] = []
-        public var isTornTail: Bool { validEnd < fileSize && midFileDamageAt == nil }
+        /// Bytes after the last intact record (a crash mid-write, or damage at the very end).
+        public var isTornTail: Bool { validEnd < fileSize }
     }
 
     /// Validates the header and every record (magic, length, CRC-32C, sequence).
@@ -271,17 +273,16 @@ public enum DepthLog {
         return e
     }
 
-    /// Recovery of a session whose recorder died: cuts a torn tail. Returns what it did (nil: no
-    /// depth log, or nothing to do). Damage in the middle is an error naming the file.
+    /// Recovery of a session whose recorder died: cuts what follows the last intact record.
+    /// Returns what it did (nil: no depth log, or nothing to do).
     static func recover(directory dir: String, sessionID: String) throws(RecordingError) -> String? {
         let path = dir + "/" + fileName
         var st = stat()
         guard lstat(path, &st) == 0 else { return nil }
         let scan = try scan(path: path, sessionID: sessionID)
-        if let at = scan.midFileDamageAt {
-            throw RecordingError(.corrupt, "\(path): record at byte \(at) is damaged but later records are intact; this is not a torn tail, so nothing was truncated. \(scan.entries.count) depth maps are intact", path: path)
-        }
-        guard scan.isTornTail else { return nil }
+        // Only what follows the last intact record is cut; damaged stretches before it stay and
+        // are skipped by readers.
+        guard scan.validEnd < scan.fileSize else { return nil }
         let fd = try Syscalls.openSessionFile(path, O_RDWR)
         defer { Syscalls.close(fd) }
         try Syscalls.ftruncate(fd, scan.validEnd).orThrow("truncating the torn tail of", path)

@@ -90,7 +90,8 @@ public enum EventLog {
         /// Byte offsets where damage starts and intact records follow; the events after each are
         /// kept in `events` (a closed log is salvaged, not given up at the first bad byte).
         public var damagedAt: [Int64] = []
-        public var isTornTail: Bool { validEnd < fileSize && midFileDamageAt == nil }
+        /// Bytes after the last intact record (a crash mid-write, or damage at the very end).
+        public var isTornTail: Bool { validEnd < fileSize }
     }
 
     /// Reads and validates the whole log. Damage followed by a valid record is mid-file damage;

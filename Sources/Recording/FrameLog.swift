@@ -94,52 +94,6 @@ public enum FrameLog {
         RecordingError(.corrupt, "\(path): the header does not match the layout in session.json (bad magic, version, checksum or vertex mode); the file is damaged or from another session", path: path)
     }
 
-    /// The outcome of checking every record.
-    public struct ScanResult: Sendable {
-        /// Records that pass every check, from the start of the log.
-        public var validRecords: Int
-        /// File offset where the valid prefix ends.
-        public var validEnd: Int64
-        /// File size when scanned.
-        public var fileSize: Int64
-        /// Nonnil when a damaged record is followed by an intact one: damage in the middle, not a torn tail.
-        public var midFileDamageAt: Int64?
-        public var isTornTail: Bool { validEnd < fileSize && midFileDamageAt == nil }
-    }
-
-    /// Validates every record. Reads in large chunks; allocates one buffer per call.
-    static func scan(fd: Int32, path: String, layout: FrameLayout, dataStart: Int64) throws(RecordingError) -> ScanResult {
-        let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)
-        let rs = layout.recordSize
-        let perChunk = max(1, (4 << 20) / rs)
-        let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: perChunk * rs, alignment: 16)
-        defer { buf.deallocate() }
-        var result = ScanResult(validRecords: 0, validEnd: dataStart, fileSize: size, midFileDamageAt: nil)
-        var offset = dataStart
-        var index = 0
-        var inDamage = false
-        while offset + Int64(rs) <= size {
-            let want = min(perChunk * rs, Int((size - offset) / Int64(rs)) * rs)
-            let got = try Syscalls.preadFully(fd, UnsafeMutableRawBufferPointer(rebasing: buf[0..<want]), at: offset).orThrow("reading", path)
-            let count = got / rs
-            if count == 0 { break }
-            for k in 0..<count {
-                let rec = UnsafeRawPointer(buf.baseAddress! + k * rs)
-                let ok = isValid(rec, layout: layout, seq: UInt64(index))
-                if !inDamage {
-                    if ok { result.validRecords += 1; result.validEnd += Int64(rs) }
-                    else { inDamage = true }
-                } else if ok || isValidIgnoringSeq(rec, layout: layout) {
-                    result.midFileDamageAt = result.validEnd
-                    return result
-                }
-                index += 1
-            }
-            offset += Int64(count * rs)
-        }
-        return result
-    }
-
     /// Every record of a closed log checked, damage skipped rather than fatal: which records fail
     /// their checks, the frame indices they held (as far as the intact records around them tell),
     /// and the bytes after the last whole record.

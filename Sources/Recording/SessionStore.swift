@@ -376,7 +376,8 @@ public final class SessionStore: Sendable {
 
     /// Opens a session for reading. If its recorder died (state recording/paused and the log's lock
     /// is free), recovers it first: a torn tail is truncated, every intact record is kept, the state
-    /// becomes `interrupted`. Damage in the middle of a log is a `.corrupt` error naming the file.
+    /// becomes `interrupted`. Damaged records in the middle of a log are kept
+    /// in the file and skipped by readers (`StoredSession.salvage`, exported as gaps).
     /// A session whose recorder is alive opens read-only with `isLive` set.
     public func open(_ id: String) throws(RecordingError) -> StoredSession {
         let dir = try directory(of: id)
@@ -393,7 +394,8 @@ public final class SessionStore: Sendable {
         var salvage = FrameLog.Salvage()
         if locked && (meta.state == .recording || meta.state == .paused) {
             meta = try Self.recover(dir: dir, meta: meta, framesFD: fd, layout: layout, dataStart: dataStart)
-        } else if locked {
+        }
+        if locked {
             // A closed log is checked record by record: damage costs the damaged frames (listed as
             // gaps), not the session.
             salvage = try FrameLog.salvageScan(fd: fd, path: framesPath, layout: layout, dataStart: dataStart)
@@ -406,21 +408,29 @@ public final class SessionStore: Sendable {
     static func recover(dir: String, meta: SessionMetadata, framesFD fd: Int32, layout: FrameLayout, dataStart: Int64) throws(RecordingError) -> SessionMetadata {
         let framesPath = dir + "/" + FrameLog.fileName
         let eventsPath = dir + "/" + EventLog.fileName
-        let scan = try FrameLog.scan(fd: fd, path: framesPath, layout: layout, dataStart: dataStart)
-        if let at = scan.midFileDamageAt {
-            throw RecordingError(.corrupt, "\(framesPath): record at byte \(at) is damaged but later records are intact; this is not a torn tail, so nothing was truncated. The first \(scan.validRecords) frames are intact", path: framesPath)
-        }
+        // Only what follows the last intact record is a torn tail and cut; damaged records before
+        // it stay in the file and are skipped by readers (listed as gaps), like a closed log's.
+        let salvage = try FrameLog.salvageScan(fd: fd, path: framesPath, layout: layout, dataStart: dataStart)
+        var keep = salvage.records
+        var damagedKept = salvage.damagedRecords
+        while keep > 0 && damagedKept.last == keep - 1 { keep -= 1; damagedKept.removeLast() }
+        let validEnd = dataStart + Int64(keep) * Int64(layout.recordSize)
+        let fileSize = dataStart + Int64(salvage.records) * Int64(layout.recordSize) + salvage.trailingBytes
+        let intact = keep - damagedKept.count
         let events = try EventLog.scan(path: eventsPath, sessionID: meta.sessionID)
-        if let at = events.midFileDamageAt {
-            throw RecordingError(.corrupt, "\(eventsPath): record at byte \(at) is damaged but later records are intact; nothing was truncated", path: eventsPath)
-        }
         var notes: [String] = []
-        if scan.isTornTail {
-            try Syscalls.ftruncate(fd, scan.validEnd).orThrow("truncating the torn tail of", framesPath)
+        if validEnd < fileSize {
+            try Syscalls.ftruncate(fd, validEnd).orThrow("truncating the torn tail of", framesPath)
             try Syscalls.fsync(fd).orThrow("flushing", framesPath)
-            notes.append("truncated \(scan.fileSize - scan.validEnd) bytes of torn tail from frames.log")
+            notes.append("truncated \(fileSize - validEnd) bytes of torn tail from frames.log")
         }
-        if events.isTornTail || events.validEnd == 0 {
+        if !damagedKept.isEmpty {
+            notes.append("skipped \(damagedKept.count) damaged records in the middle of frames.log")
+        }
+        if !events.damagedAt.isEmpty {
+            notes.append("skipped \(events.damagedAt.count) damaged stretches in the middle of events.log")
+        }
+        if events.validEnd < events.fileSize || events.validEnd == 0 {
             let efd = try Syscalls.openSessionFile(eventsPath, O_RDWR)
             defer { Syscalls.close(efd) }
             if events.validEnd == 0 {
@@ -443,11 +453,11 @@ public final class SessionStore: Sendable {
         _ = Syscalls.unlink(dir + "/" + SessionStore.reserveFileName)
         var m = meta
         m.state = .interrupted
-        m.frameCount = scan.validRecords
-        notes.insert("recovered after the recorder stopped unexpectedly; kept \(scan.validRecords) frames and \(events.events.count) events", at: 0)
+        m.frameCount = intact
+        notes.insert("recovered after the recorder stopped unexpectedly; kept \(intact) frames and \(events.events.count) events", at: 0)
         m.recovery = notes.joined(separator: "; ")
         if let last = m.segments.indices.last, m.segments[last].endMonotonicNs == nil {
-            let reader = try FrameLogReader(path: framesPath, layout: layout, sessionID: meta.sessionID)
+            let reader = try FrameLogReader(path: framesPath, layout: layout, sessionID: meta.sessionID, damaged: damagedKept)
             m.segments[last].endMonotonicNs = reader.count > 0 ? try reader.frame(at: reader.count - 1).monotonicNs : m.segments[last].startMonotonicNs
         }
         // If session.json cannot be rewritten (e.g. read-only or still full), the recovered view is

@@ -93,11 +93,14 @@ let testIntrinsics = DepthIntrinsics(width: 64, height: 48, fx: 57.5, fy: 57.5, 
         #expect(try DepthLogReader(path: s.depthLogPath!).readAll() == maps)
     }
 
-    @Test func damageInTheMiddleOfDepthLogIsAnErrorNamingIt() throws {
-        let (d, store, id, _) = try crashedSession { b in b[DepthLog.headerSize + 12 + 70] ^= 0xFF }
+    @Test func damageInTheMiddleOfDepthLogIsSkippedOnRecovery() throws {
+        let (d, store, id, maps) = try crashedSession { b in b[DepthLog.headerSize + 12 + 70] ^= 0xFF }
         defer { d.cleanup() }
-        do { _ = try store.open(id); Issue.record("opened a session with a damaged depth.log") }
-        catch { #expect(error.kind == .corrupt && error.message.contains("depth.log: record at byte \(DepthLog.headerSize) is damaged but later records are intact"), "\(error)") }
+        let s = try store.open(id)
+        #expect(s.metadata.state == .interrupted)
+        let reader = try DepthLogReader(path: s.depthLogPath!, sessionID: id)
+        #expect(reader.damagedAt == [Int64(DepthLog.headerSize)])
+        #expect(try reader.readAll() == Array(maps.dropFirst()))
     }
 
     @Test func newerDepthLogVersionIsAClearError() throws {

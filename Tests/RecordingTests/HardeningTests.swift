@@ -335,3 +335,26 @@ func setSessionField(_ dir: String, _ key: String, _ rawJSON: String) throws {
         if crashed { #expect(s.metadata.recovery?.contains("truncated 5 bytes of torn tail from frames.log") == true, "\(s.metadata.recovery ?? "")") }
     }
 }
+
+/// A crashed session with a damaged record in the middle and a torn tail: recovery cuts only the
+/// tail after the last intact record and keeps every intact record on both sides of the damage.
+@Suite struct RecoverySalvageHardeningTests {
+    @Test func recoveryCutsTheTailAndSkipsTheDamageInTheMiddle() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.path)
+        let rec = try recordSynthetic(store, frames: 20)
+        let path = rec.directory + "/frames.log"
+        let intactSize = fileSize(path)
+        var b = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        b[FrameLog.headerSize + 5 * rec.layout.recordSize + 40] ^= 0x08
+        try Data(b).write(to: URL(fileURLWithPath: path))
+        try simulateCrash(rec.directory, appendingToFrames: [0x46, 0x4B, 0x46, 0x52] + [UInt8](repeating: 1, count: rec.layout.recordSize + 7),
+                          toEvents: [0x46, 0x4B, 0x45, 0x56, 40, 0])
+        let s = try store.open(rec.sessionID)
+        #expect(s.metadata.state == .interrupted && s.frameCount == 19 && s.salvage.damagedRecords == [5])
+        #expect(fileSize(path) == intactSize)
+        #expect(s.metadata.frameCount == 19)
+        #expect(try s.events().count == 2)
+        #expect(s.gaps == [5])
+    }
+}
