@@ -131,7 +131,8 @@ public final class Exporter: Sendable {
         guard let e = error as? RecordingError, e.kind == .diskFull, let p = e.path, p == target || p.hasPrefix(target + "/") else { return error }
         var free = ""
         var st = statvfs()
-        if statvfs(target, &st) == 0 { free = " (\(Int64(st.f_bavail) * Int64(st.f_frsize) / 1024) KiB free)" }
+        // Measured after the partial export was removed: what the stick has without this session.
+        if statvfs(target, &st) == 0 { free = " (\(Int64(st.f_bavail) * Int64(st.f_frsize) / 1024) KiB free without this export)" }
         return RecordingError(.diskFull, "export: the target \(target) is full\(free): no space left writing \(p); nothing was exported there and the session on the card is unchanged. Free space on the stick or use a larger one", path: target, cause: e.cause)
     }
 
