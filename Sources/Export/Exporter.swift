@@ -481,7 +481,7 @@ enum ImageFiles {
     static func read(_ path: String) throws -> Result<[UInt8], NotExported> {
         var st = stat()
         guard lstat(path, &st) == 0 else { return .failure(NotExported(reason: "cannot be examined (\(Errno(errno)))")) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(NotExported(reason: "not a regular file (\(fileType(st.st_mode)))")) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(NotExported(reason: "not a regular file (\(Syscalls.fileTypeName(st.st_mode)))")) }
         let fd: Int32
         switch Syscalls.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY) {
         case .success(let f): fd = f
@@ -491,7 +491,7 @@ enum ImageFiles {
         }
         defer { Syscalls.close(fd) }
         guard fstat(fd, &st) == 0 else { throw RecordingError.syscall("export: examining", path: path, Errno(errno)) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(NotExported(reason: "not a regular file (\(fileType(st.st_mode)))")) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(NotExported(reason: "not a regular file (\(Syscalls.fileTypeName(st.st_mode)))")) }
         guard st.st_size <= maxImageBytes else { return .failure(NotExported(reason: "too large for an image (\(st.st_size) bytes)")) }
         var b = [UInt8](repeating: 0, count: Int(st.st_size))
         let n = try b.withUnsafeMutableBytes { Syscalls.preadFully(fd, $0, at: 0) }.orThrow("export: reading", path)
@@ -508,18 +508,6 @@ enum ImageFiles {
         switch try read(path) {
         case .success(let b): return b
         case .failure(let why): throw RecordingError(.io, "export: \(path) changed during the export (\(why.reason)); export again", path: path)
-        }
-    }
-
-    static func fileType(_ mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFLNK: return "symbolic link"
-        case S_IFIFO: return "FIFO"
-        case S_IFDIR: return "directory"
-        case S_IFCHR: return "character device"
-        case S_IFBLK: return "block device"
-        case S_IFSOCK: return "socket"
-        default: return "unknown type"
         }
     }
 }

@@ -7,6 +7,13 @@ func openStore(_ args: ArgumentScanner, create: Bool = true) throws -> SessionSt
     try SessionStore(root: args.value("store") ?? SessionStore.defaultRoot, create: create)
 }
 
+/// The arguments of a command that takes session IDs and `--store`.
+func sessionIDArguments(_ arguments: [String]) throws -> ArgumentScanner {
+    let args = try ArgumentScanner(arguments, valueOptions: ["store"], flagOptions: [])
+    guard !args.positionals.isEmpty else { throw UsageError("name at least one session ID (see facekit sessions list)") }
+    return args
+}
+
 /// `facekit sessions list`: one line per session (or JSON), recovering crashed sessions on the way.
 struct SessionsListCommand: Command {
     static let path = ["sessions", "list"]
@@ -64,10 +71,7 @@ struct SessionsDeleteCommand: Command {
     static let synopsis = "facekit sessions delete <session-id>... [--store DIR]"
     static let abstract = "Delete sessions completely (only those named)."
     let args: ArgumentScanner
-    init(arguments: [String]) throws {
-        args = try ArgumentScanner(arguments, valueOptions: ["store"], flagOptions: [])
-        guard !args.positionals.isEmpty else { throw UsageError("name at least one session ID (see facekit sessions list)") }
-    }
+    init(arguments: [String]) throws { args = try sessionIDArguments(arguments) }
 
     func run() throws -> Int32 {
         let store = try openStore(args, create: false)
@@ -86,10 +90,7 @@ struct SessionsVerifyCommand: Command {
     static let synopsis = "facekit sessions verify <session-id>... [--store DIR]"
     static let abstract = "Check every record of every log of a session and say what is damaged (exit 0 clean, 1 damaged)."
     let args: ArgumentScanner
-    init(arguments: [String]) throws {
-        args = try ArgumentScanner(arguments, valueOptions: ["store"], flagOptions: [])
-        guard !args.positionals.isEmpty else { throw UsageError("name at least one session ID (see facekit sessions list)") }
-    }
+    init(arguments: [String]) throws { args = try sessionIDArguments(arguments) }
 
     func run() throws -> Int32 {
         let store = try openStore(args, create: false)
