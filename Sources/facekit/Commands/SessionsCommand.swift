@@ -7,6 +7,17 @@ func openStore(_ args: ArgumentScanner, create: Bool = true) throws -> SessionSt
     try SessionStore(root: args.value("store") ?? SessionStore.defaultRoot, create: create)
 }
 
+/// Runs `body` on each session named on the command line; a failure (false, or an error, which is
+/// printed) makes the exit code 1 and does not stop the others.
+func forEachNamedSession(_ args: ArgumentScanner, _ body: (SessionStore, String) throws -> Bool) throws -> Int32 {
+    let store = try openStore(args, create: false)
+    var rc: Int32 = 0
+    for id in args.positionals {
+        do { if try !body(store, id) { rc = 1 } } catch { printError("facekit: \(error)"); rc = 1 }
+    }
+    return rc
+}
+
 /// The arguments of a command that takes session IDs and `--store`.
 func sessionIDArguments(_ arguments: [String]) throws -> ArgumentScanner {
     let args = try ArgumentScanner(arguments, valueOptions: ["store"], flagOptions: [])
@@ -74,13 +85,7 @@ struct SessionsDeleteCommand: Command {
     init(arguments: [String]) throws { args = try sessionIDArguments(arguments) }
 
     func run() throws -> Int32 {
-        let store = try openStore(args, create: false)
-        var rc: Int32 = 0
-        for id in args.positionals {
-            do { try store.delete(id); print("deleted \(id)") }
-            catch { printError("facekit: \(error)"); rc = 1 }
-        }
-        return rc
+        try forEachNamedSession(args) { store, id in try store.delete(id); print("deleted \(id)"); return true }
     }
 }
 
@@ -93,17 +98,12 @@ struct SessionsVerifyCommand: Command {
     init(arguments: [String]) throws { args = try sessionIDArguments(arguments) }
 
     func run() throws -> Int32 {
-        let store = try openStore(args, create: false)
-        var rc: Int32 = 0
-        for id in args.positionals {
-            do {
-                let v = try store.verify(id)
-                for line in v.lines { print("\(id): \(line)") }
-                print("\(id): \(v.isClean ? "clean" : "damaged")")
-                if !v.isClean { rc = 1 }
-            } catch { printError("facekit: \(error)"); rc = 1 }
+        try forEachNamedSession(args) { store, id in
+            let v = try store.verify(id)
+            for line in v.lines { print("\(id): \(line)") }
+            print("\(id): \(v.isClean ? "clean" : "damaged")")
+            return v.isClean
         }
-        return rc
     }
 }
 
