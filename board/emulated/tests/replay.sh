@@ -11,7 +11,17 @@ modprobe xhci-pci && modprobe usb-storage delay_use=0 && modprobe sd_mod && modp
 CLIP=$MEDIA/replay-face.y4m
 [ -f /host$CLIP ] || fail "no replay clip $CLIP"
 MODEL=${BOARD_MODEL:-$REPO/models/facekit.fkm}
-before=$(ls /sys/block | grep '^sd' | tr '\n' ' ')
+# The USB modules may have just been loaded: the stick scripts/board/run cold-plugs (u0) is then
+# still being enumerated and would be taken for the replay stick. So: wait for it (when a test
+# before this one unplugged it, this costs the 10 s limit), then snapshot the disks once the set
+# has been the same for 1 s.
+waitfor present /sys/block/sda/sda1 100
+sds() { ls /sys/block | grep '^sd' | tr '\n' ' '; }
+before=$(sds); same=0; i=0
+while [ $same -lt 10 ] && [ $i -lt 150 ]; do
+  sleep 0.1; i=$((i + 1)); now=$(sds)
+  if [ "$now" = "$before" ]; then same=$((same + 1)); else before=$now; same=0; fi
+done
 qmp '{"execute":"device_add","arguments":{"driver":"usb-storage","bus":"xhci.0","drive":"stick3","id":"ureplay","removable":true}}'
 dev=""; i=0
 while [ -z "$dev" ] && [ $i -lt 100 ]; do
