@@ -18,6 +18,7 @@ echo "ARM-FIGURE: deb=$(basename "$DEB") bytes=$(stat -c %s "$DEB") installed_kb
 W=$(mktemp -d /tmp/facekit-armpkg.XXXXXX); trap 'rm -rf "$W"' EXIT
 dpkg-deb -x "$DEB" "$W/root"; dpkg-deb -e "$DEB" "$W/DEBIAN"
 has() { [ -e "$W/root/$1" ]; }
+FK="$W/root/usr/bin/facekit"   # the packaged binary, in the extracted package tree
 check "files in place" has usr/bin/facekit
 for f in usr/bin/facekit-depth-host usr/lib/facekit/depth/libfacekit-depth-replay.so usr/lib/facekit/depth/libfacekit-depth-v4l2.so \
          usr/share/facekit/facekit.fkm usr/share/facekit/geometry_pipeline_metadata_landmarks.binarypb etc/facekit/facekit.json \
@@ -29,7 +30,7 @@ arch_of() { aarch64-linux-gnu-readelf -h "$W/root/$1" | grep -q 'Machine: *AArch
 check "facekit is an aarch64 executable" arch_of usr/bin/facekit
 check "the depth host is an aarch64 executable" arch_of usr/bin/facekit-depth-host
 # The Swift runtime is linked in: nothing from libswiftlang is needed on the target.
-no_swift_runtime() { ! aarch64-linux-gnu-readelf -d "$W/root/usr/bin/facekit" | grep -q 'libswift\|libFoundation\|libdispatch'; }
+no_swift_runtime() { ! aarch64-linux-gnu-readelf -d "$FK" | grep -q 'libswift\|libFoundation\|libdispatch'; }
 check "facekit needs no Swift runtime library" no_swift_runtime
 deps=$(dpkg-deb -f "$DEB" Depends); echo "  Depends: $deps"
 deps_ok() { for p in libc6 libstdc++6 libgcc-s1 libhdf5-310 libv4l-0t64 libjpeg62-turbo zlib1g; do
@@ -45,7 +46,7 @@ check "lintian: no errors ($(grep -c '^W: ' "$CACHE/arm/out/lintian-arm64.txt") 
 # Under qemu-user, the package's own binary and model against the sysroot's libraries.
 HOST="$REPO/.build/release/facekit"
 [ -x "$HOST" ] || (cd "$REPO" && swift build -c release 2>&1 | tail -1)
-arm() { qemu-aarch64-static -L "$S" "$W/root/usr/bin/facekit" "$@"; }
+arm() { qemu-aarch64-static -L "$S" "$FK" "$@"; }
 check "facekit model info on the packaged model (aarch64)" arm model info "$W/root/usr/share/facekit/facekit.fkm"
 same_model() { "$HOST" model convert "$MODELS/face_landmarker_v2.task" -o "$W/host.fkm" > /dev/null && cmp -s "$W/host.fkm" "$W/root/usr/share/facekit/facekit.fkm"; }
 check "the packaged model is the host conversion, byte for byte" same_model
