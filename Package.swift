@@ -5,7 +5,8 @@
 //   CV4L2, CJPEG ← Capture
 //   CJPEG ← Recording ← Export → CHDF5
 //   CGPIO ← GPIO ← Appliance → Recording, Export, Capture, FaceTracking
-//   LinuxSystem (Errno, EINTR retry, CLOCK_MONOTONIC) ← Capture, GPIO, Recording
+//   LinuxSystem (every syscall, Errno, EINTR retry, CLOCK_MONOTONIC, atomic files) ← every module
+//   that does I/O: Capture, GPIO, Recording, Export, Depth, Appliance, facekit
 import PackageDescription
 
 // A deployment may build FaceCore for its exact CPU: FACEKIT_CPU=cortex-a76 (dot product),
@@ -85,12 +86,13 @@ let package = Package(
         .target(name: "DepthDriverReplay", dependencies: ["CDepthDriver"], publicHeadersPath: ".", linkerSettings: [.linkedLibrary("m"), .linkedLibrary("z")] + cOnlyLink),
         .target(name: "DepthDriverV4L2", dependencies: ["CDepthDriver"], publicHeadersPath: ".", linkerSettings: [.linkedLibrary("m")] + cOnlyLink),
 
-        // The shared syscall layer: typed Errno, the EINTR retry rule, the monotonic clock.
+        // The platform layer: every syscall wrapped once, typed Errno, the EINTR retry rule, the
+        // monotonic clock, atomic files, descriptor ownership, fault hooks for tests.
         .target(name: "LinuxSystem"),
         .target(name: "Capture", dependencies: ["CV4L2", "CJPEG", "LinuxSystem"]),
         .target(name: "Recording", dependencies: ["CJPEG", "FaceNames", "CZlib", "LinuxSystem"]),
-        .target(name: "Export", dependencies: ["Recording", "CHDF5", "CZlib"]),
-        .target(name: "Depth", dependencies: ["CDepthDriver", "FaceTracking", "Recording"]),
+        .target(name: "Export", dependencies: ["Recording", "CHDF5", "CZlib", "LinuxSystem"]),
+        .target(name: "Depth", dependencies: ["CDepthDriver", "FaceTracking", "Recording", "LinuxSystem"]),
         // Kernel GPIO character device, uAPI v2 (ioctl numbers and structs through CGPIO).
         .target(name: "CGPIO"),
         .target(name: "GPIO", dependencies: ["CGPIO", "LinuxSystem"]),
@@ -100,18 +102,20 @@ let package = Package(
         .target(name: "CProcessArguments"),
         .executableTarget(name: "facekit",
                           dependencies: ["FaceCore", "FaceTracking", "Capture", "Recording", "Export", "Appliance", "Depth",
-                                         "CProcessArguments"]),
+                                         "CProcessArguments", "LinuxSystem"]),
 
         // Test-only: interposes malloc to prove hot paths allocate nothing.
         .target(name: "CAllocationCounter"),
         .testTarget(name: "FaceCoreTests", dependencies: ["FaceCore", "FaceKernels", "CAllocationCounter"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
-        .testTarget(name: "RecordingTests", dependencies: ["Recording", "CAllocationCounter"]),
-        .testTarget(name: "ExportTests", dependencies: ["Export", "Recording"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "LinuxSystem"]),
+        .testTarget(name: "RecordingTests", dependencies: ["Recording", "CAllocationCounter", "LinuxSystem"]),
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Recording", "LinuxSystem"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSystem"]),
+        // Every wrapper of the platform layer against a mocked kernel (swift-system's trace style).
+        .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
         // Drivers/: C test drivers (good and misbehaving), compiled by the tests with cc.
-        .testTarget(name: "DepthTests", dependencies: ["Depth", "Recording", "Export", "FaceTracking", "CDepthDriver", "CZlib", "Appliance", "Capture"], exclude: ["Drivers"]),
-        .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CAllocationCounter"]),
+        .testTarget(name: "DepthTests", dependencies: ["Depth", "Recording", "Export", "FaceTracking", "CDepthDriver", "CZlib", "Appliance", "Capture", "LinuxSystem"], exclude: ["Drivers"]),
+        .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CAllocationCounter", "LinuxSystem"]),
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceCore", "CAllocationCounter"]),
     ]
 )

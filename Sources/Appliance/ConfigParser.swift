@@ -2,6 +2,7 @@ import Capture
 import Export
 import Foundation
 import GPIO
+import LinuxSystem
 import Recording
 
 /// A configuration problem: which file, which key path (`gpio.inputs[2].debounceMs`), what is wrong.

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Recording
 
 /// `facekit run`: the kiosk. One control thread (the caller of `run`) owns the state machine and
@@ -88,9 +89,9 @@ public final class KioskDaemon: @unchecked Sendable {
         for d in presentSticks where !d.isPartition { handle(.stick(.added(d))) }
         notifier.ready(status: statusLine)
         log.log("ready", ["state": machine.state])
-        var nextWatchdog = Syscalls.monotonicNanoseconds()
+        var nextWatchdog = Int64(MonotonicClock.now())
         while true {
-            let now = Syscalls.monotonicNanoseconds()
+            let now = Int64(MonotonicClock.now())
             if let w = notifier.watchdogIntervalNs, now >= nextWatchdog {
                 notifier.watchdog()
                 nextWatchdog = now + w
@@ -111,7 +112,7 @@ public final class KioskDaemon: @unchecked Sendable {
         wake.lock()
         defer { wake.unlock() }
         while queue.isEmpty {
-            let left = deadline - Syscalls.monotonicNanoseconds()
+            let left = deadline - Int64(MonotonicClock.now())
             if left <= 0 { return nil }
             _ = wake.wait(until: Date(timeIntervalSinceNow: Double(left) / 1e9))
         }
@@ -236,7 +237,7 @@ public final class KioskDaemon: @unchecked Sendable {
     // MARK: Ticks
 
     private func bootCamera() {
-        lastCameraAttemptNs = Syscalls.monotonicNanoseconds()
+        lastCameraAttemptNs = Int64(MonotonicClock.now())
         do {
             try recorder.startPreview()
             log.log("camera.started", ["device": config.camera.device])
@@ -258,7 +259,7 @@ public final class KioskDaemon: @unchecked Sendable {
             }
             // Absent at boot (never opened): try again every two seconds. A camera lost while
             // streaming is reopened by the capture thread itself.
-            let now = Syscalls.monotonicNanoseconds()
+            let now = Int64(MonotonicClock.now())
             if p == LiveTracker.cameraNotStarted && now - lastCameraAttemptNs > 2_000_000_000 {
                 lastCameraAttemptNs = now
                 try? recorder.startPreview()
@@ -289,7 +290,7 @@ public final class KioskDaemon: @unchecked Sendable {
             // unflushed FAT); systemd's stop timeout bounds the wait.
             log.log("terminating.waiting-for-export", ["thread": t.name ?? ""])
             while exportThread != nil {
-                guard let m = nextMessage(untilNs: Syscalls.monotonicNanoseconds() + 1_000_000_000) else { continue }
+                guard let m = nextMessage(untilNs: Int64(MonotonicClock.now()) + 1_000_000_000) else { continue }
                 if case .exportDone = m { handle(m) }
             }
         }

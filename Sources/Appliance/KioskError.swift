@@ -4,7 +4,7 @@ import LinuxSystem
 /// errno beneath it, if any.
 public struct KioskError: Error, CustomStringConvertible, Sendable {
     public var message: String
-    public var cause: LinuxSystem.Errno?
-    public init(_ message: String, cause: LinuxSystem.Errno? = nil) { self.message = message; self.cause = cause }
+    public var cause: Errno?
+    public init(_ message: String, cause: Errno? = nil) { self.message = message; self.cause = cause }
     public var description: String { cause.map { "\(message): \($0)" } ?? message }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Recording
 
 /// An edge on a configured input line, as the daemon sees it: which `gpio.inputs[i]`, whether the
@@ -117,7 +118,7 @@ public final class RecordedOutputs: KioskOutputs, @unchecked Sendable {
     private var pulses = 0
     public init() {}
     public func show(_ lit: Set<LEDRole>) { lock.withLock { history.append(lit) } }
-    public func syncPulse() -> Int64? { lock.withLock { pulses += 1 }; return Syscalls.monotonicNanoseconds() }
+    public func syncPulse() -> Int64? { lock.withLock { pulses += 1 }; return Int64(MonotonicClock.now()) }
     public func stop() {}
     public var shown: [Set<LEDRole>] { lock.withLock { history } }
     public var lit: Set<LEDRole> { lock.withLock { history.last ?? [] } }

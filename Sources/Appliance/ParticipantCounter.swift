@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Recording
 
 /// Participant IDs `<prefix><n>` (P001, P002, …) from a counter on the card. The next number is
@@ -17,7 +18,7 @@ public struct ParticipantCounter: Sendable {
     /// than a restart at 1, which would reuse IDs.
     public func current() throws(RecordingError) -> Int {
         guard FileManager.default.fileExists(atPath: path) else { return 0 }
-        let text = String(decoding: try AtomicFile.read(path, limit: 64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: try SessionFile.read(path, limit: 64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard let n = Int(text), n >= 0 else {
             throw RecordingError(.corrupt, "\(path) should hold the last participant number, found \"\(text.prefix(20))\"; fix or delete it (deleting restarts at 1)", path: path)
         }
@@ -35,7 +36,7 @@ public struct ParticipantCounter: Sendable {
             throw RecordingError(.corrupt, "\(path) holds \(last), beyond the last participant number (\(Self.maximum)); fix or delete it (deleting restarts at 1)", path: path)
         }
         let n = last + 1
-        try AtomicFile.write(Array("\(n)\n".utf8), to: path)
+        try SessionFile.write(Array("\(n)\n".utf8), to: path)
         return format(n)
     }
 

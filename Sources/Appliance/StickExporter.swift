@@ -81,8 +81,8 @@ public final class StickExporter: Sendable {
         for attempt in 0..<20 {
             switch Syscalls.open(node, O_RDONLY) {
             case .success(let f): fd = f
-            case .failure(let e) where e.code == ENOENT && attempt < 19: usleep(50_000); continue
-            case .failure(let e): throw KioskError("cannot open \(node) to read its filesystem", cause: LinuxSystem.Errno(rawValue: e.code))
+            case .failure(let e) where e == .noSuchFile && attempt < 19: MonotonicClock.sleep(nanoseconds: 50_000_000); continue
+            case .failure(let e): throw KioskError("cannot open \(node) to read its filesystem", cause: e)
             }
             break
         }
@@ -91,7 +91,7 @@ public final class StickExporter: Sendable {
         let n: Int
         switch b.withUnsafeMutableBytes({ Syscalls.preadFully(fd, $0, at: 0) }) {
         case .success(let got): n = got
-        case .failure(let e): throw KioskError("cannot read \(node) (pulled out?)", cause: LinuxSystem.Errno(rawValue: e.code))
+        case .failure(let e): throw KioskError("cannot read \(node) (pulled out?)", cause: e)
         }
         return FilesystemProbe.identify(Array(b.prefix(n)))
     }
@@ -101,7 +101,7 @@ public final class StickExporter: Sendable {
     /// stick does not keep the job going through every remaining session.
     public func run(disk: String, progress: (String) -> Void = { _ in },
                     cancelled: () -> Bool = { false }) throws(KioskError) -> StickExportReport {
-        let t0 = Syscalls.monotonicNanoseconds()
+        let t0 = Int64(MonotonicClock.now())
         let (node, kind) = try choosePartition(disk: disk)
         let pending: [String]
         let damaged: [(sessionID: String, error: String)]
@@ -112,24 +112,24 @@ public final class StickExporter: Sendable {
         var failed = damaged
         do throws(KioskError) {
             let target = mountPoint + "/" + Self.folder
-            if case .failure(let e) = Syscalls.mkdir(target), e.code != EEXIST {
-                throw KioskError(e.code == EROFS ? "the stick \(node) is read-only; nothing was written" :
-                                 e.code == ENOSPC ? "the stick \(node) is full; use a stick with free space" :
-                                 "cannot create \(target) on the stick", cause: LinuxSystem.Errno(rawValue: e.code))
+            if case .failure(let e) = Syscalls.mkdir(target), e != .fileExists {
+                throw KioskError(e == .readOnlyFileSystem ? "the stick \(node) is read-only; nothing was written" :
+                                 e == .noSpace ? "the stick \(node) is full; use a stick with free space" :
+                                 "cannot create \(target) on the stick", cause: e)
             }
             removeStalePartials(in: target)
             let r = try exportSessions(pending, to: target, node: node, progress: progress, cancelled: cancelled)
             done = r.done
             failed += r.failed
-            if case .failure(let e) = ApplianceSyscalls.syncFilesystem(mountPoint) {
+            if case .failure(let e) = Syscalls.syncFilesystem(mountPoint) {
                 throw KioskError("flushing the stick \(node) failed (pulled out?); the export is not complete", cause: e)
             }
-            if case .failure(let e) = ApplianceSyscalls.unmount(mountPoint) {
+            if case .failure(let e) = Syscalls.unmount(mountPoint) {
                 throw KioskError("unmounting the stick \(node) failed; do not pull it", cause: e)
             }
         } catch {
             // Gone or failing: detach, so the mount point is free for the next stick.
-            _ = ApplianceSyscalls.unmount(mountPoint, flags: Int32(MNT_DETACH))
+            _ = Syscalls.unmount(mountPoint, flags: Int32(MNT_DETACH))
             throw error
         }
         // Only now, with everything on the stick and the stick unmounted, does the card change.
@@ -139,13 +139,13 @@ public final class StickExporter: Sendable {
                                          "frames": frames, "events": events]
             do {
                 let data = try JSONSerialization.data(withJSONObject: marker, options: [.sortedKeys])
-                try AtomicFile.write([UInt8](data), to: store.root + "/" + id + "/" + Self.markerName)
+                try SessionFile.write([UInt8](data), to: store.root + "/" + id + "/" + Self.markerName)
             } catch {
                 throw KioskError("the stick holds the export, but marking session \(id) as exported on the card failed: \(error)")
             }
         }
         return StickExportReport(device: node, filesystem: kind, exported: done,
-                                 seconds: Double(Syscalls.monotonicNanoseconds() - t0) / 1e9, failed: failed)
+                                 seconds: Double(Int64(MonotonicClock.now()) - t0) / 1e9, failed: failed)
     }
 
     /// Finished sessions not exported yet, and the sessions whose files fail their checks (they
@@ -235,11 +235,11 @@ public final class StickExporter: Sendable {
         do { try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true) }
         catch { throw KioskError("cannot create the mount point \(mountPoint): \(error.localizedDescription)") }
         // A stick pulled earlier without an unmount may still be attached here.
-        _ = ApplianceSyscalls.unmount(mountPoint, flags: Int32(MNT_DETACH))
+        _ = Syscalls.unmount(mountPoint, flags: Int32(MNT_DETACH))
         let flags = UInt(MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME)
         // vfat: `flush` writes back early, so little is in flight when a stick is pulled.
         let data = kind == .vfat ? "flush" : nil
-        switch ApplianceSyscalls.mount(source: node, target: mountPoint, type: kind.mountType!, flags: flags, data: data) {
+        switch Syscalls.mount(source: node, target: mountPoint, type: kind.mountType!, flags: flags, data: data) {
         case .success: return
         case .failure(let e) where e.rawValue == EROFS || e.rawValue == EACCES:
             throw KioskError("the stick \(node) is read-only (write-protect switch?); nothing was written", cause: e)

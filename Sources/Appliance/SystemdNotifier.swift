@@ -25,20 +25,20 @@ public final class SystemdNotifier: @unchecked Sendable {
             }
         }
         watchdogIntervalNs = interval
-        if addr != nil, case .success(let s) = ApplianceSyscalls.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0) { fd = s }
+        if addr != nil, case .success(let s) = Syscalls.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0) { fd = s }
     }
 
-    deinit { if fd >= 0 { ApplianceSyscalls.close(fd) } }
+    deinit { if fd >= 0 { Syscalls.close(fd) } }
 
     /// Sends `lines` (e.g. ["READY=1", "STATUS=ready"]) as one datagram. Failures are returned,
     /// not thrown: the service runs on when systemd is not listening.
     @discardableResult
-    public func notify(_ lines: [String]) -> LinuxSystem.Errno? {
+    public func notify(_ lines: [String]) -> Errno? {
         guard let addr = socketAddress else { return nil }
         return lock.withLock {
-            guard fd >= 0 else { return LinuxSystem.Errno(rawValue: EBADF) }
+            guard fd >= 0 else { return Errno(rawValue: EBADF) }
             let msg = Array(lines.joined(separator: "\n").utf8)
-            if case .failure(let e) = ApplianceSyscalls.send(fd, msg, toUnix: addr) { return e }
+            if case .failure(let e) = Syscalls.send(fd, msg, toUnix: addr) { return e }
             return nil
         }
     }

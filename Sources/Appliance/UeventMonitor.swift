@@ -66,14 +66,14 @@ public final class UeventMonitor: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     public init() throws(KioskError) {
-        switch ApplianceSyscalls.socket(AF_NETLINK, Int32(SOCK_DGRAM.rawValue), 15 /* NETLINK_KOBJECT_UEVENT */) {
+        switch Syscalls.socket(AF_NETLINK, Int32(SOCK_DGRAM.rawValue), 15 /* NETLINK_KOBJECT_UEVENT */) {
         case .failure(let e): throw KioskError("cannot open the kernel's uevent socket", cause: e)
         case .success(let s): fd = s
         }
         // A burst (a hub with several sticks) must not overflow the default buffer.
-        _ = ApplianceSyscalls.setOption(fd, level: SOL_SOCKET, name: SO_RCVBUF, value: 1 << 20)
-        if case .failure(let e) = ApplianceSyscalls.bind(fd, netlink: 1) {
-            ApplianceSyscalls.close(fd)
+        _ = Syscalls.setOption(fd, level: SOL_SOCKET, name: SO_RCVBUF, value: 1 << 20)
+        if case .failure(let e) = Syscalls.bind(fd, netlink: 1) {
+            Syscalls.close(fd)
             throw KioskError("cannot subscribe to kernel uevents (bind netlink group 1)", cause: e)
         }
     }
@@ -85,8 +85,8 @@ public final class UeventMonitor: @unchecked Sendable {
             let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 8192, alignment: 8)
             defer { buf.deallocate() }
             while !stopFlag.withLock({ stopping }) {
-                guard case .success(true) = ApplianceSyscalls.waitReadable(fd, timeoutMs: 250) else { continue }
-                guard case .success(let n) = ApplianceSyscalls.receive(fd, into: buf), n > 0 else { continue }
+                guard case .success(true) = Syscalls.waitReadable(fd, timeoutMs: 250) else { continue }
+                guard case .success(let n) = Syscalls.receive(fd, into: buf), n > 0 else { continue }
                 if let e = Uevent(datagram: UnsafeRawBufferPointer(rebasing: buf[0..<n]))?.usbBlockDevice { handler(e) }
             }
         }
@@ -100,7 +100,7 @@ public final class UeventMonitor: @unchecked Sendable {
         stopFlag.withLock { stopping = true }
         done.wait()
         thread = nil
-        ApplianceSyscalls.close(fd)
+        Syscalls.close(fd)
     }
 
     /// USB block devices present now (disks and their partitions), from sysfs.

@@ -32,13 +32,13 @@ final class ByteReader {
 
     deinit {
         buf.deallocate()
-        if ownsFD { close(fd) }
+        if ownsFD { Syscalls.close(fd) }
     }
 
     private func fill() throws(CaptureError) -> Bool {
         if start == end { start = 0; end = 0 }
         let fd = self.fd, p = buf + end, n = cap - end
-        switch valueOrErrno({ Glibc.read(fd, p, n) }) {
+        switch Syscalls.read(fd, UnsafeMutableRawBufferPointer(start: p, count: n)) {
         case .success(let got):
             end += got
             return got > 0
@@ -85,7 +85,7 @@ final class ByteReader {
         let fd = self.fd
         while done < count {
             let p = dst + done, n = count - done
-            switch valueOrErrno({ Glibc.read(fd, p, n) }) {
+            switch Syscalls.read(fd, UnsafeMutableRawBufferPointer(start: p, count: n)) {
             case .success(0): position += Int64(done); return done
             case .success(let got): done += got
             case .failure(let e): throw CaptureError(.malformedInput, "cannot read \(name)", cause: e)
@@ -97,7 +97,7 @@ final class ByteReader {
 
     /// Seeks a regular file to `offset` (false for pipes and stdin, which cannot rewind).
     func rewind(to offset: Int64) -> Bool {
-        guard lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else { return false }
+        guard case .success(offset) = Syscalls.seek(fd, to: offset) else { return false }
         start = 0
         end = 0
         position = offset

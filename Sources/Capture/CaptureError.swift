@@ -1,3 +1,4 @@
+import LinuxSystem
 /// Everything that can go wrong in capture, each naming the device or file and what to do.
 public struct CaptureError: Error, CustomStringConvertible, Sendable {
     public enum Code: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,11 +36,8 @@ public struct CameraInfo: Sendable, Codable, Equatable {
 public enum DeviceDiscovery {
     /// /dev/video* in numeric order.
     public static func videoNodes(in dir: String = "/dev") -> [String] {
-        guard let d = opendir(dir) else { return [] }
-        defer { closedir(d) }
         var nodes: [(Int, String)] = []
-        while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { cText(bytes: $0) }
+        for name in Syscalls.directoryEntries(dir) ?? [] {
             guard name.hasPrefix("video"), let n = Int(name.dropFirst(5)) else { continue }
             nodes.append((n, "\(dir)/\(name)"))
         }

@@ -15,7 +15,7 @@ public final class LoopbackFeeder {
     /// v4l2loopback only shows a capture format to readers after the first frame is written.
     public init(path: String, width: Int, height: Int, fps: Double, maxFrameBytes: Int) throws(CaptureError) {
         self.path = path
-        switch valueOrErrno({ open(path, O_RDWR | O_CLOEXEC) }) {
+        switch Syscalls.open(path, O_RDWR) {
         case .success(let f): fd = f
         case .failure(let e): throw CaptureError(.open, "cannot open loopback device \(path) (is v4l2loopback loaded?)", cause: e)
         }
@@ -41,19 +41,17 @@ public final class LoopbackFeeder {
         try ioctl(CVIDIOC_STREAMON, &t, "VIDIOC_STREAMON (output)")
     }
 
-    deinit { close(fd) }
+    deinit { Syscalls.close(fd) }
 
     private func ioctl<T>(_ req: UInt, _ arg: inout T, _ name: String) throws(CaptureError) {
-        let fd = self.fd
-        if case .failure(let e) = withUnsafeMutablePointer(to: &arg, { p in valueOrErrno { Glibc.ioctl(fd, req, p) } }) {
+        if case .failure(let e) = Syscalls.ioctl(fd, req, &arg) {
             throw CaptureError(.device, "\(name) failed on loopback device \(path)", cause: e)
         }
     }
 
     /// Writes one frame (v4l2loopback takes a whole frame per write()).
     public func write(_ frame: UnsafeRawBufferPointer) throws(CaptureError) {
-        let fd = self.fd
-        switch valueOrErrno({ Glibc.write(fd, frame.baseAddress, frame.count) }) {
+        switch Syscalls.write(fd, frame) {
         case .success: return
         case .failure(let e): throw CaptureError(e.meansDeviceGone ? .disconnected : .device, "write to loopback device \(path) failed", cause: e)
         }
@@ -106,22 +104,23 @@ final class ByteFile {
     deinit { close() }
 
     func open() throws(CaptureError) {
-        let fd: Int32
-        switch valueOrErrno({ Glibc.open(path, O_RDONLY | O_CLOEXEC) }) {
-        case .success(let f): fd = f
+        let file: FileDescriptor
+        switch FileDescriptor.open(path, O_RDONLY) {
+        case .success(let f): file = f
         case .failure(let e): throw CaptureError(.open, "cannot open \(path)", cause: e)
         }
-        defer { Glibc.close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_size > 0 else { throw CaptureError(.malformedInput, "\(path) is empty") }
-        guard let p = mmap(nil, Int(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
-            throw CaptureError(.open, "cannot map \(path)", cause: .current)
+        defer { file.close() }
+        guard case .success(let size) = Syscalls.fileSize(file.rawValue), size > 0 else {
+            throw CaptureError(.malformedInput, "\(path) is empty")
         }
-        bytes = UnsafeRawBufferPointer(start: p, count: Int(st.st_size))
+        switch Syscalls.mapReadOnly(file.rawValue, length: Int(size)) {
+        case .success(let b): bytes = b
+        case .failure(let e): throw CaptureError(.open, "cannot map \(path)", cause: e)
+        }
     }
 
     func close() {
-        if let b = bytes { munmap(UnsafeMutableRawPointer(mutating: b.baseAddress), b.count) }
+        if let b = bytes { Syscalls.unmap(b) }
         bytes = nil
     }
 }

@@ -12,27 +12,28 @@ public enum MediaFile {
     /// what it is otherwise.
     public static func openRegular(_ path: String) throws(CaptureError) -> Int32 {
         let fd: Int32
-        switch valueOrErrno({ open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }) {
+        switch Syscalls.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY) {
         case .success(let f): fd = f
         case .failure(let e): throw CaptureError(.open, "cannot open \(path)", cause: e)
         }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else {
-            let e = Errno(rawValue: errno)
-            close(fd)
+        let st: stat
+        switch Syscalls.status(fd) {
+        case .success(let s): st = s
+        case .failure(let e):
+            Syscalls.close(fd)
             throw CaptureError(.open, "cannot examine \(path)", cause: e)
         }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
-            close(fd)
+            Syscalls.close(fd)
             throw CaptureError(.open, "\(path) is \(typeName(st.st_mode)), not a regular file; give a video or image file (a stream can be piped in as '-')")
         }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        _ = Syscalls.setNonBlocking(fd, false)
         return fd
     }
 
     /// Checks that `path` is a regular media file (see `openRegular`) without keeping it open.
     public static func checkRegular(_ path: String) throws(CaptureError) {
-        close(try openRegular(path))
+        Syscalls.close(try openRegular(path))
     }
 
     static func typeName(_ mode: mode_t) -> String {

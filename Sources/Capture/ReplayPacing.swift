@@ -1,3 +1,4 @@
+import LinuxSystem
 /// How a replay source hands out frames.
 public enum ReplayPacing: Sendable, Equatable {
     /// As fast as the consumer reads; timestamps still advance by the nominal frame interval, so

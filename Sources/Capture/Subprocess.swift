@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 
 /// A helper process whose standard output we read (ffmpeg). Standard error is kept so a
 /// failure can say what ffmpeg said.
@@ -28,7 +29,7 @@ final class Subprocess {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for dir in path.split(separator: ":") {
             let p = "\(dir)/\(tool)"
-            if access(p, X_OK) == 0 { return p }
+            if Syscalls.isExecutable(p) { return p }
         }
         return nil
     }

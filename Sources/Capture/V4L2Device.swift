@@ -60,7 +60,7 @@ final class V4L2Device {
     init(path: String, conversion: Bool = false) throws(CaptureError) {
         self.path = path
         let raw: Int32
-        switch valueOrErrno({ Glibc.open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC) }) {
+        switch Syscalls.open(path, O_RDWR | O_NONBLOCK) {
         case .success(let f): raw = f
         case .failure(let e):
             let hint = e == .noSuchFile ? "is the camera plugged in? `facekit devices` lists cameras"
@@ -71,15 +71,15 @@ final class V4L2Device {
         // Ask the kernel directly first: libv4l2 prints its own complaint to stderr for a file
         // that is not a V4L2 device, and our error says more.
         var cap = v4l2_capability()
-        if case .failure(let e) = withUnsafeMutablePointer(to: &cap, { p in valueOrErrno { Glibc.ioctl(raw, CVIDIOC_QUERYCAP, p) } }) {
-            Glibc.close(raw)
+        if case .failure(let e) = Syscalls.ioctl(raw, CVIDIOC_QUERYCAP, &cap) {
+            Syscalls.close(raw)
             throw CaptureError(e == .notTTY || e == .invalidArgument ? .notACamera : e.meansDeviceGone ? .disconnected : .open,
                                "\(path) is not a V4L2 video device (`facekit devices` lists cameras)", cause: e)
         }
         cv4l2_set_log_file(nil)
         if cv4l2_fd_open(raw, conversion ? 0 : CV4L2_DISABLE_CONVERSION) == -1 {
             let e = Errno.current
-            Glibc.close(raw)
+            Syscalls.close(raw)
             throw CaptureError(e == .notTTY || e == .invalidArgument ? .notACamera : .open,
                                "\(path) is not a V4L2 device libv4l2 can use", cause: e)
         }
@@ -283,16 +283,17 @@ final class V4L2Device {
     /// poll(POLLIN) up to `timeoutMs`, then VIDIOC_DQBUF. Returns nil on timeout. POLLERR/POLLHUP
     /// with ENODEV from DQBUF is an unplug.
     func dequeue(timeoutMs: Int) throws(CaptureError) -> DequeuedBuffer? {
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        var revents: Int16 = 0
         let deadline = MonotonicClock.now() + UInt64(max(timeoutMs, 0)) * 1_000_000
+        // EINTR polls again with the time that is left, so a signal never stretches the wait.
         while true {
             let left = Int32(clamping: (Int64(deadline) - Int64(MonotonicClock.now())) / 1_000_000)
-            let r = poll(&pfd, 1, max(left, 0))
-            if r == -1 {
-                if Errno.current == .interrupted { continue }
-                throw error("poll", .current)
+            switch Syscalls.poll(fd, events: Int16(POLLIN), timeoutMs: max(left, 0), retryOnInterrupt: false) {
+            case .failure(let e) where e == .interrupted: continue
+            case .failure(let e): throw error("poll", e)
+            case .success(0): return nil
+            case .success(let r): revents = r
             }
-            if r == 0 { return nil }
             break
         }
         var b = v4l2_buffer()
@@ -304,7 +305,7 @@ final class V4L2Device {
         case .failure(let e) where e == .wouldBlock: return nil
         case .failure(let e): throw error("VIDIOC_DQBUF", e)
         }
-        if pfd.revents & Int16(POLLERR) != 0 && b.bytesused == 0 {
+        if revents & Int16(POLLERR) != 0 && b.bytesused == 0 {
             throw CaptureError(.disconnected, "camera \(path) reported an error (POLLERR)")
         }
         let ts = UInt64(b.timestamp.tv_sec) * 1_000_000_000 + UInt64(b.timestamp.tv_usec) * 1_000

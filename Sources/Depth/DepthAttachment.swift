@@ -1,4 +1,5 @@
 import FaceTracking
+import LinuxSystem
 import Recording
 
 /// Depth for the tracking thread: per colour frame it finds the depth map taken at the same time,

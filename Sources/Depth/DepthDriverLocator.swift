@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 
 /// Finds depth drivers and the host program that runs them.
 ///
@@ -53,7 +54,7 @@ public enum DepthDriverLocator {
         var candidates: [String] = []
         if let d = executableDirectory { candidates.append(d + "/" + hostProgram) }
         for dir in (env["PATH"] ?? "/usr/bin:/bin").split(separator: ":") { candidates.append("\(dir)/\(hostProgram)") }
-        if let found = candidates.first(where: { access($0, X_OK) == 0 }) { return found }
+        if let found = candidates.first(where: { Syscalls.isExecutable($0) }) { return found }
         throw DepthError(.notFound, "\(hostProgram) is not installed beside facekit or on PATH (it is built with facekit: swift build); depth is off")
     }
 }

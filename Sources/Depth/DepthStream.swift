@@ -1,5 +1,6 @@
 import CDepthDriver
 import Foundation
+import LinuxSystem
 import Recording
 #if canImport(Glibc)
 import Glibc
@@ -101,7 +102,7 @@ public final class DepthStream: @unchecked Sendable {
             hello = greeting.loadUnaligned(as: fkd_pipe_hello.self)
         } catch {
             Self.terminate(pid: pid, graceMs: 200)
-            close(fd)
+            Syscalls.close(fd)
             throw Self.refine(error)
         }
         let k = hello.intrinsics
@@ -178,8 +179,8 @@ public final class DepthStream: @unchecked Sendable {
     public func next(into out: DepthFrameBuffer, timeoutMs: Int) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        let deadline = Syscalls.monotonicNanoseconds() + Int64(timeoutMs) * 1_000_000
-        while finished == nil && !slots.contains(where: \.ready) && Syscalls.monotonicNanoseconds() < deadline {
+        let deadline = Int64(MonotonicClock.now()) + Int64(timeoutMs) * 1_000_000
+        while finished == nil && !slots.contains(where: \.ready) && Int64(MonotonicClock.now()) < deadline {
             lock.wait(untilMonotonic: deadline)
         }
         guard let i = slots.indices.filter({ slots[$0].ready }).min(by: { slots[$0].timestampNs < slots[$1].timestampNs }),
@@ -226,8 +227,8 @@ public final class DepthStream: @unchecked Sendable {
             return f
         }
         guard first else { return }
-        kill(pid, SIGTERM)
-        lock.withLock { while !threadDone { lock.wait(untilMonotonic: Syscalls.monotonicNanoseconds() + 100_000_000) } }
+        Syscalls.kill(pid, SIGTERM)
+        lock.withLock { while !threadDone { lock.wait(untilMonotonic: Int64(MonotonicClock.now()) + 100_000_000) } }
     }
 
     // MARK: Reader thread
@@ -257,7 +258,7 @@ public final class DepthStream: @unchecked Sendable {
         }
         let wasStopping = lock.withLock { stopping }
         Self.terminate(pid: pid, graceMs: 1000)
-        close(fd)
+        Syscalls.close(fd)
         lock.withLock {
             finished = wasStopping && end.kind != .ended ? DepthError(.ended, "depth stream from \(c.driver) stopped") : end
             filling = -1
@@ -308,57 +309,39 @@ public final class DepthStream: @unchecked Sendable {
 
     // MARK: Process and pipe
 
-    /// posix_spawn with the child's stdout on a new pipe (our end close-on-exec); stdin /dev/null.
+    /// posix_spawn with the child's stdout on a new pipe (both ends close-on-exec, so neither
+    /// leaks into other children; the dup2 onto stdout gives the host its end without the flag);
+    /// stdin /dev/null.
     private static func spawn(_ program: String, _ argv: [String]) throws(DepthError) -> (pid_t, Int32) {
-        guard access(program, X_OK) == 0 else { throw DepthError(.notFound, "depth host \(program) is missing or not executable") }
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw DepthError(.crashed, "cannot create a pipe for the depth host: \(String(cString: strerror(errno)))") }
-        // Neither end may leak into other children; dup2 gives the host its stdout without the flag.
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        // The spawning thread may block signals (dispatch and test-runner threads do), and a child
-        // inherits that mask: the host would then never see our SIGTERM. Start it with none
-        // blocked and default dispositions.
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attr, &none)
-        posix_spawnattr_setsigdefault(&attr, &all)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var cargs = argv.map { strdup($0) } + [nil]
-        defer { for a in cargs { free(a) } }
-        var pid: pid_t = 0
-        let r = posix_spawn(&pid, program, &actions, &attr, &cargs, environ)
-        close(fds[1])
-        guard r == 0 else {
-            close(fds[0])
-            throw DepthError(.notFound, "cannot start the depth host \(program): \(String(cString: strerror(r)))")
+        guard Syscalls.isExecutable(program) else { throw DepthError(.notFound, "depth host \(program) is missing or not executable") }
+        let fds: (read: Int32, write: Int32)
+        switch Syscalls.pipe() {
+        case .success(let p): fds = p
+        case .failure(let e): throw DepthError(.crashed, "cannot create a pipe for the depth host: \(e.message)")
         }
-        return (pid, fds[0])
+        let r = Syscalls.spawn(program, arguments: argv, standardOutput: fds.write)
+        Syscalls.close(fds.write)
+        switch r {
+        case .success(let pid): return (pid, fds.read)
+        case .failure(let e):
+            Syscalls.close(fds.read)
+            throw DepthError(.notFound, "cannot start the depth host \(program): \(e.message)")
+        }
     }
 
     /// SIGTERM, then SIGKILL after `graceMs`; reaps the child. Returns how it ended, for messages.
     @discardableResult
     static func terminate(pid: pid_t, graceMs: Int) -> String {
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid { return describe(status) }
-        kill(pid, SIGTERM)
-        let deadline = Syscalls.monotonicNanoseconds() + Int64(graceMs) * 1_000_000
-        while Syscalls.monotonicNanoseconds() < deadline {
-            if waitpid(pid, &status, WNOHANG) == pid { return describe(status) }
-            usleep(5_000)
+        if case .success(let status?) = Syscalls.wait(for: pid, block: false) { return describe(status) }
+        Syscalls.kill(pid, SIGTERM)
+        let deadline = MonotonicClock.now() + UInt64(graceMs) * 1_000_000
+        while MonotonicClock.now() < deadline {
+            if case .success(let status?) = Syscalls.wait(for: pid, block: false) { return describe(status) }
+            MonotonicClock.sleep(nanoseconds: 5_000_000)
         }
-        kill(pid, SIGKILL)
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return describe(status)
+        Syscalls.kill(pid, SIGKILL)
+        if case .success(let status?) = Syscalls.wait(for: pid, block: true) { return describe(status) }
+        return describe(0)
     }
 
     static func describe(_ status: Int32) -> String {
@@ -372,7 +355,7 @@ public final class DepthStream: @unchecked Sendable {
     private static func readExactly(fd: Int32, pid: pid_t, into buf: UnsafeMutableRawBufferPointer, timeoutMs: Int,
                                     driver: String, stopping: () -> Bool) throws(DepthError) {
         var got = 0
-        var silentSince = Syscalls.monotonicNanoseconds()
+        var silentSince = Int64(MonotonicClock.now())
         while got < buf.count {
             // Checked on every pass, not only when the pipe is quiet: a host that keeps sending
             // must not keep a stopped stream alive.
@@ -380,8 +363,8 @@ public final class DepthStream: @unchecked Sendable {
             switch Syscalls.poll(fd, events: Int16(POLLIN), timeoutMs: 100) {
             case .failure(let e): throw DepthError(.crashed, "reading the depth host's pipe failed: \(e)")
             case .success(0):
-                if Syscalls.monotonicNanoseconds() - silentSince > Int64(timeoutMs) * 1_000_000 {
-                    kill(pid, SIGKILL)
+                if Int64(MonotonicClock.now()) - silentSince > Int64(timeoutMs) * 1_000_000 {
+                    Syscalls.kill(pid, SIGKILL)
                     throw DepthError(.stalled, "depth driver \(driver) neither delivered a frame nor reported a timeout for \(timeoutMs) ms; it hangs, so its host was stopped and depth is off")
                 }
                 continue
@@ -395,7 +378,7 @@ public final class DepthStream: @unchecked Sendable {
                 throw DepthError(.crashed, "depth host for \(driver) \(how) without a word: the driver crashed; depth is off, recording continues")
             case .success(let n):
                 got += n
-                silentSince = Syscalls.monotonicNanoseconds()
+                silentSince = Int64(MonotonicClock.now())
             }
         }
     }

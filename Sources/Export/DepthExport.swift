@@ -1,4 +1,5 @@
 import CHDF5
+import LinuxSystem
 import Recording
 
 /// The depth part of an export, for sessions recorded with a depth driver:

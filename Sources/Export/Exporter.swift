@@ -1,5 +1,6 @@
 import CHDF5
 import Foundation
+import LinuxSystem
 import Recording
 #if canImport(Glibc)
 import Glibc
@@ -102,7 +103,7 @@ public final class Exporter: Sendable {
         let targetID = Self.identity(target)
         _ = Self.removeStalePartials(in: target)
         let base = "session_\(Self.safeName(session.metadata.participant))_\(Self.date(session.metadata.realtimeAnchorNs))"
-        let staging = "\(target)/.\(base).partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let staging = "\(target)/.\(base).partial-\(Syscalls.processID)-\(UInt32.random(in: 0...UInt32.max))"
         do { try Syscalls.mkdir(staging).orThrow("export: creating", staging) }
         catch { throw Self.targetFull(error, target: target) }
         do {
@@ -130,9 +131,8 @@ public final class Exporter: Sendable {
     static func targetFull(_ error: any Error, target: String) -> any Error {
         guard let e = error as? RecordingError, e.kind == .diskFull, let p = e.path, p == target || p.hasPrefix(target + "/") else { return error }
         var free = ""
-        var st = statvfs()
         // Measured after the partial export was removed: what the stick has without this session.
-        if statvfs(target, &st) == 0 { free = " (\(Int64(st.f_bavail) * Int64(st.f_frsize) / 1024) KiB free without this export)" }
+        if case .success(let bytes) = Syscalls.availableBytes(onFileSystemOf: target) { free = " (\(bytes / 1024) KiB free without this export)" }
         return RecordingError(.diskFull, "export: the target \(target) is full\(free): no space left writing \(p); nothing was exported there and the session on the card is unchanged. Free space on the stick or use a larger one", path: target, cause: e.cause)
     }
 
@@ -176,7 +176,7 @@ public final class Exporter: Sendable {
             // copied to the target through the syscall layer, hashed on the way.
             let need = SessionStore.directorySize(session.directory) + (16 << 20)
             let scratch = Self.scratchDirectory(candidates: [store.root, NSTemporaryDirectory()], need: need)
-                + "/.export-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).h5"
+                + "/.export-\(Syscalls.processID)-\(UInt32.random(in: 0...UInt32.max)).h5"
             defer { _ = Syscalls.unlink(scratch) }
             try HDF5Writer(session: session, events: events, includeImages: options.includeImages, images: images).write(to: scratch)
             files.append(try copyFile(scratch, to: dir, as: "session.h5"))
@@ -219,8 +219,7 @@ public final class Exporter: Sendable {
     private func copyFile(_ source: String, to dir: String, as name: String) throws -> ManifestEntry {
         let fd = try Syscalls.open(source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY).orThrow("export: opening", source)
         defer { Syscalls.close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+        guard case .success(let st) = Syscalls.status(fd), (st.st_mode & S_IFMT) == S_IFREG else {
             throw RecordingError(.io, "export: \(source) is not a regular file; nothing was exported", path: source)
         }
         let out = try OutputFile(path: dir + "/" + name, relativePath: name)
@@ -322,19 +321,18 @@ public final class Exporter: Sendable {
         var removed: [String] = []
         for name in ((try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []).sorted() {
             guard let pid = partialPID(name) else { continue }
-            guard pid == getpid() || (kill(pid, 0) != 0 && errno == ESRCH) else { continue }
+            guard pid == Syscalls.processID || !Syscalls.processExists(pid) else { continue }
             let dir = target + "/" + name
             guard let files = recognizedPartialContents(dir) else { continue }
             var ok = true
             for f in files.reversed() {
                 // Files first, then their directories (listed before their files).
                 let p = dir + "/" + f
-                var st = stat()
-                guard lstat(p, &st) == 0 else { ok = false; break }
-                if (st.st_mode & S_IFMT) == S_IFDIR { if rmdir(p) != 0 { ok = false; break } }
-                else if unlink(p) != 0 { ok = false; break }
+                guard case .success(let st) = Syscalls.linkStatus(path: p) else { ok = false; break }
+                let r = (st.st_mode & S_IFMT) == S_IFDIR ? Syscalls.rmdir(p) : Syscalls.unlink(p)
+                guard case .success = r else { ok = false; break }
             }
-            if ok && rmdir(dir) == 0 { removed.append(dir) }
+            if ok, case .success = Syscalls.rmdir(dir) { removed.append(dir) }
         }
         if !removed.isEmpty { _ = Syscalls.fsyncDirectory(target) }
         return removed
@@ -343,19 +341,18 @@ public final class Exporter: Sendable {
     /// The relative paths in a staging directory (directories before their files) when every entry
     /// is one an export writes; nil otherwise.
     static func recognizedPartialContents(_ dir: String) -> [String]? {
-        var st = stat()
-        guard lstat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR,
+        guard case .success(let st) = Syscalls.linkStatus(path: dir), (st.st_mode & S_IFMT) == S_IFDIR,
               let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return nil }
         var out: [String] = []
         for n in names {
-            guard lstat(dir + "/" + n, &st) == 0 else { return nil }
+            guard case .success(let st) = Syscalls.linkStatus(path: dir + "/" + n) else { return nil }
             let type = st.st_mode & S_IFMT
             if n == "images" || n == "depth" {
                 guard type == S_IFDIR, let inner = try? FileManager.default.contentsOfDirectory(atPath: dir + "/" + n) else { return nil }
                 out.append(n)
                 let ext = n == "images" ? ".jpg" : ".png"
                 for i in inner {
-                    guard i.hasPrefix("frame_"), i.hasSuffix(ext), lstat(dir + "/" + n + "/" + i, &st) == 0,
+                    guard i.hasPrefix("frame_"), i.hasSuffix(ext), case .success(let st) = Syscalls.linkStatus(path: dir + "/" + n + "/" + i),
                           (st.st_mode & S_IFMT) == S_IFREG else { return nil }
                     out.append(n + "/" + i)
                 }
@@ -385,8 +382,7 @@ public final class Exporter: Sendable {
     /// The first candidate with `need` bytes free (a full card cannot hold the HDF5 scratch file).
     static func scratchDirectory(candidates: [String], need: Int64) -> String {
         for dir in candidates {
-            var st = statvfs()
-            if statvfs(dir, &st) == 0 && Int64(st.f_bavail) * Int64(st.f_frsize) >= need { return dir }
+            if case .success(let bytes) = Syscalls.availableBytes(onFileSystemOf: dir), bytes >= need { return dir }
         }
         return candidates[0]
     }
@@ -407,15 +403,12 @@ public final class Exporter: Sendable {
     }
 
     static func resolvedPath(_ path: String) -> String? {
-        guard let p = realpath(path, nil) else { return nil }
-        defer { free(p) }
-        return String(cString: p)
+        try? Syscalls.resolvedPath(path).get()
     }
 
     /// Device and inode of a directory, to notice a medium swapped or unmounted under its path.
     static func identity(_ path: String) -> [UInt64] {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return [] }
+        guard case .success(let st) = Syscalls.status(path: path) else { return [] }
         return [UInt64(st.st_dev), UInt64(st.st_ino)]
     }
 
@@ -479,21 +472,24 @@ enum ImageFiles {
     /// a regular file are thrown (the medium is failing); anything that is not an image is returned
     /// as a reason.
     static func read(_ path: String) throws -> Result<[UInt8], NotExported> {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return .failure(NotExported(reason: "cannot be examined (\(Errno(errno)))")) }
+        let st: stat
+        switch Syscalls.linkStatus(path: path) {
+        case .success(let s): st = s
+        case .failure(let e): return .failure(NotExported(reason: "cannot be examined (\(e))"))
+        }
         guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(NotExported(reason: "not a regular file (\(Syscalls.fileTypeName(st.st_mode)))")) }
         let fd: Int32
         switch Syscalls.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY) {
         case .success(let f): fd = f
-        case .failure(let e) where e.code == ELOOP: return .failure(NotExported(reason: "not a regular file (symbolic link)"))
-        case .failure(let e) where e.code == ENOENT: return .failure(NotExported(reason: "vanished during the export"))
+        case .failure(let e) where e == .tooManySymbolicLinks: return .failure(NotExported(reason: "not a regular file (symbolic link)"))
+        case .failure(let e) where e == .noSuchFile: return .failure(NotExported(reason: "vanished during the export"))
         case .failure(let e): throw RecordingError.syscall("export: opening", path: path, e)
         }
         defer { Syscalls.close(fd) }
-        guard fstat(fd, &st) == 0 else { throw RecordingError.syscall("export: examining", path: path, Errno(errno)) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(NotExported(reason: "not a regular file (\(Syscalls.fileTypeName(st.st_mode)))")) }
-        guard st.st_size <= maxImageBytes else { return .failure(NotExported(reason: "too large for an image (\(st.st_size) bytes)")) }
-        var b = [UInt8](repeating: 0, count: Int(st.st_size))
+        let opened = try Syscalls.status(fd).orThrow("export: examining", path)
+        guard (opened.st_mode & S_IFMT) == S_IFREG else { return .failure(NotExported(reason: "not a regular file (\(Syscalls.fileTypeName(opened.st_mode)))")) }
+        guard opened.st_size <= maxImageBytes else { return .failure(NotExported(reason: "too large for an image (\(opened.st_size) bytes)")) }
+        var b = [UInt8](repeating: 0, count: Int(opened.st_size))
         let n = try b.withUnsafeMutableBytes { Syscalls.preadFully(fd, $0, at: 0) }.orThrow("export: reading", path)
         if n < b.count { b.removeLast(b.count - n) }
         // SOI marker followed by the start of another marker: every JPEG (JFIF, Exif, raw) opens so.

@@ -1,3 +1,4 @@
+import LinuxSystem
 import Recording
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import CGPIO
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +21,7 @@ public final class GPIOChip: @unchecked Sendable {
     /// Opens the chip at `path` and reads its info (GPIO_GET_CHIPINFO_IOCTL).
     public init(path: String) throws(GPIOError) {
         self.path = path
-        switch GPIOSyscalls.open(path, O_RDWR) {
+        switch Syscalls.open(path, O_RDWR) {
         case .success(let f): fd = f
         case .failure(let e) where e == .noSuchFile:
             throw GPIOError(.notFound, "no GPIO chip at \(path) (`facekit gpio info` lists the chips)", cause: e)
@@ -30,8 +31,8 @@ public final class GPIOChip: @unchecked Sendable {
             throw GPIOError(.io, "cannot open GPIO chip \(path)", cause: e)
         }
         var c = gpiochip_info()
-        if case .failure(let e) = GPIOSyscalls.ioctl(fd, cgpio_get_chipinfo_ioctl(), &c) {
-            GPIOSyscalls.close(fd)
+        if case .failure(let e) = Syscalls.ioctl(fd, cgpio_get_chipinfo_ioctl(), &c) {
+            Syscalls.close(fd)
             throw GPIOError.ioctl("GPIO_GET_CHIPINFO_IOCTL on \(path)", e)
         }
         info = GPIOChipInfo(uapi: c)
@@ -41,16 +42,13 @@ public final class GPIOChip: @unchecked Sendable {
 
     /// Closes the chip fd (requests made from it stay open). Idempotent.
     public func close() {
-        if fd >= 0 { GPIOSyscalls.close(fd); fd = -1 }
+        if fd >= 0 { Syscalls.close(fd); fd = -1 }
     }
 
     /// The GPIO character devices under `dev`, in numeric order (gpiochip2 before gpiochip10).
     public static func devicePaths(dev: String = "/dev") -> [String] {
-        guard let d = opendir(dev) else { return [] }
-        defer { closedir(d) }
         var found: [(Int, String)] = []
-        while let ent = readdir(d) {
-            let name = withUnsafeBytes(of: ent.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        for name in Syscalls.directoryEntries(dev) ?? [] {
             if name.hasPrefix("gpiochip"), let n = Int(name.dropFirst(8)) { found.append((n, dev + "/" + name)) }
         }
         return found.sorted { $0.0 < $1.0 }.map(\.1)
@@ -84,7 +82,7 @@ public final class GPIOChip: @unchecked Sendable {
         }
         var li = gpio_v2_line_info()
         li.offset = offset
-        if case .failure(let e) = GPIOSyscalls.ioctl(fd, cgpio_v2_get_lineinfo_ioctl(), &li) {
+        if case .failure(let e) = Syscalls.ioctl(fd, cgpio_v2_get_lineinfo_ioctl(), &li) {
             throw GPIOError.ioctl("GPIO_V2_GET_LINEINFO_IOCTL on \(path) line \(offset)", e)
         }
         return GPIOLineInfo(uapi: li)
@@ -117,7 +115,7 @@ public final class GPIOChip: @unchecked Sendable {
             throw GPIOError(.notFound, "\(path) (\(info.label)) has lines 0..<\(info.lineCount), not \(o)")
         }
         var r = try config.uapiRequest(consumer: consumer, eventBufferSize: eventBufferSize)
-        if case .failure(let e) = GPIOSyscalls.ioctl(fd, cgpio_v2_get_line_ioctl(), &r) {
+        if case .failure(let e) = Syscalls.ioctl(fd, cgpio_v2_get_line_ioctl(), &r) {
             throw GPIOError.ioctl("requesting lines \(config.offsets) of \(path) (\(info.label))", e)
         }
         return GPIOLineRequest(fd: r.fd, chipPath: path, chipLabel: info.label, config: config)

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import LinuxSystem
 
 /// Everything that can go wrong with GPIO, each naming the chip, line or file and what to do.
 public struct GPIOError: Error, CustomStringConvertible, Sendable, Equatable {
@@ -39,14 +37,14 @@ public struct GPIOError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The one mapping from a failed GPIO ioctl's errno to a domain error (see gpio-v2 uAPI docs:
     /// EBUSY = line in use, EINVAL = config rejected, ENOTSUP/EOPNOTSUPP = chip cannot do it).
     static func ioctl(_ what: String, _ e: Errno) -> GPIOError {
-        switch e.rawValue {
-        case EBUSY: return GPIOError(.busy, "\(what): the line is in use by another consumer (`facekit gpio info` shows who)", cause: e)
-        case EINVAL: return GPIOError(.invalidConfig, "\(what): the kernel rejected the line configuration", cause: e)
-        case ENOTSUP, EOPNOTSUPP, 524 /* ENOTSUPP, kernel-internal */:
+        switch e {
+        case .busy: return GPIOError(.busy, "\(what): the line is in use by another consumer (`facekit gpio info` shows who)", cause: e)
+        case .invalidArgument: return GPIOError(.invalidConfig, "\(what): the kernel rejected the line configuration", cause: e)
+        case .notSupported, .kernelNotSupported:
             return GPIOError(.unsupported, "\(what): the GPIO chip does not support this setting", cause: e)
-        case ENOTTY: return GPIOError(.notAChip, "\(what): not a GPIO character device (uAPI v2 needs Linux 5.10+)", cause: e)
-        case EACCES, EPERM: return GPIOError(.permission, "\(what): permission denied (add the user to the group owning /dev/gpiochip*)", cause: e)
-        case ENODEV, ENXIO: return GPIOError(.notFound, "\(what): the GPIO chip is gone", cause: e)
+        case .notTTY: return GPIOError(.notAChip, "\(what): not a GPIO character device (uAPI v2 needs Linux 5.10+)", cause: e)
+        case .permissionDenied, .notPermitted: return GPIOError(.permission, "\(what): permission denied (add the user to the group owning /dev/gpiochip*)", cause: e)
+        case .noDevice, .noDeviceOrAddress: return GPIOError(.notFound, "\(what): the GPIO chip is gone", cause: e)
         default: return GPIOError(.io, what, cause: e)
         }
     }

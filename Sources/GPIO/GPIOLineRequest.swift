@@ -1,4 +1,5 @@
 import CGPIO
+import LinuxSystem
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -30,7 +31,7 @@ public final class GPIOLineRequest: GPIOLineSource, @unchecked Sendable {
     /// Releases the lines (outputs keep their last value or revert, as the driver decides).
     public func close() {
         let fd = fdState.exchange(-1, ordering: .acquiringAndReleasing)
-        if fd >= 0 { GPIOSyscalls.close(fd) }
+        if fd >= 0 { Syscalls.close(fd) }
     }
 
     /// The request fd, for callers that multiplex it in their own poll loop (readable = events).
@@ -52,7 +53,7 @@ public final class GPIOLineRequest: GPIOLineSource, @unchecked Sendable {
     /// poll(2) on the request fd (and `wakeup`).
     public func waitForEvents(deadlineNs: UInt64?, wakeup: GPIOWakeup?) throws(GPIOError) -> Bool {
         let fd = try openFD()
-        switch GPIOSyscalls.pollReadable((fd, wakeup?.fd ?? -1), deadlineNs: deadlineNs) {
+        switch Syscalls.pollReadable((fd, wakeup?.fd ?? -1), deadlineNs: deadlineNs) {
         case .success(let bits): return bits & 1 != 0
         case .failure(let e): throw GPIOError(.io, "waiting for GPIO events on \(chipDescription)", cause: e)
         }
@@ -63,7 +64,7 @@ public final class GPIOLineRequest: GPIOLineSource, @unchecked Sendable {
     public func readEvents(into buffer: GPIOEdgeEventBuffer) throws(GPIOError) -> Int {
         let fd = try openFD()
         let size = GPIOEdgeEventBuffer.recordSize
-        switch GPIOSyscalls.read(fd, buffer.rawStorage, buffer.capacity * size) {
+        switch Syscalls.read(fd, UnsafeMutableRawBufferPointer(start: buffer.rawStorage, count: buffer.capacity * size)) {
         case .success(let n):
             guard n % size == 0 else {
                 throw GPIOError(.io, "short GPIO event read on \(chipDescription): \(n) bytes is not a multiple of \(size)")
@@ -80,7 +81,7 @@ public final class GPIOLineRequest: GPIOLineSource, @unchecked Sendable {
     public func values(mask: UInt64) throws(GPIOError) -> UInt64 {
         let fd = try openFD()
         var v = gpio_v2_line_values(bits: 0, mask: mask)
-        if case .failure(let e) = GPIOSyscalls.ioctl(fd, cgpio_v2_line_get_values_ioctl(), &v) {
+        if case .failure(let e) = Syscalls.ioctl(fd, cgpio_v2_line_get_values_ioctl(), &v) {
             throw GPIOError.ioctl("reading line values on \(chipDescription)", e)
         }
         return v.bits & mask
@@ -90,7 +91,7 @@ public final class GPIOLineRequest: GPIOLineSource, @unchecked Sendable {
     public func setValues(_ bits: UInt64, mask: UInt64) throws(GPIOError) {
         let fd = try openFD()
         var v = gpio_v2_line_values(bits: bits & mask, mask: mask)
-        if case .failure(let e) = GPIOSyscalls.ioctl(fd, cgpio_v2_line_set_values_ioctl(), &v) {
+        if case .failure(let e) = Syscalls.ioctl(fd, cgpio_v2_line_set_values_ioctl(), &v) {
             throw GPIOError.ioctl("setting line values on \(chipDescription) (are the lines outputs?)", e)
         }
     }
@@ -117,7 +118,7 @@ public final class GPIOLineRequest: GPIOLineSource, @unchecked Sendable {
         var ordered = GPIOLineConfig()
         for o in current { ordered.add(o, newConfig.settings(for: o)!) }
         var c = try ordered.uapiConfig()
-        if case .failure(let e) = GPIOSyscalls.ioctl(fd, cgpio_v2_line_set_config_ioctl(), &c) {
+        if case .failure(let e) = Syscalls.ioctl(fd, cgpio_v2_line_set_config_ioctl(), &c) {
             throw GPIOError.ioctl("reconfiguring lines \(current) on \(chipDescription)", e)
         }
         config.withLock { $0 = ordered }

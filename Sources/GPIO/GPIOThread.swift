@@ -1,3 +1,4 @@
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif

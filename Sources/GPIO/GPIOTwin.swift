@@ -142,7 +142,7 @@ public final class GPIOTwin: GPIOLineSource, @unchecked Sendable {
 
     public func waitForEvents(deadlineNs: UInt64?, wakeup: GPIOWakeup?) throws(GPIOError) -> Bool {
         try checkOpen()
-        switch GPIOSyscalls.pollReadable((ready.fd, wakeup?.fd ?? -1), deadlineNs: deadlineNs) {
+        switch Syscalls.pollReadable((ready.fd, wakeup?.fd ?? -1), deadlineNs: deadlineNs) {
         case .success(let bits): return bits & 1 != 0
         case .failure(let e): throw GPIOError(.io, "waiting for events on \(chipDescription)", cause: e)
         }

@@ -1,4 +1,5 @@
 import CZlib
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -204,7 +205,7 @@ public enum DepthLog {
 
     /// Validates the header and every record (magic, length, CRC-32C, sequence).
     public static func scan(path: String, sessionID: String? = nil) throws(RecordingError) -> ScanResult {
-        let fd = try Syscalls.openSessionFile(path, O_RDONLY)
+        let fd = try SessionFile.open(path, O_RDONLY)
         defer { Syscalls.close(fd) }
         let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)
         var h = [UInt8](repeating: 0, count: headerSize)
@@ -277,13 +278,12 @@ public enum DepthLog {
     /// Returns what it did (nil: no depth log, or nothing to do).
     static func recover(directory dir: String, sessionID: String) throws(RecordingError) -> String? {
         let path = dir + "/" + fileName
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return nil }
+        guard case .success(let st) = Syscalls.linkStatus(path: path) else { return nil }
         let scan = try scan(path: path, sessionID: sessionID)
         // Only what follows the last intact record is cut; damaged stretches before it stay and
         // are skipped by readers.
         guard scan.validEnd < scan.fileSize else { return nil }
-        let fd = try Syscalls.openSessionFile(path, O_RDWR)
+        let fd = try SessionFile.open(path, O_RDWR)
         defer { Syscalls.close(fd) }
         try Syscalls.ftruncate(fd, scan.validEnd).orThrow("truncating the torn tail of", path)
         try Syscalls.fsync(fd).orThrow("flushing", path)
@@ -310,7 +310,7 @@ public final class DepthLogReader {
         damagedAt = scan.damagedAt
         intrinsics = scan.intrinsics
         entries = scan.entries
-        fd = try Syscalls.openSessionFile(path, O_RDONLY)
+        fd = try SessionFile.open(path, O_RDONLY)
         buffer = .allocate(byteCount: max(1, entries.map(\.payloadLength).max() ?? 1), alignment: 16)
     }
 

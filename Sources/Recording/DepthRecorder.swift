@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,12 +41,12 @@ public final class DepthRecorder: @unchecked Sendable {
         }
         path = directory + "/" + DepthLog.fileName
         intrinsics = k
-        guard access(path, F_OK) != 0 else {
+        if case .success = Syscalls.status(path: path) {
             throw RecordingError(.invalidArgument, "\(path) already exists; a session has one depth recorder", path: path)
         }
         // The session this log belongs to, from the session.json beside it (none outside a session).
         let sessionID = (try? SessionMetadata.read(from: directory))?.sessionID ?? ""
-        try AtomicFile.write(DepthLog.header(for: k, sessionID: sessionID), to: path)
+        try SessionFile.write(DepthLog.header(for: k, sessionID: sessionID), to: path)
         fd = try Syscalls.open(path, O_WRONLY).orThrow("opening", path)
         fileEnd = Int64(DepthLog.headerSize)
         flushIntervalNs = Int64(max(1, flushIntervalMs)) * 1_000_000
@@ -117,11 +118,11 @@ public final class DepthRecorder: @unchecked Sendable {
         let out = UnsafeMutableRawBufferPointer.allocate(byteCount: DepthLog.framingSize + DepthLog.encodedCapacity(pixels: n), alignment: 16)
         defer { scratch.deallocate(); out.deallocate(); done.signal() }
         var dirty = false
-        var nextFlush = Syscalls.monotonicNanoseconds() + flushIntervalNs
+        var nextFlush = Int64(MonotonicClock.now()) + flushIntervalNs
         while true {
             lock.lock()
-            while order.isEmpty && !stopRequested && (!dirty || Syscalls.monotonicNanoseconds() < nextFlush) {
-                lock.wait(untilMonotonic: dirty ? nextFlush : Syscalls.monotonicNanoseconds() + 1_000_000_000)
+            while order.isEmpty && !stopRequested && (!dirty || Int64(MonotonicClock.now()) < nextFlush) {
+                lock.wait(untilMonotonic: dirty ? nextFlush : Int64(MonotonicClock.now()) + 1_000_000_000)
             }
             let slot = order.first
             let entry = slot.map { slots[$0].entry }
@@ -147,7 +148,7 @@ public final class DepthRecorder: @unchecked Sendable {
                         lock.broadcast()
                     }
                 }
-                let now = Syscalls.monotonicNanoseconds()
+                let now = Int64(MonotonicClock.now())
                 if dirty && (now >= nextFlush || stopping) {
                     try Syscalls.fsync(fd).orThrow("flushing", path)
                     dirty = false

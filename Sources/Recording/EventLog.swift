@@ -1,3 +1,4 @@
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -97,7 +98,7 @@ public enum EventLog {
     /// Reads and validates the whole log. Damage followed by a valid record is mid-file damage;
     /// otherwise whatever follows the last valid record is a torn tail.
     public static func scan(path: String, sessionID: String) throws(RecordingError) -> ScanResult {
-        let fd = try Syscalls.openSessionFile(path, O_RDONLY)
+        let fd = try SessionFile.open(path, O_RDONLY)
         defer { Syscalls.close(fd) }
         let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)
         guard size <= 256 << 20 else {

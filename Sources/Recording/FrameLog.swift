@@ -1,3 +1,4 @@
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -207,7 +208,7 @@ public final class FrameLogReader {
     /// Opens the log; `count` is how many intact records it holds (validated as they are read).
     public init(path: String, layout: FrameLayout, sessionID: String, damaged: [Int] = []) throws(RecordingError) {
         self.path = path; self.layout = layout
-        fd = try Syscalls.openSessionFile(path, O_RDONLY)
+        fd = try SessionFile.open(path, O_RDONLY)
         do {
             dataStart = try FrameLog.checkHeader(fd: fd, path: path, layout: layout, sessionID: sessionID)
             let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)

@@ -1,3 +1,5 @@
+import LinuxSystem
+
 /// What went wrong in the session store, where, and what to do about it.
 ///
 /// Two levels, as in swift-nio's FileSystemError: `kind` says what class of failure it is (so code can
@@ -21,24 +23,29 @@ public struct RecordingError: Error, CustomStringConvertible, Sendable {
         self.kind = kind; self.message = message; self.path = path; self.cause = cause
     }
 
+    /// A failed system call of the platform layer, as the store reports it.
+    public init(_ e: SystemCallError) {
+        self = .syscall(e.call.activity, path: e.path, e.errno)
+    }
+
     public var description: String {
         var s = message
-        if let c = cause { s += " (\(c))" }
+        if let c = cause { s += " (\(c.message))" }
         return s
     }
 
     /// One factory for syscall failures: maps errno to a kind and a remedy, and names the file.
     public static func syscall(_ what: String, path: String, _ e: Errno) -> RecordingError {
-        switch e.code {
-        case 28 /* ENOSPC */, 122 /* EDQUOT */:
+        switch e {
+        case .noSpace, .quotaExceeded:
             return RecordingError(.diskFull, "\(what) \(path): no space left on this filesystem; free space (move exported sessions off the card) or use a larger medium", path: path, cause: e)
-        case 2 /* ENOENT */:
+        case .noSuchFile:
             return RecordingError(.io, "\(what) \(path): no such file or directory; was the medium removed?", path: path, cause: e)
-        case 30 /* EROFS */:
+        case .readOnlyFileSystem:
             return RecordingError(.io, "\(what) \(path): the filesystem is read-only; check the card's lock switch or remount read-write", path: path, cause: e)
-        case 13 /* EACCES */, 1 /* EPERM */:
+        case .permissionDenied, .notPermitted:
             return RecordingError(.io, "\(what) \(path): permission denied; check ownership of the store directory", path: path, cause: e)
-        case 5 /* EIO */:
+        case .ioError:
             return RecordingError(.io, "\(what) \(path): I/O error from the device; the medium may be failing", path: path, cause: e)
         default:
             return RecordingError(.io, "\(what) \(path) failed", path: path, cause: e)

@@ -104,54 +104,17 @@ public struct SessionMetadata: Codable, Sendable, Equatable {
     public func write(to dir: String) throws(RecordingError) {
         let data: Data
         do { data = try encoded() } catch { throw RecordingError(.io, "encoding \(dir)/session.json: \(error)") }
-        try AtomicFile.write([UInt8](data), to: dir + "/" + Self.fileName)
+        try SessionFile.write([UInt8](data), to: dir + "/" + Self.fileName)
     }
 
     /// Reads and decodes `dir/session.json`; a damaged file is a `.corrupt` error naming it.
     public static func read(from dir: String) throws(RecordingError) -> SessionMetadata {
         let path = dir + "/" + fileName
-        let bytes = try AtomicFile.read(path, sessionFile: true)
+        let bytes = try SessionFile.read(path, sessionFile: true)
         let meta: SessionMetadata
         do { meta = try JSONDecoder().decode(SessionMetadata.self, from: Data(bytes)) }
         catch { throw RecordingError(.corrupt, "\(path) is not a valid session description (\(error)); the session cannot be decoded without it", path: path) }
         try meta.validate(path: path)
         return meta
-    }
-}
-
-/// Whole-file helpers on the syscall layer.
-public enum AtomicFile {
-    /// Writes `bytes` to `path` via `path.tmp`: write, fsync, rename, fsync the directory.
-    /// On failure the old file (if any) is untouched and the temp file is removed.
-    public static func write(_ bytes: [UInt8], to path: String) throws(RecordingError) {
-        let tmp = path + ".tmp"
-        let fd = try Syscalls.open(tmp, O_WRONLY | O_CREAT | O_TRUNC).orThrow("creating", tmp)
-        do {
-            try bytes.withUnsafeBytes { Syscalls.writeAll(fd, $0) }.orThrow("writing", tmp)
-            try Syscalls.fsync(fd).orThrow("flushing", tmp)
-            Syscalls.close(fd)
-        } catch {
-            Syscalls.close(fd); _ = Syscalls.unlink(tmp); throw error
-        }
-        do { try Syscalls.rename(tmp, path).orThrow("renaming into place", path) }
-        catch { _ = Syscalls.unlink(tmp); throw error }
-        try Syscalls.fsyncDirectory(directory(of: path)).orThrow("flushing the directory of", path)
-    }
-
-    /// Reads a whole file. `sessionFile`: it must be a regular file reached without a symlink
-    /// (see `Syscalls.openSessionFile`).
-    public static func read(_ path: String, limit: Int = 64 << 20, sessionFile: Bool = false) throws(RecordingError) -> [UInt8] {
-        let fd = sessionFile ? try Syscalls.openSessionFile(path, O_RDONLY) : try Syscalls.open(path, O_RDONLY).orThrow("opening", path)
-        defer { Syscalls.close(fd) }
-        let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)
-        guard size <= Int64(limit) else { throw RecordingError(.corrupt, "\(path) is unexpectedly large (\(size) bytes)", path: path) }
-        var b = [UInt8](repeating: 0, count: Int(size))
-        let n = try b.withUnsafeMutableBytes { Syscalls.preadFully(fd, $0, at: 0) }.orThrow("reading", path)
-        return Array(b.prefix(n))
-    }
-
-    public static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }

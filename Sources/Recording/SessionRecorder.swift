@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -170,7 +171,7 @@ public final class SessionRecorder: @unchecked Sendable {
 
     /// Records an event marker (label, source such as api/gpio/cli). No-op unless recording or paused.
     public func addEvent(_ label: String, source: String = "api", monotonicNs: Int64? = nil) {
-        let t = monotonicNs ?? Syscalls.monotonicNanoseconds()
+        let t = monotonicNs ?? Int64(MonotonicClock.now())
         lock.withLock {
             guard (state == .recording || state == .paused), !stopRequested, failureError == nil else { return }
             pendingEvents.append(SessionEvent(seq: nextEventSeq, monotonicNs: t, label: label, source: source))
@@ -194,7 +195,7 @@ public final class SessionRecorder: @unchecked Sendable {
 
     private func transition(from: SessionState, to: SessionState,
                             _ edit: (inout SessionMetadata, Int64) -> Void) throws(RecordingError) {
-        let now = Syscalls.monotonicNanoseconds()
+        let now = Int64(MonotonicClock.now())
         let snapshot: SessionMetadata = try lock.withLock { () throws(RecordingError) -> SessionMetadata in
             if let f = failureError { throw f }
             guard state == from, !stopRequested else {
@@ -222,7 +223,7 @@ public final class SessionRecorder: @unchecked Sendable {
         if !alreadyStopped {
             writerDone.wait()
         }
-        let now = Syscalls.monotonicNanoseconds()
+        let now = Int64(MonotonicClock.now())
         let (snapshot, failure) = lock.withLock { () -> (SessionMetadata, RecordingError?) in
             if metadata.state == .recording || metadata.state == .paused {
                 if let last = metadata.segments.indices.last, metadata.segments[last].endMonotonicNs == nil {
@@ -268,7 +269,7 @@ public final class SessionRecorder: @unchecked Sendable {
     private func writerLoop() {
         var encoder: JPEGEncoder?
         let interval = Int64(max(1, metadata.config.flushIntervalMs)) * 1_000_000
-        var nextFlush = Syscalls.monotonicNanoseconds() + interval
+        var nextFlush = Int64(MonotonicClock.now()) + interval
         var dirty = false
         // Swapped with `pendingEvents` under the lock: both arrays keep their capacity, so the
         // steady-state loop allocates nothing.
@@ -277,8 +278,8 @@ public final class SessionRecorder: @unchecked Sendable {
         while true {
             lock.lock()
             while queued == 0 && pendingEvents.isEmpty && !imageSlots.contains(where: { $0.full }) && !stopRequested
-                    && (!dirty || Syscalls.monotonicNanoseconds() < nextFlush) {
-                lock.wait(untilMonotonic: dirty ? nextFlush : Syscalls.monotonicNanoseconds() + 1_000_000_000)
+                    && (!dirty || Int64(MonotonicClock.now()) < nextFlush) {
+                lock.wait(untilMonotonic: dirty ? nextFlush : Int64(MonotonicClock.now()) + 1_000_000_000)
             }
             let start = (head - queued + capacity) % capacity
             let n = min(queued, capacity - start)
@@ -287,7 +288,7 @@ public final class SessionRecorder: @unchecked Sendable {
             let stopping = stopRequested
             lock.unlock()
 
-            let t0 = Syscalls.monotonicNanoseconds()
+            let t0 = Int64(MonotonicClock.now())
             do {
                 if n > 0 {
                     try writeFrames(start: start, count: n)
@@ -302,7 +303,7 @@ public final class SessionRecorder: @unchecked Sendable {
                     if encoder == nil { encoder = try JPEGEncoder() }
                     try writeImage(slot: i, encoder: encoder!)
                 }
-                let now = Syscalls.monotonicNanoseconds()
+                let now = Int64(MonotonicClock.now())
                 let drained = lock.withLock { queued == 0 && pendingEvents.isEmpty && !imageSlots.contains(where: { $0.full }) }
                 if dirty && (now >= nextFlush || (stopping && drained)) {
                     try Syscalls.fsync(framesFD).orThrow("flushing", framesPath)
@@ -313,7 +314,7 @@ public final class SessionRecorder: @unchecked Sendable {
                     lock.withLock { durable = d }
                     onFlush?(d)
                 }
-                let t1 = Syscalls.monotonicNanoseconds()
+                let t1 = Int64(MonotonicClock.now())
                 lock.withLock { writerBusyNs += t1 - t0; writerMaxStallNs = max(writerMaxStallNs, t1 - t0) }
                 if stopping && drained && !dirty { break }
             } catch let error as RecordingError {
@@ -370,7 +371,7 @@ public final class SessionRecorder: @unchecked Sendable {
         if !FileManager.default.fileExists(atPath: imagesDir) {
             switch Syscalls.mkdir(imagesDir) {
             case .success: try Syscalls.fsyncDirectory(directory).orThrow("flushing", directory)
-            case .failure(let e) where e.code == EEXIST: break
+            case .failure(let e) where e == .fileExists: break
             case .failure(let e): throw RecordingError.syscall("creating", path: imagesDir, e)
             }
         }
@@ -407,7 +408,7 @@ public final class SessionRecorder: @unchecked Sendable {
             metadata.frameCount = written
             metadata.droppedFrames = dropped
             if let last = metadata.segments.indices.last, metadata.segments[last].endMonotonicNs == nil {
-                metadata.segments[last].endMonotonicNs = Syscalls.monotonicNanoseconds()
+                metadata.segments[last].endMonotonicNs = Int64(MonotonicClock.now())
             }
             return metadata
         }

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -111,8 +112,7 @@ public final class SessionStore: Sendable {
     public init(root: String, create: Bool = true) throws(RecordingError) {
         self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
         if !create {
-            var st = stat()
-            guard stat(self.root, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+            guard case .success(let st) = Syscalls.status(path: self.root), (st.st_mode & S_IFMT) == S_IFDIR else {
                 throw RecordingError(.notFound, "there is no session store at \(self.root) (no such directory); check --store (nothing was created)", path: self.root)
             }
             return
@@ -131,8 +131,8 @@ public final class SessionStore: Sendable {
         try config.vertices.validate()
         guard config.imageEveryNth >= 0 else { throw RecordingError(.invalidArgument, "imageEveryNth must be 0 (off) or positive") }
         guard config.flushIntervalMs >= 1 else { throw RecordingError(.invalidArgument, "flush interval must be at least 1 ms") }
-        let realtime = Syscalls.realtimeNanoseconds()
-        let mono = Syscalls.monotonicNanoseconds()
+        let realtime = RealtimeClock.now()
+        let mono = Int64(MonotonicClock.now())
         let id = Self.makeID(participant: participant, realtimeNs: realtime)
         let meta = SessionMetadata(sessionID: id, participant: participant, state: .recording,
                                    realtimeAnchorNs: realtime, monotonicAnchorNs: mono,
@@ -161,7 +161,7 @@ public final class SessionStore: Sendable {
             throw error
         }
         let framesPath = final + "/" + FrameLog.fileName
-        let fd = try Syscalls.openSessionFile(framesPath, O_RDWR)
+        let fd = try SessionFile.open(framesPath, O_RDWR)
         guard (try? Syscalls.tryLockExclusive(fd).get()) == true else {
             Syscalls.close(fd)
             throw RecordingError(.busy, "\(framesPath) is locked by another process", path: framesPath)
@@ -228,10 +228,9 @@ public final class SessionStore: Sendable {
         catch { throw RecordingError(.io, "cannot read the session store \(root): \(error.localizedDescription)", path: root) }
         var out: [SessionListing] = []
         for name in names.sorted() {
-            if let pid = Self.exportScratchPID(name), kill(pid, 0) != 0 && errno == ESRCH {
+            if let pid = Self.exportScratchPID(name), !Syscalls.processExists(pid) {
                 // HDF5 scratch file of an export whose process died.
-                var st = stat()
-                if lstat(root + "/" + name, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG { _ = Syscalls.unlink(root + "/" + name) }
+                if case .success(let st) = Syscalls.linkStatus(path: root + "/" + name), (st.st_mode & S_IFMT) == S_IFREG { _ = Syscalls.unlink(root + "/" + name) }
                 continue
             }
             for prefix in [Self.deletingPrefix, Self.creatingPrefix] where name.hasPrefix(prefix) {
@@ -239,8 +238,7 @@ public final class SessionStore: Sendable {
                 // it is provably one of ours; anything else stays for a person to look at.
                 let id = String(name.dropFirst(prefix.count))
                 // A fresh one may belong to a create or delete running right now in another process.
-                var st = stat()
-                guard lstat(root + "/" + name, &st) == 0, time(nil) - st.st_mtim.tv_sec > 60 else { continue }
+                guard case .success(let st) = Syscalls.linkStatus(path: root + "/" + name), RealtimeClock.now() / 1_000_000_000 - Int64(st.st_mtim.tv_sec) > 60 else { continue }
                 if (try? Self.checkRemovable(root + "/" + name, id: id)) != nil {
                     try? Self.removeSessionTree(root + "/" + name)
                 }
@@ -307,14 +305,13 @@ public final class SessionStore: Sendable {
             RecordingError(.invalidArgument, "\(dir) is not a session this store made (\(why)); nothing was deleted, remove it by hand if it should go", path: dir)
         }
         guard hasGeneratedIDShape(id) else { throw refuse("its name is not a session ID") }
-        var st = stat()
-        guard lstat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { throw refuse("not a directory") }
+        guard case .success(let st) = Syscalls.linkStatus(path: dir), (st.st_mode & S_IFMT) == S_IFDIR else { throw refuse("not a directory") }
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: dir) }
         catch { throw refuse("cannot be read: \(error.localizedDescription)") }
         for n in names {
             let p = dir + "/" + n
-            guard lstat(p, &st) == 0 else { throw refuse("\(n) cannot be examined") }
+            guard case .success(let st) = Syscalls.linkStatus(path: p) else { throw refuse("\(n) cannot be examined") }
             let type = st.st_mode & S_IFMT
             if n == "images" {
                 guard type == S_IFDIR else { throw refuse("images is not a directory") }
@@ -323,7 +320,7 @@ public final class SessionStore: Sendable {
                 catch { throw refuse("images cannot be read") }
                 for i in images {
                     guard i.hasPrefix("frame_"), i.hasSuffix(".jpg") || i.hasSuffix(".jpg.tmp") else { throw refuse("it holds images/\(i)") }
-                    guard lstat(p + "/" + i, &st) == 0, (st.st_mode & S_IFMT) != S_IFDIR else { throw refuse("images/\(i) is a directory") }
+                    guard case .success(let st) = Syscalls.linkStatus(path: p + "/" + i), (st.st_mode & S_IFMT) != S_IFDIR else { throw refuse("images/\(i) is a directory") }
                 }
                 continue
             }
@@ -334,7 +331,7 @@ public final class SessionStore: Sendable {
             // Only the ID is needed; a session damaged elsewhere in session.json can still be deleted.
             struct IDOnly: Decodable { var sessionID: String }
             let path = dir + "/" + SessionMetadata.fileName
-            let bytes = try AtomicFile.read(path, limit: 1 << 20)
+            let bytes = try SessionFile.read(path, limit: 1 << 20)
             guard let m = try? JSONDecoder().decode(IDOnly.self, from: Data(bytes)) else { throw refuse("its session.json cannot be read") }
             guard m.sessionID == id else { throw refuse("its session.json names session '\(m.sessionID)'") }
         }
@@ -349,7 +346,7 @@ public final class SessionStore: Sendable {
             for i in (try? FileManager.default.contentsOfDirectory(atPath: images)) ?? [] {
                 try Syscalls.unlink(images + "/" + i).orThrow("removing", images + "/" + i)
             }
-            guard rmdir(images) == 0 else { throw RecordingError.syscall("removing", path: images, Errno(errno)) }
+            try Syscalls.rmdir(images).orThrow("removing", images)
         }
         for n in names where n != "images" && n != SessionMetadata.fileName {
             try Syscalls.unlink(dir + "/" + n).orThrow("removing", dir + "/" + n)
@@ -357,7 +354,7 @@ public final class SessionStore: Sendable {
         if names.contains(SessionMetadata.fileName) {
             try Syscalls.unlink(dir + "/" + SessionMetadata.fileName).orThrow("removing", dir + "/" + SessionMetadata.fileName)
         }
-        guard rmdir(dir) == 0 else { throw RecordingError.syscall("removing", path: dir, Errno(errno)) }
+        try Syscalls.rmdir(dir).orThrow("removing", dir)
     }
 
     static func isValidID(_ id: String) -> Bool {
@@ -387,7 +384,7 @@ public final class SessionStore: Sendable {
         }
         let layout = FrameLayout(vertexMode: meta.config.vertices)
         let framesPath = dir + "/" + FrameLog.fileName
-        let fd = try Syscalls.openSessionFile(framesPath, O_RDWR)
+        let fd = try SessionFile.open(framesPath, O_RDWR)
         defer { Syscalls.close(fd) }
         let locked = try Syscalls.tryLockExclusive(fd).orThrow("locking", framesPath)
         let dataStart = try FrameLog.checkHeader(fd: fd, path: framesPath, layout: layout, sessionID: id)
@@ -431,7 +428,7 @@ public final class SessionStore: Sendable {
             notes.append("skipped \(events.damagedAt.count) damaged stretches in the middle of events.log")
         }
         if events.validEnd < events.fileSize || events.validEnd == 0 {
-            let efd = try Syscalls.openSessionFile(eventsPath, O_RDWR)
+            let efd = try SessionFile.open(eventsPath, O_RDWR)
             defer { Syscalls.close(efd) }
             if events.validEnd == 0 {
                 // Torn inside the header itself: rewrite it.
@@ -476,7 +473,7 @@ public final class SessionStore: Sendable {
             throw RecordingError(.invalidArgument, "\(dir) has no session.json, so it cannot be proven to be a session; nothing was deleted, remove it by hand if it should go", path: dir)
         }
         let framesPath = dir + "/" + FrameLog.fileName
-        if let fd = try? Syscalls.openSessionFile(framesPath, O_RDONLY) {
+        if let fd = try? SessionFile.open(framesPath, O_RDONLY) {
             defer { Syscalls.close(fd) }
             if (try? Syscalls.tryLockExclusive(fd).get()) == false {
                 throw RecordingError(.busy, "session \(id) is being recorded; stop it before deleting", path: dir)
@@ -494,8 +491,7 @@ public final class SessionStore: Sendable {
         guard let e = FileManager.default.enumerator(atPath: dir) else { return 0 }
         var total: Int64 = 0
         while let name = e.nextObject() as? String {
-            var st = stat()
-            if lstat(dir + "/" + name, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG { total += Int64(st.st_size) }
+            if case .success(let st) = Syscalls.linkStatus(path: dir + "/" + name), (st.st_mode & S_IFMT) == S_IFREG { total += Int64(st.st_size) }
         }
         return total
     }
@@ -539,8 +535,8 @@ public struct StoredSession: Sendable {
     public var depthLogPath: String? {
         let p = directory + "/" + DepthLog.fileName
         // lstat: a symlink named depth.log is there (and refused when read), not absent.
-        var st = stat()
-        return lstat(p, &st) == 0 ? p : nil
+        if case .success = Syscalls.linkStatus(path: p) { return p }
+        return nil
     }
 
     public func framesReader() throws(RecordingError) -> FrameLogReader {

@@ -1,5 +1,6 @@
 import Foundation
 import GPIO
+import LinuxSystem
 import Recording
 import Testing
 @testable import Appliance
@@ -104,12 +105,12 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
         let rig = try Rig()
         rig.waitState(.ready)
         #expect(rig.outputs.lit == [.ready])
-        let t0 = Syscalls.monotonicNanoseconds()
+        let t0 = Int64(MonotonicClock.now())
         rig.inputs.press(0, at: t0)
         rig.waitState(.recording)
         rig.waitFor("recording LED") { rig.outputs.lit == [.recording] }
         #expect(rig.outputs.pulseCount == 1)
-        let t1 = Syscalls.monotonicNanoseconds()
+        let t1 = Int64(MonotonicClock.now())
         for i in 0..<3 {
             rig.recorder.frame(t1 + Int64(i) * 10_000_000)
             // TTL: 1 ms pulses, plus a 100 µs glitch that must not count.
@@ -194,7 +195,7 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
     @Test func cameraLossStopsTheSessionAndRecovery() throws {
         let rig = try Rig()
         rig.waitState(.ready)
-        rig.inputs.press(0, at: Syscalls.monotonicNanoseconds())
+        rig.inputs.press(0, at: Int64(MonotonicClock.now()))
         rig.waitState(.recording)
         rig.recorder.setCamera("/dev/video0: disconnected (ENODEV)")
         rig.waitState(.error(.camera))
@@ -209,9 +210,9 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
     @Test func terminateDuringRecordingClosesTheSession() throws {
         let rig = try Rig()
         rig.waitState(.ready)
-        rig.inputs.press(0, at: Syscalls.monotonicNanoseconds())
+        rig.inputs.press(0, at: Int64(MonotonicClock.now()))
         rig.waitState(.recording)
-        rig.recorder.frame(Syscalls.monotonicNanoseconds())
+        rig.recorder.frame(Int64(MonotonicClock.now()))
         rig.finish()
         #expect(rig.log("session.stopped").count == 1)
         #expect(rig.log("stopped").first?.contains("signal=SIGTERM") == true)

@@ -1,5 +1,6 @@
 import Export
 import Foundation
+import LinuxSystem
 import Testing
 @testable import Appliance
 import Recording
@@ -121,7 +122,7 @@ extension KioskDaemonTests {
         rig.waitState(.ready)
         let counter = rig.dir + "/participant-counter"
         try "9223372036854775807\n".write(toFile: counter, atomically: false, encoding: .utf8)
-        rig.inputs.press(0, at: Syscalls.monotonicNanoseconds())
+        rig.inputs.press(0, at: Int64(MonotonicClock.now()))
         rig.waitState(.error(.storage))
         rig.waitFor("session.failed") { rig.log("session.failed").count == 1 }
         #expect(rig.log("session.failed").first?.contains(counter) == true)

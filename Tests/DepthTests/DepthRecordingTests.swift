@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Testing
 import CZlib
 import Depth

@@ -1,6 +1,7 @@
 @testable import Export
 import CHDF5
 import Foundation
+import LinuxSystem
 import Testing
 @testable import Recording
 
@@ -190,10 +191,10 @@ func hiddenEntries(_ dir: String) -> [String] {
         let out = dir.sub("stick")
         let ops = Counter()
         // failAt 0: the staging directory itself cannot be created.
-        let token = Syscalls.installFault(under: out) { op, _ in
+        let token = SyscallHooks.installFault(under: out) { op, _ in
             (failAt == 0 && op == .mkdir) || (op == .write && ops.next() >= failAt) ? ENOSPC : nil
         }
-        defer { Syscalls.removeFault(token) }
+        defer { SyscallHooks.removeFault(token) }
         #expect { try Exporter(store: store).export(sessionID: rec.sessionID, to: out, options: .init(format: format)) } throws: { e in
             let r = e as! RecordingError
             return r.kind == .diskFull && r.message.contains("the target \(out) is full") && !r.message.contains("card)")

@@ -1,5 +1,6 @@
 import CHDF5
 import Foundation
+import LinuxSystem
 import Testing
 @testable import Export
 @testable import Recording
@@ -140,8 +141,8 @@ import Testing
         let before = fileSHA(rec.directory + "/frames.log")
         let out = dir.sub("stick")
         let writes = Counter()
-        let token = Syscalls.installFault(under: out) { op, _ in op == .write && writes.next() >= 2 ? ENOSPC : nil }
-        defer { Syscalls.removeFault(token) }
+        let token = SyscallHooks.installFault(under: out) { op, _ in op == .write && writes.next() >= 2 ? ENOSPC : nil }
+        defer { SyscallHooks.removeFault(token) }
         #expect { try Exporter(store: store).export(sessionID: rec.sessionID, to: out, options: .init(format: format)) } throws: { e in
             let r = e as! RecordingError
             return r.kind == .diskFull && r.description.contains(out)
@@ -161,11 +162,11 @@ import Testing
         let out = dir.sub("stick")
         let calls = Counter()
         // After a few calls under the target, the whole target directory disappears.
-        let token = Syscalls.installFault(under: out) { _, _ in
+        let token = SyscallHooks.installFault(under: out) { _, _ in
             if calls.next() == 3 { try? FileManager.default.removeItem(atPath: out) }
             return nil
         }
-        defer { Syscalls.removeFault(token) }
+        defer { SyscallHooks.removeFault(token) }
         #expect { try Exporter(store: store).export(sessionID: rec.sessionID, to: out, options: .init(format: format)) } throws: { e in
             (e as! RecordingError).description.contains(out)
         }

@@ -35,10 +35,10 @@ import LinuxSystem
     @Test func pollHonoursItsDeadline() throws {
         let wake = try GPIOWakeup()
         let start = MonotonicClock.now()
-        #expect(try GPIOSyscalls.pollReadable((wake.fd, -1), deadlineNs: start + 30_000_000).get() == 0)
+        #expect(try Syscalls.pollReadable((wake.fd, -1), deadlineNs: start + 30_000_000).get() == 0)
         #expect(MonotonicClock.now() - start >= 30_000_000, "rounded up to whole ms, never early")
         wake.signal()
-        #expect(try GPIOSyscalls.pollReadable((-1, wake.fd), deadlineNs: nil).get() == 0b10)
+        #expect(try Syscalls.pollReadable((-1, wake.fd), deadlineNs: nil).get() == 0b10)
         #expect(wake.drain() && !wake.drain())
     }
 }

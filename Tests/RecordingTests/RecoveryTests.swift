@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Testing
 @testable import Recording
 
@@ -79,7 +80,7 @@ func fileSize(_ path: String) -> Int { (try? FileManager.default.attributesOfIte
         let store = try SessionStore(root: dir.path)
         // The 4th frames write fails with ENOSPC after the kernel took part of it.
         let writes = Counter()
-        let token = Syscalls.installFault(under: dir.path) { op, path in
+        let token = SyscallHooks.installFault(under: dir.path) { op, path in
             if op == .pwrite && path.hasSuffix("frames.log") && writes.next() >= 3 { return ENOSPC }
             if op == .open && path.hasSuffix("session.json.tmp") && writes.value >= 4 { return ENOSPC }
             return nil
@@ -98,7 +99,7 @@ func fileSize(_ path: String) -> Int { (try? FileManager.default.attributesOfIte
         #expect(rec.failure?.kind == .diskFull)
         #expect(rec.failure?.description.contains("frames.log") == true)
         #expect { try rec.stop() } throws: { ($0 as! RecordingError).kind == .diskFull }
-        Syscalls.removeFault(token)
+        SyscallHooks.removeFault(token)
         // session.json could not be rewritten on the full disk: the next open recovers it.
         let s = try store.open(rec.sessionID)
         #expect(s.metadata.state == .interrupted || s.metadata.state == .stopped)

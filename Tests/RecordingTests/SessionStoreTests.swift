@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Testing
 @testable import Recording
 
@@ -61,11 +62,11 @@ import Testing
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.path)
         // A writer stalled for 50 ms per write: the 4-slot queue overflows.
-        let token = Syscalls.installFault(under: dir.path) { op, _ in
+        let token = SyscallHooks.installFault(under: dir.path) { op, _ in
             if op == .pwrite { usleep(50_000) }
             return nil
         }
-        defer { Syscalls.removeFault(token) }
+        defer { SyscallHooks.removeFault(token) }
         let rec = try store.create(participant: "P", config: SessionConfig(vertices: .none, flushIntervalMs: 10, queueCapacity: 4))
         var r = FrameRecord()
         let gen = SyntheticFrames(seed: 1, startNs: 0)
@@ -99,11 +100,11 @@ import Testing
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.path)
         let eintrs = Counter()
-        let token = Syscalls.installFault(under: dir.path) { op, _ in
+        let token = SyscallHooks.installFault(under: dir.path) { op, _ in
             if op == .pwrite && eintrs.next() < 3 { return EINTR }
             return nil
         }
-        defer { Syscalls.removeFault(token) }
+        defer { SyscallHooks.removeFault(token) }
         let rec = try recordSynthetic(store, frames: 10, config: SessionConfig(vertices: .none, flushIntervalMs: 10))
         #expect(eintrs.value >= 4)
         #expect(try store.open(rec.sessionID).frameCount == 10)

@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import LinuxSystem
 
 /// `facekit bench capture`: CPU time per frame spent in capture + decode, for MJPEG at 640x480
 /// and 1280x720, full size and DCT-downscaled, from the replay source (always) and from a camera

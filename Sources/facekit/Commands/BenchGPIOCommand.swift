@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import GPIO
+import LinuxSystem
 import Recording
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import FaceCore
+import LinuxSystem
 
 /// `facekit bench models`: our engines against LiteRT on the same inputs, in the same run.
 struct BenchModelsCommand: Command {

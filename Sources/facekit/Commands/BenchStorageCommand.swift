@@ -1,5 +1,6 @@
 import Export
 import Foundation
+import LinuxSystem
 import Recording
 
 /// `facekit bench storage`: records a synthetic session through the real recorder (all 478
@@ -37,18 +38,18 @@ struct BenchStorageCommand: Command {
         let config = SessionConfig(vertices: .all(.float16), imageEveryNth: imagesEvery, flushIntervalMs: 1000,
                                    queueCapacity: queue, extra: ["source": "bench"])
         let recorder = try store.create(participant: "BENCH", device: ["model": "synthetic"], config: config)
-        let gen = SyntheticFrames(seed: 7, startNs: Syscalls.monotonicNanoseconds(), fps: fps)
+        let gen = SyntheticFrames(seed: 7, startNs: Int64(MonotonicClock.now()), fps: fps)
         var record = FrameRecord()
         var pixels: [UInt8] = []
         SyntheticFrames.image(width: 320, height: 240, index: 0, into: &pixels)
         let rssBefore = Self.peakRSSKiB()
-        let t0 = Syscalls.monotonicNanoseconds()
+        let t0 = Int64(MonotonicClock.now())
         var dropped = 0
         var rng: UInt64 = 0x9E37_79B9_7F4A_7C15
         for i in 0..<Int64(frames) {
             let due = t0 + Int64(Double(i) * Double(gen.periodNs) / speed)
             while true {
-                let now = Syscalls.monotonicNanoseconds()
+                let now = Int64(MonotonicClock.now())
                 if now >= due { break }
                 usleep(UInt32(min(100_000, max(50, (due - now) / 1000))))
             }
@@ -65,7 +66,7 @@ struct BenchStorageCommand: Command {
             }
         }
         let summary = try recorder.stop()
-        let recordWallNs = Syscalls.monotonicNanoseconds() - t0
+        let recordWallNs = Int64(MonotonicClock.now()) - t0
         let stats = recorder.writerStatistics
         let rssRecording = Self.peakRSSKiB()
         let framesPath = storeRoot + "/" + summary.sessionID + "/frames.log"
@@ -73,14 +74,14 @@ struct BenchStorageCommand: Command {
         let sessionBytes = SessionStore.directorySize(storeRoot + "/" + summary.sessionID)
 
         let exporter = Exporter(store: store)
-        var e0 = Syscalls.monotonicNanoseconds()
+        var e0 = Int64(MonotonicClock.now())
         let h5 = try exporter.export(sessionID: summary.sessionID, to: exportRoot, options: .init(format: .hdf5))
-        let hdf5Ns = Syscalls.monotonicNanoseconds() - e0
+        let hdf5Ns = Int64(MonotonicClock.now()) - e0
         let hdf5Bytes = h5.files.reduce(Int64(0)) { $0 + $1.size }
         try? FileManager.default.removeItem(atPath: h5.directory)
-        e0 = Syscalls.monotonicNanoseconds()
+        e0 = Int64(MonotonicClock.now())
         let csv = try exporter.export(sessionID: summary.sessionID, to: exportRoot, options: .init(format: .csv))
-        let csvNs = Syscalls.monotonicNanoseconds() - e0
+        let csvNs = Int64(MonotonicClock.now()) - e0
         let csvBytes = csv.files.reduce(Int64(0)) { $0 + $1.size }
         try? FileManager.default.removeItem(atPath: csv.directory)
         let rssEnd = Self.peakRSSKiB()

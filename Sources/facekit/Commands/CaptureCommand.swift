@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import LinuxSystem
 
 /// `facekit capture`: streams from a camera or a replay source on the capture thread and reports
 /// what arrived — achieved rate against the negotiated one, sequence gaps, timestamp order,

@@ -1,5 +1,6 @@
 import Depth
 import Foundation
+import LinuxSystem
 import Recording
 
 /// `facekit depth probe`: runs a depth driver on its own and reports what it delivers — the way to

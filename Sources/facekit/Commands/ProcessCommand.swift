@@ -4,6 +4,7 @@ import Export
 import FaceCore
 import FaceTracking
 import Foundation
+import LinuxSystem
 import Recording
 
 /// `facekit process`: runs a video or still through the tracker, records the frames through the
@@ -79,7 +80,7 @@ struct ProcessCommand: Command {
             catch { printError("facekit: depth maps are not stored: \(error)") }
         }
         // Frame times: the session's start plus the media timestamp, so exports carry media time.
-        let t0 = Syscalls.monotonicNanoseconds()
+        let t0 = Int64(MonotonicClock.now())
         var record = FrameRecord()
         var frames = 0, withFace = 0
         var trackNs: UInt64 = 0

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Recording
 
 /// Resolves `--store DIR` or the documented default (`SessionStore.defaultRoot`). Commands that
@@ -144,18 +145,18 @@ struct SessionsRecordSyntheticCommand: Command {
         let recorder = try store.create(participant: participant, device: ["model": "synthetic"], config: config,
                                         onFlush: onFlush)
         Self.say("session \(recorder.sessionID)")
-        let gen = SyntheticFrames(seed: seed, startNs: Syscalls.monotonicNanoseconds(), fps: fps)
+        let gen = SyntheticFrames(seed: seed, startNs: Int64(MonotonicClock.now()), fps: fps)
         var record = FrameRecord()
         var pixels: [UInt8] = []
         let (w, h) = (64, 48)
-        let t0 = Syscalls.monotonicNanoseconds()
+        let t0 = Int64(MonotonicClock.now())
         var dropped = 0
         var i: Int64 = 0
         var written = 0
         while written < frames {
             if speed > 0 {
                 let due = t0 + Int64(Double(i) * Double(gen.periodNs) / speed)
-                let now = Syscalls.monotonicNanoseconds()
+                let now = Int64(MonotonicClock.now())
                 if due > now { usleep(UInt32(min(1_000_000, (due - now) / 1000))) ; continue }
             }
             gen.fill(&record, index: i)

@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whole files replaced atomically, and read whole: the one way facekit writes a file that must
+/// survive a power cut intact (session.json, the depth log's header, the export marker, the
+/// participant counter, model files and outputs of the CLI).
+public enum AtomicFile {
+    /// Writes `bytes` to `path` via `path.tmp`: write, fsync, rename, fsync the directory.
+    /// Every step's result is checked: a rename of an unflushed file can leave an empty file
+    /// after a power cut, and an unflushed directory can lose the rename itself. On failure the
+    /// old file (if any) is untouched and the temp file is removed.
+    public static func write(_ bytes: [UInt8], to path: String) throws(SystemCallError) {
+        let tmp = path + ".tmp"
+        let file = try FileDescriptor.open(tmp, O_WRONLY | O_CREAT | O_TRUNC).orThrow(.open, path: tmp)
+        do {
+            try bytes.withUnsafeBytes { Syscalls.writeAll(file.rawValue, $0) }.orThrow(.write, path: tmp)
+            try Syscalls.fsync(file.rawValue).orThrow(.fsync, path: tmp)
+            try file.close().orThrow(.close, path: tmp)
+        } catch {
+            file.close(); _ = Syscalls.unlink(tmp); throw error
+        }
+        do { try Syscalls.rename(tmp, path).orThrow(.rename, path: path) }
+        catch { _ = Syscalls.unlink(tmp); throw error }
+        try Syscalls.fsyncDirectory(directory(of: path)).orThrow(.fsync, path: directory(of: path))
+    }
+
+    /// Reads a whole file of at most `limit` bytes; a larger one fails with EFBIG.
+    public static func read(_ path: String, limit: Int = 64 << 20) throws(SystemCallError) -> [UInt8] {
+        let file = try FileDescriptor.open(path, O_RDONLY).orThrow(.open, path: path)
+        defer { file.close() }
+        return try read(file, limit: limit)
+    }
+
+    /// Reads the whole of an open file from offset 0, at most `limit` bytes (EFBIG otherwise).
+    public static func read(_ file: FileDescriptor, limit: Int) throws(SystemCallError) -> [UInt8] {
+        let size = try Syscalls.fileSize(file.rawValue).orThrow(.fstat, path: file.path)
+        guard size <= Int64(limit) else { throw SystemCallError(.read, path: file.path, .fileTooLarge) }
+        var b = [UInt8](repeating: 0, count: Int(size))
+        let n = try b.withUnsafeMutableBytes { Syscalls.preadFully(file.rawValue, $0, at: 0) }.orThrow(.pread, path: file.path)
+        return Array(b.prefix(n))
+    }
+
+    /// The directory part of `path` ("." for a bare name, "/" for a file in the root).
+    public static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}

@@ -1,0 +1,121 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The filesystem's names: rename, unlink, directories, file status by path, access.
+extension Syscalls {
+    /// rename(2). A fault hook sees the destination's path.
+    public static func rename(_ from: String, _ to: String) -> Result<Void, Errno> {
+        from.withCString { f in to.withCString { t in
+            valueOrErrno(.rename, path: to, arguments: [from, to]) { Glibc.rename(f, t) }
+        } }.map { _ in () }
+    }
+
+    /// unlink(2).
+    public static func unlink(_ path: String) -> Result<Void, Errno> {
+        path.withCString { p in valueOrErrno(.unlink, path: path, arguments: [path]) { Glibc.unlink(p) } }.map { _ in () }
+    }
+
+    /// mkdir(2).
+    public static func mkdir(_ path: String, _ mode: mode_t = 0o755) -> Result<Void, Errno> {
+        path.withCString { p in valueOrErrno(.mkdir, path: path, arguments: [path, mode]) { Glibc.mkdir(p, mode) } }.map { _ in () }
+    }
+
+    /// rmdir(2).
+    public static func rmdir(_ path: String) -> Result<Void, Errno> {
+        path.withCString { p in valueOrErrno(.rmdir, path: path, arguments: [path]) { Glibc.rmdir(p) } }.map { _ in () }
+    }
+
+    /// stat(2): follows a final symbolic link.
+    public static func status(path: String) -> Result<stat, Errno> {
+        var st = stat()
+        return path.withCString { p in
+            valueOrErrno(.stat, path: path, arguments: [path]) { statFollowingLinks(p, &st) }
+        }.map { _ in st }
+    }
+
+    /// lstat(2): a symbolic link is described, not followed.
+    public static func linkStatus(path: String) -> Result<stat, Errno> {
+        var st = stat()
+        return path.withCString { p in
+            valueOrErrno(.lstat, path: path, arguments: [path]) { lstat(p, &st) }
+        }.map { _ in st }
+    }
+
+    /// Bytes an unprivileged user may still write on the filesystem holding `path` (statvfs(3):
+    /// f_bavail × f_frsize).
+    public static func availableBytes(onFileSystemOf path: String) -> Result<Int64, Errno> {
+        var st = statvfs()
+        return path.withCString { p in
+            valueOrErrno(.statvfs, path: path, arguments: [path]) { statvfs(p, &st) }
+        }.map { _ in Int64(st.f_bavail) * Int64(st.f_frsize) }
+    }
+
+    /// The absolute path with every symlink, `.` and `..` resolved (realpath(3)).
+    public static func resolvedPath(_ path: String) -> Result<String, Errno> {
+        var resolved: UnsafeMutablePointer<CChar>?
+        // realpath returns NULL on failure; the address stands in for the -1 of a system call.
+        let r = path.withCString { p in
+            valueOrErrno(.realpath, path: path, arguments: [path]) { () -> Int in
+                resolved = realpath(p, nil)
+                return resolved == nil ? -1 : 0
+            }
+        }
+        return r.map { _ in
+            defer { free(resolved) }
+            return resolved.map { String(cString: $0) } ?? path
+        }
+    }
+
+    /// access(2) with X_OK: whether this process may execute `path`.
+    public static func isExecutable(_ path: String) -> Bool {
+        path.withCString { p in
+            if case .success = valueOrErrno(.access, path: path, arguments: [path, X_OK], { access(p, X_OK) }) { return true }
+            return false
+        }
+    }
+
+    /// The names in a directory (opendir(3)/readdir(3), without "." and ".."); nil when it
+    /// cannot be opened.
+    public static func directoryEntries(_ path: String) -> [String]? {
+        if SyscallHooks.isActive,
+           case .fail = SyscallHooks.intercept(.opendir, fd: -1, path: path, arguments: [path]) { return nil }
+        guard let d = opendir(path) else { return nil }
+        defer { closedir(d) }
+        var names: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Opens a directory and fsyncs it, so a rename or create inside it is durable.
+    public static func fsyncDirectory(_ path: String) -> Result<Void, Errno> {
+        switch open(path, O_RDONLY | O_DIRECTORY) {
+        case .failure(let e): return .failure(e)
+        case .success(let fd):
+            defer { close(fd) }
+            return fsync(fd)
+        }
+    }
+
+    /// A file type for messages ("regular file", "FIFO", "symbolic link", ...).
+    public static func fileTypeName(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: return "regular file"
+        case S_IFLNK: return "symbolic link"
+        case S_IFIFO: return "FIFO"
+        case S_IFDIR: return "directory"
+        case S_IFCHR: return "character device"
+        case S_IFBLK: return "block device"
+        case S_IFSOCK: return "socket"
+        default: return "unknown type"
+        }
+    }
+}
+
+// `stat` names both a struct and a function in Glibc; the Int32 result picks the function.
+private func statFollowingLinks(_ path: UnsafePointer<CChar>, _ st: UnsafeMutablePointer<stat>) -> Int32 {
+    stat(path, st)
+}
