@@ -2,6 +2,7 @@
 // facekit — one package: library modules, thin C shims, and the `facekit` executable.
 // Dependency arrows point one way:
 //   FaceKernelTypes ← FaceKernels (+ FaceKernelsAVX2 on x86_64) ← FaceCore ← FaceTracking ← (facekit)
+//   FaceKernelTypes ← FaceModelFormats ← FaceCore
 //   CV4L2, CJPEG ← Capture
 //   CJPEG ← Recording ← Export → CHDF5
 //   CGPIO ← GPIO ← Appliance → Recording, Export, Capture, FaceTracking
@@ -63,7 +64,12 @@ let package = Package(
         .target(name: "FaceKernels", dependencies: ["FaceKernelTypes"], swiftSettings: coreSettings),
         // CPUID for that choice (Swift has no way to ask).
         .target(name: "CCPUFeatures"),
-        .target(name: "FaceCore", dependencies: ["FaceKernelTypes", "FaceKernels", "CCPUFeatures"] + kernelCopies,
+        // The readers of outside data (TFLite, zip, .npy, the model file) and the graph they
+        // produce: plain -O in every build, so a bounds or overflow check they need traps
+        // instead of corrupting memory; only the engines and kernels are -Ounchecked.
+        .target(name: "FaceModelFormats", dependencies: ["FaceKernelTypes"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        .target(name: "FaceCore", dependencies: ["FaceKernelTypes", "FaceModelFormats", "FaceKernels", "CCPUFeatures"] + kernelCopies,
                 swiftSettings: coreSettings),
         // Optimized in debug too, like FaceCore: the accuracy tests run every test frame through it.
         // The seed's names (blend shapes, AUs, emotions, metadata columns) and its AU table: one
@@ -106,7 +112,7 @@ let package = Package(
 
         // Test-only: interposes malloc to prove hot paths allocate nothing.
         .target(name: "CAllocationCounter"),
-        .testTarget(name: "FaceCoreTests", dependencies: ["FaceCore", "FaceKernels", "CAllocationCounter"]),
+        .testTarget(name: "FaceCoreTests", dependencies: ["FaceCore", "FaceModelFormats", "FaceKernels", "CAllocationCounter"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "LinuxSystem"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "CAllocationCounter", "LinuxSystem"]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "Recording", "LinuxSystem"]),

@@ -1,5 +1,6 @@
 import Testing
 @testable import FaceCore
+@testable import FaceModelFormats
 
 /// Optimized float kernels against their plain reference versions, bit for bit, sweeping edge
 /// sizes, with guard values after every output to catch overruns.

@@ -1,5 +1,6 @@
 import Testing
 @testable import FaceCore
+@testable import FaceModelFormats
 
 @Suite struct ModelFileTests {
     static func bundle() throws -> [(ModelFile.Kind, Graph)] {

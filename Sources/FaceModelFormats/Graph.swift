@@ -3,6 +3,8 @@
 /// operator parameters, and convolution filters are packed for the kernels. The graph is what
 /// the model file stores and what the engines execute.
 
+import FaceKernelTypes
+
 /// Operator codes of the model file. Append-only: a retired code is never reused.
 public enum OpCode: UInt16 {
     case conv2d = 1
@@ -87,6 +89,11 @@ public struct GraphTensor: Equatable {
     /// point); 0 for float32 tensors.
     public var scale: Float = 0
 
+    public init(name: String, shape: [Int], type: ElementType, dataOffset: Int, byteCount: Int, scale: Float = 0) {
+        self.name = name; self.shape = shape; self.type = type
+        self.dataOffset = dataOffset; self.byteCount = byteCount; self.scale = scale
+    }
+
     public var elementCount: Int { shape.reduce(1, *) }
     public var isConstant: Bool { dataOffset >= 0 }
 }
@@ -105,6 +112,10 @@ public struct GraphOp: Equatable {
     public var inputs: [Int]
     public var output: Int
     public var params: [Int]
+
+    public init(code: OpCode, inputs: [Int], output: Int, params: [Int]) {
+        self.code = code; self.inputs = inputs; self.output = output; self.params = params
+    }
 }
 
 public struct Graph {
@@ -122,7 +133,7 @@ public struct Graph {
     }
 
     /// Appends raw little-endian bytes to the weight blob, 64-byte aligned; returns the offset.
-    mutating func appendBytes(_ bytes: [UInt8]) -> Int {
+    package mutating func appendBytes(_ bytes: [UInt8]) -> Int {
         while weights.count % 64 != 0 { weights.append(0) }
         let offset = weights.count
         weights += bytes
@@ -133,7 +144,7 @@ public struct Graph {
     public var isQuantized: Bool { tensors.contains { $0.type != .float32 } }
 
     /// Appends float data to the weight blob, 64-byte aligned; returns its byte offset.
-    mutating func appendWeights(_ values: [Float]) -> Int {
+    package mutating func appendWeights(_ values: [Float]) -> Int {
         while weights.count % 64 != 0 { weights.append(0) }
         let offset = weights.count
         weights.reserveCapacity(weights.count + values.count * 4)

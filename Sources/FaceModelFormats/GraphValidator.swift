@@ -1,3 +1,5 @@
+import FaceKernelTypes
+
 /// Checks a `Graph` read from a model file before any engine touches it: every index in range,
 /// every constant inside the weight blob, every operator's shapes consistent with what its
 /// kernel reads and writes. The kernels trust what passes here, so a hostile model file with a
