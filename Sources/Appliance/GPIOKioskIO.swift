@@ -1,5 +1,6 @@
 import Foundation
 import GPIO
+import LinuxSystem
 
 /// The kiosk's GPIO through the GPIO module: one line request per chip holding that chip's
 /// inputs (buttons, TTL: both edges, bias, active-low, kernel debounce) and outputs (LEDs, sync
@@ -121,7 +122,7 @@ public final class GPIOKioskIO: KioskInputs, KioskOutputs, @unchecked Sendable {
                 try c.lines.readEvents(into: buffer)
             } catch {
                 problem("\(c.spec): \(error)")
-                _ = wake.wait(untilMonotonic: gpioMonotonicNow() + 1_000_000_000)
+                _ = wake.wait(untilMonotonic: MonotonicClock.now() + 1_000_000_000)
                 continue
             }
             for e in buffer {
@@ -144,7 +145,7 @@ public final class GPIOKioskIO: KioskInputs, KioskOutputs, @unchecked Sendable {
         guard let s = sync else { return nil }
         // Called at session start: the every-N pulses then count this session's frames.
         s.trigger(restartingFrameCount: true)
-        return Int64(gpioMonotonicNow())
+        return Int64(MonotonicClock.now())
     }
 
     /// For the tracking thread: one call per recorded frame (pulses every N frames).

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,14 +14,7 @@ public final class KioskLog: @unchecked Sendable {
     public init(sink: ((String) -> Void)? = nil) {
         self.sink = sink ?? { line in
             let b = Array((line + "\n").utf8)
-            b.withUnsafeBytes { p in
-                var off = 0
-                while off < p.count {
-                    let n = write(2, p.baseAddress! + off, p.count - off)
-                    if n < 0 { if errno == EINTR { continue }; return }
-                    off += n
-                }
-            }
+            _ = b.withUnsafeBytes { Syscalls.writeAll(2, $0) }
         }
     }
 

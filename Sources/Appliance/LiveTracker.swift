@@ -3,6 +3,7 @@ import Depth
 import Export
 import FaceTracking
 import Foundation
+import LinuxSystem
 import Recording
 
 /// The seed's `FaceTracker` session API on Linux: a camera feeds the tracker on fixed threads and,
@@ -307,7 +308,7 @@ public final class LiveTracker: @unchecked Sendable {
             case .ended, .failed:
                 // No frame will come again: end the streams (a replay is over) and idle until shutdown.
                 finishStreams()
-                usleep(20_000)
+                MonotonicClock.sleep(nanoseconds: 20_000_000)
             default: break
             }
             return true

@@ -20,7 +20,7 @@ public final class SystemdNotifier: @unchecked Sendable {
         var interval: Int64? = nil
         if let u = environment["WATCHDOG_USEC"].flatMap(Int64.init), u > 0 {
             // WATCHDOG_PID, when set, names the process the watchdog is for.
-            if environment["WATCHDOG_PID"].flatMap(Int32.init).map({ $0 == getpid() }) ?? true {
+            if environment["WATCHDOG_PID"].flatMap(Int32.init).map({ $0 == Syscalls.processID }) ?? true {
                 interval = u * 1000 / 2
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,24 +8,15 @@ import Glibc
 /// runs first thing in main (before any thread exists, so every thread inherits the mask), then
 /// `start` waits in sigwait(3) and calls back with the signal's name.
 public enum TerminationSignals {
-    static func set() -> sigset_t {
-        var s = sigset_t()
-        sigemptyset(&s)
-        sigaddset(&s, SIGTERM)
-        sigaddset(&s, SIGINT)
-        return s
-    }
+    static let signals = [SIGTERM, SIGINT]
 
     public static func block() {
-        var s = set()
-        pthread_sigmask(SIG_BLOCK, &s, nil)
+        Syscalls.blockSignals(signals)
     }
 
     public static func start(_ handler: @escaping @Sendable (String) -> Void) {
         let t = Thread {
-            var s = set()
-            var sig: Int32 = 0
-            while sigwait(&s, &sig) != 0 {}
+            let sig = Syscalls.waitForSignal(signals)
             handler(sig == SIGTERM ? "SIGTERM" : "SIGINT")
         }
         t.name = "facekit-signals"

@@ -137,7 +137,7 @@ public final class StickPoller: @unchecked Sendable {
             defer { done.signal() }
             var seen = initial
             while !lock.withLock({ stopping }) {
-                usleep(1_000_000)
+                MonotonicClock.sleep(nanoseconds: 1_000_000_000)
                 let now = Set(UeventMonitor.present().filter { !$0.isPartition })
                 for d in now.subtracting(seen).sorted(by: { $0.name < $1.name }) { handler(.added(d)) }
                 for d in seen.subtracting(now).sorted(by: { $0.name < $1.name }) { handler(.removed(d)) }

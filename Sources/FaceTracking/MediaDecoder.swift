@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 
 /// Decodes a video or still to packed RGB24 frames with the `ffmpeg` CLI, exactly as the
 /// MediaPipe goldens were made (scripts/reference/media.py): `-map 0:v:0 -fps_mode passthrough`,
@@ -76,9 +77,8 @@ public final class MediaDecoder {
         var got = 0
         let fd = pipe.fileHandleForReading.fileDescriptor
         while got < size {
-            let n = read(fd, pixels + got, size - got)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
+            guard case .success(let n) = Syscalls.read(fd, UnsafeMutableRawBufferPointer(start: pixels + got, count: size - got)),
+                  n > 0 else { break }
             got += n
         }
         if got == size { index += 1; return true }

@@ -32,6 +32,3 @@ extension GPIOLineSource {
         try waitForEvents(deadlineNs: timeoutNs.map { MonotonicClock.now() &+ $0 }, wakeup: wakeup)
     }
 }
-
-/// CLOCK_MONOTONIC now, in ns: the clock of edge events, for callers comparing against them.
-public func gpioMonotonicNow() -> UInt64 { MonotonicClock.now() }

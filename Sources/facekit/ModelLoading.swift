@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import FaceCore
 import FaceTracking
 
@@ -52,17 +53,10 @@ enum ModelLoading {
         return all[0]
     }
 
-    /// Writes a file atomically: temporary name, fsync, rename.
+    /// Writes a file atomically (`AtomicFile`: temporary name, fsync, rename, fsync the directory).
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-        let tmp = path + ".tmp-\(getpid())"
-        guard FileManager.default.createFile(atPath: tmp, contents: Data(bytes)) else {
-            throw CommandFailure("\(path): cannot write (check the directory exists and is writable)")
-        }
-        let fd = open(tmp, O_RDONLY)
-        if fd >= 0 { fsync(fd); close(fd) }
-        guard rename(tmp, path) == 0 else {
-            unlink(tmp)
-            throw CommandFailure("\(path): cannot rename into place (\(String(cString: strerror(errno))))")
+        do { try AtomicFile.write(bytes, to: path) } catch {
+            throw CommandFailure("\(path): cannot write (\(error.call.activity) \(error.path): \(error.errno.message)); check the directory exists and is writable")
         }
     }
 }

@@ -41,9 +41,9 @@ import LinuxSystem
         let leds = try GPIOLEDDriver()
         leds.set(.on, lines: lines, offset: 6)
         leds.set(.blink(hertz: 20), lines: lines, offset: 5)
-        MonotonicClock.sleep(until: gpioMonotonicNow() + 330_000_000)
+        MonotonicClock.sleep(until: MonotonicClock.now() + 330_000_000)
         leds.set(.off, lines: lines, offset: 5)
-        MonotonicClock.sleep(until: gpioMonotonicNow() + 50_000_000)
+        MonotonicClock.sleep(until: MonotonicClock.now() + 50_000_000)
         leds.stop()
         let h5 = lines.outputHistory.filter { $0.offset == 5 }
         let h6 = lines.outputHistory.filter { $0.offset == 6 }
@@ -63,9 +63,9 @@ import LinuxSystem
         let lines = try GPIOTwin(config: c)
         let leds = try GPIOLEDDriver()
         leds.set(.on, lines: lines, offset: 1)
-        let deadline = gpioMonotonicNow() + 2_000_000_000
-        while leds.failures.count == 0 && gpioMonotonicNow() < deadline {
-            MonotonicClock.sleep(until: gpioMonotonicNow() + 5_000_000)
+        let deadline = MonotonicClock.now() + 2_000_000_000
+        while leds.failures.count == 0 && MonotonicClock.now() < deadline {
+            MonotonicClock.sleep(until: MonotonicClock.now() + 5_000_000)
         }
         leds.stop()
         #expect(leds.failures.count == 1 && leds.failures.last?.message.contains("not an output") == true)
@@ -79,12 +79,12 @@ import LinuxSystem
         }
         for _ in 0..<25 {   // frames 1, 11, 21 pulse
             pulse.frameTick()
-            MonotonicClock.sleep(until: gpioMonotonicNow() + 1_000_000)
+            MonotonicClock.sleep(until: MonotonicClock.now() + 1_000_000)
         }
-        MonotonicClock.sleep(until: gpioMonotonicNow() + 20_000_000)
+        MonotonicClock.sleep(until: MonotonicClock.now() + 20_000_000)
         pulse.trigger()
         pulse.trigger()     // still high: coalesced into the first
-        MonotonicClock.sleep(until: gpioMonotonicNow() + 20_000_000)
+        MonotonicClock.sleep(until: MonotonicClock.now() + 20_000_000)
         pulse.stop()
         let pulses = seen.withLock { $0 }
         #expect(pulses.map(\.frame) == [1, 11, 21, 25])
@@ -104,13 +104,13 @@ import LinuxSystem
             seen.withLock { $0.append(p) }
         }
         func ticks(_ n: Int) {
-            for _ in 0..<n { pulse.frameTick(); MonotonicClock.sleep(until: gpioMonotonicNow() + 2_000_000) }
+            for _ in 0..<n { pulse.frameTick(); MonotonicClock.sleep(until: MonotonicClock.now() + 2_000_000) }
         }
         ticks(3)                                  // before any session: frame 1 pulses
         pulse.trigger(restartingFrameCount: true) // session start
-        MonotonicClock.sleep(until: gpioMonotonicNow() + 5_000_000)
+        MonotonicClock.sleep(until: MonotonicClock.now() + 5_000_000)
         ticks(9)                                  // session frames 4 and 8 pulse
-        MonotonicClock.sleep(until: gpioMonotonicNow() + 5_000_000)
+        MonotonicClock.sleep(until: MonotonicClock.now() + 5_000_000)
         pulse.stop()
         #expect(seen.withLock { $0.map(\.frame) } == [1, 0, 4, 8])
         #expect(pulse.counters.coalesced == 0)

@@ -56,7 +56,7 @@ struct BenchCaptureCommand: Command {
         var temp: String? = nil
         var files = inputs
         if files.isEmpty {
-            let dir = NSTemporaryDirectory() + "facekit-bench-\(getpid())"
+            let dir = NSTemporaryDirectory() + "facekit-bench-\(Syscalls.processID)"
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             temp = dir
             files = try ["640x480", "1280x720"].map { try Self.makeClip(size: $0, frames: 30, dir: dir) }

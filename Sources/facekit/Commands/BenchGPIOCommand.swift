@@ -100,7 +100,7 @@ struct BenchGPIOCommand: Command {
         if driven { try Self.write(pullFD, "pull-down", pull) }
 
         // A session to store markers in, exactly as the kiosk does.
-        let root = store ?? NSTemporaryDirectory() + "facekit-bench-gpio-\(getpid())"
+        let root = store ?? NSTemporaryDirectory() + "facekit-bench-gpio-\(Syscalls.processID)"
         defer { if store == nil { try? FileManager.default.removeItem(atPath: root) } }
         let recorder = try SessionStore(root: root).create(participant: "bench-gpio")
 

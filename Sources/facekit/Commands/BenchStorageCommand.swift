@@ -23,7 +23,7 @@ struct BenchStorageCommand: Command {
         let imagesEvery = try args.int("images-every", default: 0)
         guard hours > 0, fps > 0, speed > 0 else { throw UsageError("--hours, --fps and --speed must be positive") }
         let frames = Int((hours * 3600 * fps).rounded())
-        let base = args.value("store") ?? (NSTemporaryDirectory() + "/facekit-bench-\(getpid())")
+        let base = args.value("store") ?? (NSTemporaryDirectory() + "/facekit-bench-\(Syscalls.processID)")
         let storeRoot = base + "/store", exportRoot = base + "/export"
         try FileManager.default.createDirectory(atPath: exportRoot, withIntermediateDirectories: true)
         defer { if !args.flag("keep") { try? FileManager.default.removeItem(atPath: base) } }
@@ -51,7 +51,7 @@ struct BenchStorageCommand: Command {
             while true {
                 let now = Int64(MonotonicClock.now())
                 if now >= due { break }
-                usleep(UInt32(min(100_000, max(50, (due - now) / 1000))))
+                MonotonicClock.sleep(nanoseconds: UInt64(min(100_000_000, max(50_000, due - now))))
             }
             gen.fill(&record, index: i)
             Self.addJitter(&record, &rng)

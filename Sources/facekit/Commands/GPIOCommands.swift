@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import GPIO
 
 /// `facekit gpio info`: every GPIO chip with its lines — names, who holds them, how they are set.
@@ -74,7 +75,7 @@ func requestOutput(_ chip: String, _ line: String, activeLow: Bool, consumer: St
 
 /// Keeps requested outputs driven for `duration`, or until the process is killed.
 func holdOutputs(for duration: GPIODuration?) {
-    if let duration { usleep(UInt32(clamping: duration.microseconds)) } else { while true { pause() } }
+    if let duration { MonotonicClock.sleep(nanoseconds: duration.nanoseconds) } else { while true { Syscalls.waitForAnySignal() } }
 }
 
 /// Options shared by the commands that request input lines.
@@ -139,7 +140,7 @@ struct GPIOMonitorCommand: Command {
                    + "edges=\(input.settings.edges.rawValue)\(input.settings.debounceMicroseconds > 0 ? " debounce=\(input.settings.debounceMicroseconds)us" : "")")
         let buffer = GPIOEdgeEventBuffer(capacity: 64)
         var tracker = GPIOSequenceTracker()
-        let deadline = duration.map { gpioMonotonicNow() + $0.nanoseconds }
+        let deadline = duration.map { MonotonicClock.now() + $0.nanoseconds }
         var seen = 0
         while count == 0 || seen < count {
             guard try request.waitForEvents(deadlineNs: deadline, wakeup: nil) else { break }
@@ -284,10 +285,10 @@ struct GPIOPulseCommand: Command {
             done.signal()
         }
         printError("facekit: pulsing \(c.path) (\(c.info.label)) line \(offset): \(count) x \(width) every \(interval)")
-        let t0 = gpioMonotonicNow()
+        let t0 = MonotonicClock.now()
         for k in 0..<UInt64(count) {
             let at = t0 + k * interval.nanoseconds
-            while gpioMonotonicNow() < at { usleep(UInt32(clamping: min(100_000, (at - gpioMonotonicNow()) / 1_000 + 1))) }
+            while MonotonicClock.now() < at { MonotonicClock.sleep(nanoseconds: min(100_000_000, at - MonotonicClock.now() + 1_000)) }
             pulse.trigger()
             guard done.wait(timeout: .now() + .seconds(5)) == .success else { break }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 
 /// LiteRT in a child process that times its invokes on request
 /// (`scripts/reference/litert_bench.py --serve`, in the verification venv).
@@ -22,7 +23,7 @@ final class LiteRTServer {
         }
         // A child that died must not kill the bench through SIGPIPE at the next request: the
         // write fails with EPIPE instead and is reported.
-        signal(SIGPIPE, SIG_IGN)
+        Syscalls.ignoreSignal(SIGPIPE)
         let toChild = Pipe(), fromChild = Pipe()
         process.executableURL = URL(fileURLWithPath: Self.python)
         process.arguments = [Self.script, "models", "--serve"]

@@ -157,7 +157,7 @@ struct SessionsRecordSyntheticCommand: Command {
             if speed > 0 {
                 let due = t0 + Int64(Double(i) * Double(gen.periodNs) / speed)
                 let now = Int64(MonotonicClock.now())
-                if due > now { usleep(UInt32(min(1_000_000, (due - now) / 1000))) ; continue }
+                if due > now { MonotonicClock.sleep(nanoseconds: UInt64(min(1_000_000_000, due - now))) ; continue }
             }
             gen.fill(&record, index: i)
             let step = Int64(max(1, frames / max(1, events)))
@@ -198,5 +198,5 @@ struct SessionsRecordSyntheticCommand: Command {
 /// Nonisolated free function: it is called on the recorder's writer thread.
 nonisolated func sayLine(_ s: String) {
     let line = s + "\n"
-    _ = line.withCString { write(1, $0, strlen($0)) }
+    _ = Array(line.utf8).withUnsafeBytes { Syscalls.writeAll(1, $0) }
 }
