@@ -11,24 +11,13 @@ public enum MediaFile {
     /// file, and returns the descriptor in blocking mode. Throws `.open` naming the file and
     /// what it is otherwise.
     public static func openRegular(_ path: String) throws(CaptureError) -> Int32 {
-        let fd: Int32
-        switch Syscalls.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY) {
-        case .success(let f): fd = f
-        case .failure(let e): throw CaptureError(.open, "cannot open \(path)", cause: e)
+        switch Syscalls.openRegularFile(path, O_RDONLY) {
+        case .success(let fd): return fd
+        case .failure(.failed(let e)):
+            throw CaptureError(.open, e.call == .open ? "cannot open \(path)" : "cannot examine \(path)", cause: e.errno)
+        case .failure(.notRegular(let mode)):
+            throw CaptureError(.open, "\(path) is \(typeName(mode)), not a regular file; give a video or image file (a stream can be piped in as '-')")
         }
-        let st: stat
-        switch Syscalls.status(fd) {
-        case .success(let s): st = s
-        case .failure(let e):
-            Syscalls.close(fd)
-            throw CaptureError(.open, "cannot examine \(path)", cause: e)
-        }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            Syscalls.close(fd)
-            throw CaptureError(.open, "\(path) is \(typeName(st.st_mode)), not a regular file; give a video or image file (a stream can be piped in as '-')")
-        }
-        _ = Syscalls.setNonBlocking(fd, false)
-        return fd
     }
 
     /// Checks that `path` is a regular media file (see `openRegular`) without keeping it open.

@@ -217,11 +217,13 @@ public final class Exporter: Sendable {
     /// Copies a file into the export through `OutputFile` (hashed, fsynced). Like every file an
     /// export copies, it must be a regular file reached without a symlink.
     private func copyFile(_ source: String, to dir: String, as name: String) throws -> ManifestEntry {
-        let fd = try Syscalls.open(source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY).orThrow("export: opening", source)
-        defer { Syscalls.close(fd) }
-        guard case .success(let st) = Syscalls.status(fd), (st.st_mode & S_IFMT) == S_IFREG else {
-            throw RecordingError(.io, "export: \(source) is not a regular file; nothing was exported", path: source)
+        let fd: Int32
+        switch Syscalls.openRegularFile(source, O_RDONLY, followSymlinks: false) {
+        case .success(let f): fd = f
+        case .failure(.failed(let e)) where e.call == .open: throw RecordingError.syscall("export: opening", path: source, e.errno)
+        case .failure: throw RecordingError(.io, "export: \(source) is not a regular file; nothing was exported", path: source)
         }
+        defer { Syscalls.close(fd) }
         let out = try OutputFile(path: dir + "/" + name, relativePath: name)
         let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buf.deallocate() }

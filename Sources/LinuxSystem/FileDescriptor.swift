@@ -42,15 +42,18 @@ public final class FileDescriptor: @unchecked Sendable {
         Syscalls.close(rawValue)
     }
 
-    /// Called in debug builds for each descriptor dropped while open. Tests replace it.
-    package static func onLeak(_ report: @escaping @Sendable (_ fd: Int32, _ path: String) -> Void) {
-        leakReport.withLock { $0 = report }
+    /// Replaces what debug builds do with a descriptor dropped while open (nil: the default,
+    /// a line on stderr). Tests only.
+    package static func onLeak(_ report: (@Sendable (_ fd: Int32, _ path: String) -> Void)?) {
+        leakReport.withLock { $0 = report ?? reportOnStandardError }
     }
 
-    private static let leakReport = Mutex<@Sendable (Int32, String) -> Void>({ fd, path in
-        var line = Array("facekit: leak of open FileDescriptor \(fd) (\(path)): close() it\n".utf8)
-        _ = line.withUnsafeMutableBytes { Syscalls.write(2, UnsafeRawBufferPointer($0)) }
-    })
+    private static let reportOnStandardError: @Sendable (Int32, String) -> Void = { fd, path in
+        let line = Array("facekit: leak of open FileDescriptor \(fd) (\(path)): close() it\n".utf8)
+        _ = line.withUnsafeBytes { Syscalls.writeAll(2, $0) }
+    }
+
+    private static let leakReport = Mutex<@Sendable (Int32, String) -> Void>(reportOnStandardError)
 
     private static func reportLeak(_ fd: Int32, _ path: String) {
         let report = leakReport.withLock { $0 }

@@ -14,6 +14,41 @@ extension Syscalls {
         return r
     }
 
+    /// Why `openRegularFile` refused or failed.
+    public enum RegularFileError: Error, Equatable {
+        /// open(2) or fstat(2) failed.
+        case failed(SystemCallError)
+        /// The path names something else: a FIFO, a directory, a device (`mode` from fstat).
+        case notRegular(mode: mode_t)
+    }
+
+    /// Opens `path` only if it is a regular file. Reading a FIFO would wait for a writer forever
+    /// and a device has side effects on open, so the open never blocks (O_NONBLOCK) and never
+    /// takes a controlling terminal; with `followSymlinks` false a final symlink is refused
+    /// (ELOOP). The type is checked on the descriptor, so a file swapped after a check cannot
+    /// slip through, and the descriptor is returned in blocking mode.
+    public static func openRegularFile(_ path: String, _ flags: Int32, followSymlinks: Bool = true) -> Result<Int32, RegularFileError> {
+        let fd: Int32
+        switch open(path, flags | O_NONBLOCK | O_NOCTTY | (followSymlinks ? 0 : O_NOFOLLOW)) {
+        case .success(let f): fd = f
+        case .failure(let e): return .failure(.failed(SystemCallError(.open, path: path, e)))
+        }
+        let st: stat
+        switch status(fd) {
+        case .success(let s): st = s
+        case .failure(let e):
+            close(fd)
+            return .failure(.failed(SystemCallError(.fstat, path: path, e)))
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            return .failure(.notRegular(mode: st.st_mode))
+        }
+        // Regular files ignore O_NONBLOCK, but later writes should not see it either.
+        _ = setNonBlocking(fd, false)
+        return .success(fd)
+    }
+
     /// close(2). Never retried: on Linux the descriptor is gone even when EINTR is returned.
     @discardableResult
     public static func close(_ fd: Int32) -> Result<Void, Errno> {

@@ -6,32 +6,19 @@ import Glibc
 /// The files of a session (a log, session.json), opened and read under the store's rule: each
 /// must be a regular file reached without a symlink. The card can be edited anywhere: a
 /// symlinked frames.log would let recovery truncate whatever it points at, and a FIFO would
-/// block a reader forever. So the open never follows a final symlink and never blocks, and the
-/// type is checked on the descriptor (a file swapped after a check cannot slip through).
+/// block a reader forever (`Syscalls.openRegularFile`).
 public enum SessionFile {
     /// Opens `path`; throws `.corrupt` naming the file when it is not a regular file.
     public static func open(_ path: String, _ flags: Int32, _ what: String = "opening") throws(RecordingError) -> Int32 {
-        let fd: Int32
-        switch Syscalls.open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY) {
-        case .success(let f): fd = f
-        case .failure(let e) where e == .tooManySymbolicLinks:
-            throw RecordingError(.corrupt, "\(path) is a symbolic link, not a file this session wrote; it was not followed and nothing it points at was read or changed", path: path, cause: e)
-        case .failure(let e): throw RecordingError.syscall(what, path: path, e)
+        switch Syscalls.openRegularFile(path, flags, followSymlinks: false) {
+        case .success(let fd): return fd
+        case .failure(.failed(let e)) where e.call == .open && e.errno == .tooManySymbolicLinks:
+            throw RecordingError(.corrupt, "\(path) is a symbolic link, not a file this session wrote; it was not followed and nothing it points at was read or changed", path: path, cause: e.errno)
+        case .failure(.failed(let e)):
+            throw RecordingError.syscall(e.call == .open ? what : "examining", path: path, e.errno)
+        case .failure(.notRegular(let mode)):
+            throw RecordingError(.corrupt, "\(path) is not a regular file (\(Syscalls.fileTypeName(mode))), not a file this session wrote; it was not read", path: path)
         }
-        let st: stat
-        switch Syscalls.status(fd) {
-        case .success(let s): st = s
-        case .failure(let e):
-            Syscalls.close(fd)
-            throw RecordingError.syscall("examining", path: path, e)
-        }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            Syscalls.close(fd)
-            throw RecordingError(.corrupt, "\(path) is not a regular file (\(Syscalls.fileTypeName(st.st_mode))), not a file this session wrote; it was not read", path: path)
-        }
-        // Regular files ignore O_NONBLOCK, but later writes should not see it either.
-        _ = Syscalls.setNonBlocking(fd, false)
-        return fd
     }
 
     /// Replaces a file atomically (`AtomicFile.write`), reporting a failure as the store does.
