@@ -6,13 +6,15 @@ import LinuxSystem
 import Recording
 
 /// A configuration problem: which file, which key path (`gpio.inputs[2].debounceMs`), what is wrong.
-public struct ConfigError: Error, CustomStringConvertible, Sendable, Equatable {
+public struct ConfigError: DomainError, Equatable {
     public var file: String
     public var keyPath: String
     public var problem: String
-    public var description: String {
+    public var message: String {
         keyPath.isEmpty ? "\(file): \(problem)" : "\(file): \(keyPath): \(problem)"
     }
+    /// Always nil: reading the file is reported by the caller; this is about what it says.
+    public var cause: SystemCallError? { nil }
 }
 
 /// A JSON document as values, so the parser can say what it found where (Codable's errors name

@@ -241,9 +241,9 @@ public final class StickExporter: Sendable {
         let data = kind == .vfat ? "flush" : nil
         switch Syscalls.mount(source: node, target: mountPoint, type: kind.mountType!, flags: flags, data: data) {
         case .success: return
-        case .failure(let e) where e.rawValue == EROFS || e.rawValue == EACCES:
+        case .failure(let e) where e == .readOnlyFileSystem || e == .permissionDenied:
             throw KioskError("the stick \(node) is read-only (write-protect switch?); nothing was written", cause: e)
-        case .failure(let e) where e.rawValue == ENODEV:
+        case .failure(let e) where e == .noDevice:
             throw KioskError("the kernel has no \(kind.mountType!) driver (modprobe \(kind.mountType!))", cause: e)
         case .failure(let e):
             throw KioskError("cannot mount \(node) (\(kind)) on \(mountPoint); the filesystem may be damaged: check it on a computer", cause: e)

@@ -33,10 +33,10 @@ public final class SystemdNotifier: @unchecked Sendable {
     /// Sends `lines` (e.g. ["READY=1", "STATUS=ready"]) as one datagram. Failures are returned,
     /// not thrown: the service runs on when systemd is not listening.
     @discardableResult
-    public func notify(_ lines: [String]) -> Errno? {
+    public func notify(_ lines: [String]) -> SystemCallError? {
         guard let addr = socketAddress else { return nil }
         return lock.withLock {
-            guard fd >= 0 else { return Errno(rawValue: EBADF) }
+            guard fd >= 0 else { return SystemCallError(.socket, path: addr, .badFileDescriptor) }
             let msg = Array(lines.joined(separator: "\n").utf8)
             if case .failure(let e) = Syscalls.send(fd, msg, toUnix: addr) { return e }
             return nil

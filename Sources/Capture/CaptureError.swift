@@ -1,6 +1,7 @@
 import LinuxSystem
+
 /// Everything that can go wrong in capture, each naming the device or file and what to do.
-public struct CaptureError: Error, CustomStringConvertible, Sendable {
+public struct CaptureError: DomainError {
     public enum Code: Sendable, Equatable {
         /// The device or file could not be opened.
         case open
@@ -24,17 +25,12 @@ public struct CaptureError: Error, CustomStringConvertible, Sendable {
     public let code: Code
     /// What failed, where, and what to do about it.
     public let message: String
-    /// The system call's errno, when one caused this.
-    public let cause: Errno?
+    /// The system call that failed, when one caused this.
+    public let cause: SystemCallError?
 
-    public init(_ code: Code, _ message: String, cause: Errno? = nil) {
+    public init(_ code: Code, _ message: String, cause: SystemCallError? = nil) {
         self.code = code
         self.message = message
         self.cause = cause
-    }
-
-    public var description: String {
-        guard let cause else { return message }
-        return "\(message): \(cause)"
     }
 }

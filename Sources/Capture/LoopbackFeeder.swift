@@ -53,7 +53,7 @@ public final class LoopbackFeeder {
     public func write(_ frame: UnsafeRawBufferPointer) throws(CaptureError) {
         switch Syscalls.write(fd, frame) {
         case .success: return
-        case .failure(let e): throw CaptureError(e.meansDeviceGone ? .disconnected : .device, "write to loopback device \(path) failed", cause: e)
+        case .failure(let e): throw CaptureError(e.errno.meansDeviceGone ? .disconnected : .device, "write to loopback device \(path) failed", cause: e)
         }
     }
 

@@ -14,7 +14,7 @@ public enum MediaFile {
         switch Syscalls.openRegularFile(path, O_RDONLY) {
         case .success(let fd): return fd
         case .failure(.failed(let e)):
-            throw CaptureError(.open, e.call == .open ? "cannot open \(path)" : "cannot examine \(path)", cause: e.errno)
+            throw CaptureError(.open, e.call == .open ? "cannot open \(path)" : "cannot examine \(path)", cause: e)
         case .failure(.notRegular(let mode)):
             throw CaptureError(.open, "\(path) is \(typeName(mode)), not a regular file; give a video or image file (a stream can be piped in as '-')")
         }

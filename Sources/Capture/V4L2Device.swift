@@ -65,7 +65,7 @@ final class V4L2Device {
         case .failure(let e):
             let hint = e == .noSuchFile ? "is the camera plugged in? `facekit devices` lists cameras"
                 : e == .permissionDenied ? "add the user to the 'video' group" : "check the device"
-            throw CaptureError(e == .noSuchFile || e.meansDeviceGone ? .disconnected : .open,
+            throw CaptureError(e == .noSuchFile || e.errno.meansDeviceGone ? .disconnected : .open,
                                "cannot open camera \(path) (\(hint))", cause: e)
         }
         // Ask the kernel directly first: libv4l2 prints its own complaint to stderr for a file
@@ -73,7 +73,7 @@ final class V4L2Device {
         var cap = v4l2_capability()
         if case .failure(let e) = Syscalls.ioctl(raw, CVIDIOC_QUERYCAP, &cap) {
             Syscalls.close(raw)
-            throw CaptureError(e == .notTTY || e == .invalidArgument ? .notACamera : e.meansDeviceGone ? .disconnected : .open,
+            throw CaptureError(e == .notTTY || e == .invalidArgument ? .notACamera : e.errno.meansDeviceGone ? .disconnected : .open,
                                "\(path) is not a V4L2 video device (`facekit devices` lists cameras)", cause: e)
         }
         cv4l2_set_log_file(nil)
@@ -81,7 +81,7 @@ final class V4L2Device {
             let e = Errno.current
             Syscalls.close(raw)
             throw CaptureError(e == .notTTY || e == .invalidArgument ? .notACamera : .open,
-                               "\(path) is not a V4L2 device libv4l2 can use", cause: e)
+                               "\(path) is not a V4L2 device libv4l2 can use", cause: SystemCallError(.open, path: path, e))
         }
         fd = raw
     }
@@ -115,9 +115,12 @@ final class V4L2Device {
         }
     }
 
-    private func error(_ call: StaticString, _ e: Errno) -> CaptureError {
-        if e.meansDeviceGone { return CaptureError(.disconnected, "camera \(path) went away during \(call)", cause: e) }
-        return CaptureError(.device, "\(call) failed on \(path)", cause: e)
+    /// `request` names the ioctl (or libv4l2 call) for the message; the cause records the
+    /// system call beneath it.
+    private func error(_ request: StaticString, _ e: Errno, call: SystemCall = .ioctl) -> CaptureError {
+        let cause = SystemCallError(call, path: path, e)
+        if e.meansDeviceGone { return CaptureError(.disconnected, "camera \(path) went away during \(request)", cause: cause) }
+        return CaptureError(.device, "\(request) failed on \(path)", cause: cause)
     }
 
     // MARK: Identity and formats
@@ -234,7 +237,7 @@ final class V4L2Device {
             b.index = i
             try xioctl(CVIDIOC_QUERYBUF, &b, "VIDIOC_QUERYBUF")
             let p = v4l2_mmap(nil, Int(b.length), PROT_READ | PROT_WRITE, MAP_SHARED, fd, Int64(b.m.offset))
-            guard let p, p != MAP_FAILED else { throw error("v4l2_mmap", .current) }
+            guard let p, p != MAP_FAILED else { throw error("v4l2_mmap", .current, call: .mmap) }
             maps.append((p, Int(b.length)))
         }
         return maps.count
@@ -290,7 +293,7 @@ final class V4L2Device {
             let left = Int32(clamping: (Int64(deadline) - Int64(MonotonicClock.now())) / 1_000_000)
             switch Syscalls.poll(fd, events: Int16(POLLIN), timeoutMs: max(left, 0), retryOnInterrupt: false) {
             case .failure(let e) where e == .interrupted: continue
-            case .failure(let e): throw error("poll", e)
+            case .failure(let e): throw error("poll", e.errno, call: .poll)
             case .success(0): return nil
             case .success(let r): revents = r
             }

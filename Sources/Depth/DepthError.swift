@@ -1,6 +1,8 @@
+import LinuxSystem
+
 /// What went wrong with a depth driver, said so that a person can act on it. Depth is optional:
 /// every one of these turns depth off for the session, and recording carries on without it.
-public struct DepthError: Error, CustomStringConvertible, Sendable, Equatable {
+public struct DepthError: DomainError, Equatable {
     public enum Kind: String, Sendable {
         /// The driver file, the host program or the configured directory is missing.
         case notFound
@@ -17,7 +19,10 @@ public struct DepthError: Error, CustomStringConvertible, Sendable, Equatable {
     }
     public var kind: Kind
     public var message: String
+    /// The system call that failed (the host's pipe, spawning it), when one caused this.
+    public var cause: SystemCallError?
 
-    public init(_ kind: Kind, _ message: String) { self.kind = kind; self.message = message }
-    public var description: String { message }
+    public init(_ kind: Kind, _ message: String, cause: SystemCallError? = nil) {
+        self.kind = kind; self.message = message; self.cause = cause
+    }
 }

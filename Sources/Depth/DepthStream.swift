@@ -317,7 +317,7 @@ public final class DepthStream: @unchecked Sendable {
         let fds: (read: Int32, write: Int32)
         switch Syscalls.pipe() {
         case .success(let p): fds = p
-        case .failure(let e): throw DepthError(.crashed, "cannot create a pipe for the depth host: \(e.message)")
+        case .failure(let e): throw DepthError(.crashed, "cannot create a pipe for the depth host", cause: e)
         }
         let r = Syscalls.spawn(program, arguments: argv, standardOutput: fds.write)
         Syscalls.close(fds.write)
@@ -325,7 +325,7 @@ public final class DepthStream: @unchecked Sendable {
         case .success(let pid): return (pid, fds.read)
         case .failure(let e):
             Syscalls.close(fds.read)
-            throw DepthError(.notFound, "cannot start the depth host \(program): \(e.message)")
+            throw DepthError(.notFound, "cannot start the depth host \(program)", cause: e)
         }
     }
 
@@ -361,7 +361,7 @@ public final class DepthStream: @unchecked Sendable {
             // must not keep a stopped stream alive.
             if stopping() { throw DepthError(.ended, "depth stream from \(driver) stopped") }
             switch Syscalls.poll(fd, events: Int16(POLLIN), timeoutMs: 100) {
-            case .failure(let e): throw DepthError(.crashed, "reading the depth host's pipe failed: \(e)")
+            case .failure(let e): throw DepthError(.crashed, "reading the depth host's pipe failed", cause: e)
             case .success(0):
                 if Int64(MonotonicClock.now()) - silentSince > Int64(timeoutMs) * 1_000_000 {
                     Syscalls.kill(pid, SIGKILL)
@@ -372,7 +372,7 @@ public final class DepthStream: @unchecked Sendable {
                 break
             }
             switch Syscalls.read(fd, UnsafeMutableRawBufferPointer(rebasing: buf[got...])) {
-            case .failure(let e): throw DepthError(.crashed, "reading the depth host's pipe failed: \(e)")
+            case .failure(let e): throw DepthError(.crashed, "reading the depth host's pipe failed", cause: e)
             case .success(0):
                 let how = terminate(pid: pid, graceMs: 1000)
                 throw DepthError(.crashed, "depth host for \(driver) \(how) without a word: the driver crashed; depth is off, recording continues")

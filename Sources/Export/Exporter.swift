@@ -220,7 +220,7 @@ public final class Exporter: Sendable {
         let fd: Int32
         switch Syscalls.openRegularFile(source, O_RDONLY, followSymlinks: false) {
         case .success(let f): fd = f
-        case .failure(.failed(let e)) where e.call == .open: throw RecordingError.syscall("export: opening", path: source, e.errno)
+        case .failure(.failed(let e)) where e.call == .open: throw RecordingError.syscall("export: opening", path: source, e)
         case .failure: throw RecordingError(.io, "export: \(source) is not a regular file; nothing was exported", path: source)
         }
         defer { Syscalls.close(fd) }

@@ -1,4 +1,5 @@
 import CHDF5
+import LinuxSystem
 import Recording
 #if canImport(Glibc)
 import Glibc
@@ -44,7 +45,7 @@ final class HDF5File {
         id = -1
         if r < 0 {
             let e = Self.error("closing", path)
-            if descriptor >= 0 { Glibc.close(descriptor) }
+            if descriptor >= 0 { Syscalls.close(descriptor) }
             throw e
         }
     }
@@ -75,7 +76,7 @@ final class HDF5File {
         H5Eclose_stack(stack)
         let detail = lines.joined(separator: " | ")
         if detail.contains("errno = 28") || detail.contains("No space left") {
-            return RecordingError(.diskFull, "export: \(what) \(path): the target is full; free space or use a larger medium (libhdf5: \(detail))", path: path, cause: .noSpace)
+            return RecordingError(.diskFull, "export: \(what) \(path): the target is full; free space or use a larger medium (libhdf5: \(detail))", path: path, cause: SystemCallError(.write, path: path, .noSpace))
         }
         return RecordingError(.io, "export: \(what) \(path) failed; libhdf5: \(detail.isEmpty ? "no detail" : detail)", path: path)
     }

@@ -1,4 +1,5 @@
 import CZlib
+import LinuxSystem
 
 /// 16-bit greyscale PNG (depth maps in the CSV/JSON Lines layout), written with zlib: the format
 /// is small enough that a library would add more than it saves, and zlib's `compress2` produces
@@ -64,7 +65,8 @@ struct PNGWriter {
 }
 
 /// A depth export problem that is not a file-system error.
-struct ExportDepthError: Error, CustomStringConvertible {
-    var description: String
-    init(_ d: String) { description = d }
+struct ExportDepthError: DomainError {
+    var message: String
+    var cause: SystemCallError? { nil }
+    init(_ message: String) { self.message = message }
 }

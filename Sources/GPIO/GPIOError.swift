@@ -1,7 +1,7 @@
 import LinuxSystem
 
 /// Everything that can go wrong with GPIO, each naming the chip, line or file and what to do.
-public struct GPIOError: Error, CustomStringConvertible, Sendable, Equatable {
+public struct GPIOError: DomainError, Equatable {
     public enum Code: Sendable, Equatable {
         /// No such chip, line name or offset.
         case notFound
@@ -23,21 +23,23 @@ public struct GPIOError: Error, CustomStringConvertible, Sendable, Equatable {
     public let code: Code
     /// What failed, where, and what to do about it.
     public let message: String
-    /// The system call's errno, when one caused this.
-    public let cause: Errno?
+    /// The system call that failed, when one caused this.
+    public let cause: SystemCallError?
 
-    public init(_ code: Code, _ message: String, cause: Errno? = nil) {
+    public init(_ code: Code, _ message: String, cause: SystemCallError? = nil) {
         self.code = code
         self.message = message
         self.cause = cause
     }
 
-    public var description: String { cause.map { "\(message): \($0)" } ?? message }
-
     /// The one mapping from a failed GPIO ioctl's errno to a domain error (see gpio-v2 uAPI docs:
     /// EBUSY = line in use, EINVAL = config rejected, ENOTSUP/EOPNOTSUPP = chip cannot do it).
-    static func ioctl(_ what: String, _ e: Errno) -> GPIOError {
-        switch e {
+    static func ioctl(_ what: String, _ errno: Errno) -> GPIOError {
+        ioctl(what, SystemCallError(.ioctl, errno))
+    }
+
+    static func ioctl(_ what: String, _ e: SystemCallError) -> GPIOError {
+        switch e.errno {
         case .busy: return GPIOError(.busy, "\(what): the line is in use by another consumer (`facekit gpio info` shows who)", cause: e)
         case .invalidArgument: return GPIOError(.invalidConfig, "\(what): the kernel rejected the line configuration", cause: e)
         case .notSupported, .kernelNotSupported:

@@ -20,7 +20,7 @@ final class GPIOThread: @unchecked Sendable {
         }, box)
         if r != 0 {
             Unmanaged<Box>.fromOpaque(box).release()
-            throw GPIOError(.io, "cannot start the \(name) thread", cause: Errno(rawValue: r))
+            throw GPIOError(.io, "cannot start the \(name) thread", cause: SystemCallError(.pthread_create, path: name, Errno(rawValue: r)))
         }
     }
 

@@ -12,32 +12,32 @@ public enum AtomicFile {
     /// old file (if any) is untouched and the temp file is removed.
     public static func write(_ bytes: [UInt8], to path: String) throws(SystemCallError) {
         let tmp = path + ".tmp"
-        let file = try FileDescriptor.open(tmp, O_WRONLY | O_CREAT | O_TRUNC).orThrow(.open, path: tmp)
+        let file = try FileDescriptor.open(tmp, O_WRONLY | O_CREAT | O_TRUNC).orThrow(path: tmp)
         do {
-            try bytes.withUnsafeBytes { Syscalls.writeAll(file.rawValue, $0) }.orThrow(.write, path: tmp)
-            try Syscalls.fsync(file.rawValue).orThrow(.fsync, path: tmp)
-            try file.close().orThrow(.close, path: tmp)
+            try bytes.withUnsafeBytes { Syscalls.writeAll(file.rawValue, $0) }.orThrow(path: tmp)
+            try Syscalls.fsync(file.rawValue).orThrow(path: tmp)
+            try file.close().orThrow(path: tmp)
         } catch {
             file.close(); _ = Syscalls.unlink(tmp); throw error
         }
-        do { try Syscalls.rename(tmp, path).orThrow(.rename, path: path) }
+        do { try Syscalls.rename(tmp, path).orThrow(path: path) }
         catch { _ = Syscalls.unlink(tmp); throw error }
-        try Syscalls.fsyncDirectory(directory(of: path)).orThrow(.fsync, path: directory(of: path))
+        try Syscalls.fsyncDirectory(directory(of: path)).orThrow(path: directory(of: path))
     }
 
     /// Reads a whole file of at most `limit` bytes; a larger one fails with EFBIG.
     public static func read(_ path: String, limit: Int = 64 << 20) throws(SystemCallError) -> [UInt8] {
-        let file = try FileDescriptor.open(path, O_RDONLY).orThrow(.open, path: path)
+        let file = try FileDescriptor.open(path, O_RDONLY).orThrow(path: path)
         defer { file.close() }
         return try read(file, limit: limit)
     }
 
     /// Reads the whole of an open file from offset 0, at most `limit` bytes (EFBIG otherwise).
     public static func read(_ file: FileDescriptor, limit: Int) throws(SystemCallError) -> [UInt8] {
-        let size = try Syscalls.fileSize(file.rawValue).orThrow(.fstat, path: file.path)
+        let size = try Syscalls.fileSize(file.rawValue).orThrow(path: file.path)
         guard size <= Int64(limit) else { throw SystemCallError(.read, path: file.path, .fileTooLarge) }
         var b = [UInt8](repeating: 0, count: Int(size))
-        let n = try b.withUnsafeMutableBytes { Syscalls.preadFully(file.rawValue, $0, at: 0) }.orThrow(.pread, path: file.path)
+        let n = try b.withUnsafeMutableBytes { Syscalls.preadFully(file.rawValue, $0, at: 0) }.orThrow(path: file.path)
         return Array(b.prefix(n))
     }
 

@@ -22,7 +22,7 @@ public final class FileDescriptor: @unchecked Sendable {
     }
 
     /// open(2), close-on-exec (`Syscalls.open`).
-    public static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o644) -> Result<FileDescriptor, Errno> {
+    public static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o644) -> Result<FileDescriptor, SystemCallError> {
         Syscalls.open(path, flags, mode).map { FileDescriptor(owning: $0, path: path) }
     }
 
@@ -30,7 +30,7 @@ public final class FileDescriptor: @unchecked Sendable {
 
     /// close(2), once; later calls succeed without doing anything.
     @discardableResult
-    public func close() -> Result<Void, Errno> {
+    public func close() -> Result<Void, SystemCallError> {
         guard rawValue >= 0 else { return .success(()) }
         defer { rawValue = -1 }
         return Syscalls.close(rawValue)

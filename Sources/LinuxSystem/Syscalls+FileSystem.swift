@@ -5,58 +5,58 @@ import Glibc
 /// The filesystem's names: rename, unlink, directories, file status by path, access.
 extension Syscalls {
     /// rename(2). A fault hook sees the destination's path.
-    public static func rename(_ from: String, _ to: String) -> Result<Void, Errno> {
+    public static func rename(_ from: String, _ to: String) -> Result<Void, SystemCallError> {
         from.withCString { f in to.withCString { t in
-            valueOrErrno(.rename, path: to, arguments: [from, to]) { Glibc.rename(f, t) }
+            syscall(.rename, path: to, arguments: [from, to]) { Glibc.rename(f, t) }
         } }.map { _ in () }
     }
 
     /// unlink(2).
-    public static func unlink(_ path: String) -> Result<Void, Errno> {
-        path.withCString { p in valueOrErrno(.unlink, path: path, arguments: [path]) { Glibc.unlink(p) } }.map { _ in () }
+    public static func unlink(_ path: String) -> Result<Void, SystemCallError> {
+        path.withCString { p in syscall(.unlink, path: path, arguments: [path]) { Glibc.unlink(p) } }.map { _ in () }
     }
 
     /// mkdir(2).
-    public static func mkdir(_ path: String, _ mode: mode_t = 0o755) -> Result<Void, Errno> {
-        path.withCString { p in valueOrErrno(.mkdir, path: path, arguments: [path, mode]) { Glibc.mkdir(p, mode) } }.map { _ in () }
+    public static func mkdir(_ path: String, _ mode: mode_t = 0o755) -> Result<Void, SystemCallError> {
+        path.withCString { p in syscall(.mkdir, path: path, arguments: [path, mode]) { Glibc.mkdir(p, mode) } }.map { _ in () }
     }
 
     /// rmdir(2).
-    public static func rmdir(_ path: String) -> Result<Void, Errno> {
-        path.withCString { p in valueOrErrno(.rmdir, path: path, arguments: [path]) { Glibc.rmdir(p) } }.map { _ in () }
+    public static func rmdir(_ path: String) -> Result<Void, SystemCallError> {
+        path.withCString { p in syscall(.rmdir, path: path, arguments: [path]) { Glibc.rmdir(p) } }.map { _ in () }
     }
 
     /// stat(2): follows a final symbolic link.
-    public static func status(path: String) -> Result<stat, Errno> {
+    public static func status(path: String) -> Result<stat, SystemCallError> {
         var st = stat()
         return path.withCString { p in
-            valueOrErrno(.stat, path: path, arguments: [path]) { statFollowingLinks(p, &st) }
+            syscall(.stat, path: path, arguments: [path]) { statFollowingLinks(p, &st) }
         }.map { _ in st }
     }
 
     /// lstat(2): a symbolic link is described, not followed.
-    public static func linkStatus(path: String) -> Result<stat, Errno> {
+    public static func linkStatus(path: String) -> Result<stat, SystemCallError> {
         var st = stat()
         return path.withCString { p in
-            valueOrErrno(.lstat, path: path, arguments: [path]) { lstat(p, &st) }
+            syscall(.lstat, path: path, arguments: [path]) { lstat(p, &st) }
         }.map { _ in st }
     }
 
     /// Bytes an unprivileged user may still write on the filesystem holding `path` (statvfs(3):
     /// f_bavail × f_frsize).
-    public static func availableBytes(onFileSystemOf path: String) -> Result<Int64, Errno> {
+    public static func availableBytes(onFileSystemOf path: String) -> Result<Int64, SystemCallError> {
         var st = statvfs()
         return path.withCString { p in
-            valueOrErrno(.statvfs, path: path, arguments: [path]) { statvfs(p, &st) }
+            syscall(.statvfs, path: path, arguments: [path]) { statvfs(p, &st) }
         }.map { _ in Int64(st.f_bavail) * Int64(st.f_frsize) }
     }
 
     /// The absolute path with every symlink, `.` and `..` resolved (realpath(3)).
-    public static func resolvedPath(_ path: String) -> Result<String, Errno> {
+    public static func resolvedPath(_ path: String) -> Result<String, SystemCallError> {
         var resolved: UnsafeMutablePointer<CChar>?
         // realpath returns NULL on failure; the address stands in for the -1 of a system call.
         let r = path.withCString { p in
-            valueOrErrno(.realpath, path: path, arguments: [path]) { () -> Int in
+            syscall(.realpath, path: path, arguments: [path]) { () -> Int in
                 resolved = realpath(p, nil)
                 return resolved == nil ? -1 : 0
             }
@@ -70,7 +70,7 @@ extension Syscalls {
     /// access(2) with X_OK: whether this process may execute `path`.
     public static func isExecutable(_ path: String) -> Bool {
         path.withCString { p in
-            if case .success = valueOrErrno(.access, path: path, arguments: [path, X_OK], { access(p, X_OK) }) { return true }
+            if case .success = syscall(.access, path: path, arguments: [path, X_OK], { access(p, X_OK) }) { return true }
             return false
         }
     }
@@ -91,7 +91,7 @@ extension Syscalls {
     }
 
     /// Opens a directory and fsyncs it, so a rename or create inside it is durable.
-    public static func fsyncDirectory(_ path: String) -> Result<Void, Errno> {
+    public static func fsyncDirectory(_ path: String) -> Result<Void, SystemCallError> {
         switch open(path, O_RDONLY | O_DIRECTORY) {
         case .failure(let e): return .failure(e)
         case .success(let fd):

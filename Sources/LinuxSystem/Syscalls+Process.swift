@@ -6,14 +6,14 @@ import Glibc
 extension Syscalls {
     /// pipe(2), both ends close-on-exec; `nonBlocking` sets O_NONBLOCK on both.
     /// (pipe2 is a GNU extension Swift's Glibc module does not export.)
-    public static func pipe(nonBlocking: Bool = false) -> Result<(read: Int32, write: Int32), Errno> {
+    public static func pipe(nonBlocking: Bool = false) -> Result<(read: Int32, write: Int32), SystemCallError> {
         var fds: (Int32, Int32) = (-1, -1)
         let r = withUnsafeMutableBytes(of: &fds) { raw in
-            valueOrErrno(.pipe) { Glibc.pipe(raw.baseAddress!.assumingMemoryBound(to: Int32.self)) }
+            syscall(.pipe) { Glibc.pipe(raw.baseAddress!.assumingMemoryBound(to: Int32.self)) }
         }
         if case .failure(let e) = r { return .failure(e) }
         for fd in [fds.0, fds.1] {
-            _ = valueOrErrno(.fcntl, fd: fd, arguments: [fd, F_SETFD, FD_CLOEXEC]) { fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            _ = syscall(.fcntl, fd: fd, arguments: [fd, F_SETFD, FD_CLOEXEC]) { fcntl(fd, F_SETFD, FD_CLOEXEC) }
             if nonBlocking { _ = setNonBlocking(fd, true) }
         }
         return .success((fds.0, fds.1))
@@ -24,7 +24,7 @@ extension Syscalls {
     /// given. The child starts with no signal blocked and default dispositions: the spawning
     /// thread may block signals (dispatch and test-runner threads do), a child inherits that
     /// mask, and it would then never see our SIGTERM.
-    public static func spawn(_ program: String, arguments: [String], standardOutput: Int32? = nil) -> Result<pid_t, Errno> {
+    public static func spawn(_ program: String, arguments: [String], standardOutput: Int32? = nil) -> Result<pid_t, SystemCallError> {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -43,7 +43,7 @@ extension Syscalls {
         defer { for a in cargs { free(a) } }
         var pid: pid_t = 0
         // posix_spawn returns the error number instead of setting errno.
-        let r = valueOrErrno(.posix_spawn, path: program, arguments: [program, arguments]) { () -> Int32 in
+        let r = syscall(.posix_spawn, path: program, arguments: [program, arguments]) { () -> Int32 in
             let e = posix_spawn(&pid, program, &actions, &attr, &cargs, environ)
             if e != 0 { errno = e; return -1 }
             return 0
@@ -53,8 +53,8 @@ extension Syscalls {
 
     /// kill(2).
     @discardableResult
-    public static func kill(_ pid: pid_t, _ signal: Int32) -> Result<Void, Errno> {
-        valueOrErrno(.kill, arguments: [pid, signal]) { Glibc.kill(pid, signal) }.map { _ in () }
+    public static func kill(_ pid: pid_t, _ signal: Int32) -> Result<Void, SystemCallError> {
+        syscall(.kill, arguments: [pid, signal]) { Glibc.kill(pid, signal) }.map { _ in () }
     }
 
     /// Whether a process with this ID exists (kill(2) with signal 0: ESRCH means it does not).
@@ -65,10 +65,10 @@ extension Syscalls {
 
     /// waitpid(2) for one child: its wait status once it has ended; nil while it runs (`block`
     /// false). Blocking waits are retried on EINTR.
-    public static func wait(for pid: pid_t, block: Bool) -> Result<Int32?, Errno> {
+    public static func wait(for pid: pid_t, block: Bool) -> Result<Int32?, SystemCallError> {
         var status: Int32 = 0
         let options = block ? 0 : WNOHANG
-        return valueOrErrno(.waitpid, arguments: [pid, options]) { waitpid(pid, &status, options) }
+        return syscall(.waitpid, arguments: [pid, options]) { waitpid(pid, &status, options) }
             .map { $0 == pid ? status : nil }
     }
 

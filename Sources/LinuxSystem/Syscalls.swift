@@ -9,3 +9,16 @@
 /// interface, one file each: descriptor I/O, the filesystem's names, poll, ioctl, memory
 /// mapping, processes, sockets, mounts.
 public enum Syscalls {}
+
+extension Syscalls {
+    /// `valueOrErrno` for the wrappers: the failure names the call and the path it concerned.
+    /// Inlining this is safe: errno is still read in `valueOrErrno`'s own frame.
+    @inline(__always)
+    static func syscall<T: FixedWidthInteger>(
+        _ call: SystemCall, fd: Int32 = -1, path: String? = nil, arguments: @autoclosure () -> [AnyHashable] = [],
+        retryOnInterrupt: Bool = true, _ body: () -> T
+    ) -> Result<T, SystemCallError> {
+        valueOrErrno(call, fd: fd, path: path, arguments: arguments(), retryOnInterrupt: retryOnInterrupt, body)
+            .mapError { SystemCallError(call, path: path ?? "", $0) }
+    }
+}

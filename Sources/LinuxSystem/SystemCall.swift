@@ -7,7 +7,7 @@ public enum SystemCall: String, Sendable, CaseIterable {
     case open, close, read, write, pread, pwrite, fsync, ftruncate, rename, unlink, mkdir, rmdir
     case flock, fcntl, fstat, lstat, stat, statvfs, lseek, access, opendir, realpath
     case poll, ioctl, mmap, munmap
-    case pipe, posix_spawn, kill, waitpid
+    case pipe, posix_spawn, kill, waitpid, pthread_create
     case socket, bind, setsockopt, recv, sendto
     case mount, umount2, sync
     case clock_nanosleep
@@ -77,7 +77,7 @@ extension SystemCall {
         case .mmap: return "mapping"
         case .munmap: return "unmapping"
         case .pipe: return "creating a pipe for"
-        case .posix_spawn: return "starting"
+        case .posix_spawn, .pthread_create: return "starting"
         case .kill: return "signalling"
         case .waitpid: return "waiting for"
         case .socket, .bind: return "opening a socket for"

@@ -3,7 +3,7 @@
 public struct SystemCallError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The failing call.
     public var call: SystemCall
-    /// The file, device or program it concerned ("" when none).
+    /// The file, device or program it concerned ("" for a call on a descriptor or none).
     public var path: String
     public var errno: Errno
 
@@ -12,17 +12,27 @@ public struct SystemCallError: Error, Equatable, CustomStringConvertible, Sendab
     }
 
     public var description: String {
-        "\(call.rawValue)(\(path.isEmpty ? "" : path)): \(errno)"
+        path.isEmpty ? "\(call.rawValue): \(errno)" : "\(call.rawValue)(\(path)): \(errno)"
     }
+
+    /// Whether the call failed with `errno`: `if e == .noSpace`, `error.cause == .noSuchFile`.
+    public static func == (lhs: SystemCallError, rhs: Errno) -> Bool { lhs.errno == rhs }
+    public static func != (lhs: SystemCallError, rhs: Errno) -> Bool { lhs.errno != rhs }
 }
 
-extension Result where Failure == Errno {
-    /// Unwraps, naming the call and path in the error.
+/// Whether an optional cause is a failure with `errno` (nil is not).
+public func == (lhs: SystemCallError?, rhs: Errno) -> Bool { lhs?.errno == rhs }
+public func != (lhs: SystemCallError?, rhs: Errno) -> Bool { lhs?.errno != rhs }
+
+extension Result where Failure == SystemCallError {
+    /// Unwraps; a failure of a call on a descriptor is given the descriptor's `path`.
     @inline(__always)
-    public func orThrow(_ call: SystemCall, path: String) throws(SystemCallError) -> Success {
+    public func orThrow(path: String) throws(SystemCallError) -> Success {
         switch self {
         case .success(let v): return v
-        case .failure(let e): throw SystemCallError(call, path: path, e)
+        case .failure(var e):
+            if e.path.isEmpty { e.path = path }
+            throw e
         }
     }
 }

@@ -4,7 +4,7 @@ import LinuxSystem
 ///
 /// Two levels, as in swift-nio's FileSystemError: `kind` says what class of failure it is (so code can
 /// react), `message` names the file and gives a remedy (so a person can), `cause` keeps the raw errno.
-public struct RecordingError: Error, CustomStringConvertible, Sendable {
+public struct RecordingError: DomainError {
     public enum Kind: String, Sendable {
         case io               // a system call failed
         case diskFull         // ENOSPC / EDQUOT: the recording stopped, data up to the last flush is safe
@@ -17,26 +17,21 @@ public struct RecordingError: Error, CustomStringConvertible, Sendable {
     public var kind: Kind
     public var message: String
     public var path: String?
-    public var cause: Errno?
+    /// The system call that failed, when one caused this.
+    public var cause: SystemCallError?
 
-    public init(_ kind: Kind, _ message: String, path: String? = nil, cause: Errno? = nil) {
+    public init(_ kind: Kind, _ message: String, path: String? = nil, cause: SystemCallError? = nil) {
         self.kind = kind; self.message = message; self.path = path; self.cause = cause
     }
 
     /// A failed system call of the platform layer, as the store reports it.
     public init(_ e: SystemCallError) {
-        self = .syscall(e.call.activity, path: e.path, e.errno)
-    }
-
-    public var description: String {
-        var s = message
-        if let c = cause { s += " (\(c.message))" }
-        return s
+        self = .syscall(e.call.activity, path: e.path, e)
     }
 
     /// One factory for syscall failures: maps errno to a kind and a remedy, and names the file.
-    public static func syscall(_ what: String, path: String, _ e: Errno) -> RecordingError {
-        switch e {
+    public static func syscall(_ what: String, path: String, _ e: SystemCallError) -> RecordingError {
+        switch e.errno {
         case .noSpace, .quotaExceeded:
             return RecordingError(.diskFull, "\(what) \(path): no space left on this filesystem; free space (move exported sessions off the card) or use a larger medium", path: path, cause: e)
         case .noSuchFile:
@@ -53,8 +48,8 @@ public struct RecordingError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-extension Result where Failure == Errno {
-    /// Unwraps, converting an errno into a `RecordingError` that names the file.
+extension Result where Failure == SystemCallError {
+    /// Unwraps, converting a failed call into a `RecordingError` that names the file.
     @inline(__always)
     public func orThrow(_ what: String, _ path: String) throws(RecordingError) -> Success {
         switch self {

@@ -13,9 +13,9 @@ public enum SessionFile {
         switch Syscalls.openRegularFile(path, flags, followSymlinks: false) {
         case .success(let fd): return fd
         case .failure(.failed(let e)) where e.call == .open && e.errno == .tooManySymbolicLinks:
-            throw RecordingError(.corrupt, "\(path) is a symbolic link, not a file this session wrote; it was not followed and nothing it points at was read or changed", path: path, cause: e.errno)
+            throw RecordingError(.corrupt, "\(path) is a symbolic link, not a file this session wrote; it was not followed and nothing it points at was read or changed", path: path, cause: e)
         case .failure(.failed(let e)):
-            throw RecordingError.syscall(e.call == .open ? what : "examining", path: path, e.errno)
+            throw RecordingError.syscall(e.call == .open ? what : "examining", path: path, e)
         case .failure(.notRegular(let mode)):
             throw RecordingError(.corrupt, "\(path) is not a regular file (\(Syscalls.fileTypeName(mode))), not a file this session wrote; it was not read", path: path)
         }

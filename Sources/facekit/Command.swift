@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 
 /// A subcommand of `facekit`. One table (`CommandTable.all`) drives both dispatch and help.
 protocol Command {
@@ -13,17 +14,17 @@ protocol Command {
 }
 
 /// Bad command-line usage: printed with the command's synopsis, exit code 64 (EX_USAGE).
-struct UsageError: Error, CustomStringConvertible {
+struct UsageError: DomainError {
     var message: String
+    var cause: SystemCallError? { nil }
     init(_ message: String) { self.message = message }
-    var description: String { message }
 }
 
 /// A failure the user can act on: printed as "facekit: <message>", exit code 1.
-struct CommandFailure: Error, CustomStringConvertible {
+struct CommandFailure: DomainError {
     var message: String
-    init(_ message: String) { self.message = message }
-    var description: String { message }
+    var cause: SystemCallError?
+    init(_ message: String, cause: SystemCallError? = nil) { self.message = message; self.cause = cause }
 }
 
 /// Minimal argument scanner shared by every command: `--flag`, `--key value`, `--key=value`, positionals.

@@ -54,7 +54,7 @@ struct MockTestCase: CustomStringConvertible, @unchecked Sendable {
 extension Result {
     /// The errno of a failed wrapper, nil on success (for the table's closures).
     var errno: Errno? {
-        if case .failure(let e) = self { return e as? Errno }
+        if case .failure(let e) = self { return (e as? SystemCallError)?.errno ?? e as? Errno }
         return nil
     }
 }

@@ -70,8 +70,18 @@ import Glibc
             driver.forceErrno = .always(.wouldBlock)
             #expect(Syscalls.tryLockExclusive(5) == .success(false))
             driver.forceErrno = .always(.badFileDescriptor)
-            #expect(Syscalls.tryLockExclusive(5) == .failure(.badFileDescriptor))
+            #expect(Syscalls.tryLockExclusive(5).errno == .badFileDescriptor)
             #expect(driver.trace.allSatisfy { $0 == MockingDriver.Entry(.flock, [Int32(5), LOCK_EX | LOCK_NB]) })
+        }
+    }
+
+    @Test func aFailureNamesTheCallAndPath() {
+        SyscallHooks.withMocking { driver in
+            driver.forceErrno = .always(.noSpace)
+            #expect(Syscalls.open("/a/b", O_RDONLY) == .failure(SystemCallError(.open, path: "/a/b", .noSpace)))
+            #expect(Syscalls.rename("/a/t", "/a/u").map { 0 } == .failure(SystemCallError(.rename, path: "/a/u", .noSpace)))
+            #expect(Syscalls.fsync(3).map { 0 } == .failure(SystemCallError(.fsync, .noSpace)))
+            #expect(throws: SystemCallError(.fsync, path: "/a/f", .noSpace)) { try Syscalls.fsync(3).orThrow(path: "/a/f") }
         }
     }
 
