@@ -1,36 +1,26 @@
 import LinuxSystem
 
 /// Everything that can go wrong in capture, each naming the device or file and what to do.
-public struct CaptureError: DomainError {
-    public enum Code: Sendable, Equatable {
-        /// The device or file could not be opened.
-        case open
-        /// The device is not a V4L2 capture device, or lacks streaming I/O.
-        case notACamera
-        /// Nothing the device offers matches what was asked for.
-        case formatUnsupported
-        /// A V4L2 call failed.
-        case device
-        /// The device disappeared (unplugged, driver unloaded).
-        case disconnected
-        /// A file or stream is malformed (bad Y4M header, not a JPEG, ...).
-        case malformedInput
-        /// A helper process (ffmpeg) failed.
-        case subprocess
-        /// A control does not exist or refused the value.
-        case control
-        /// The caller used the API wrongly (read before start, wrong buffer size).
-        case usage
-    }
-    public let code: Code
-    /// What failed, where, and what to do about it.
-    public let message: String
-    /// The system call that failed, when one caused this.
-    public let cause: SystemCallError?
+public typealias CaptureError = CodedError<CaptureErrorCode>
 
-    public init(_ code: Code, _ message: String, cause: SystemCallError? = nil) {
-        self.code = code
-        self.message = message
-        self.cause = cause
-    }
+/// What class of capture failure a `CaptureError` is.
+public enum CaptureErrorCode: Sendable, Equatable {
+    /// The device or file could not be opened.
+    case open
+    /// The device is not a V4L2 capture device, or lacks streaming I/O.
+    case notACamera
+    /// Nothing the device offers matches what was asked for.
+    case formatUnsupported
+    /// A V4L2 call failed.
+    case device
+    /// The device disappeared (unplugged, driver unloaded).
+    case disconnected
+    /// A file or stream is malformed (bad Y4M header, not a JPEG, ...).
+    case malformedInput
+    /// A helper process (ffmpeg) failed.
+    case subprocess
+    /// A control does not exist or refused the value.
+    case control
+    /// The caller used the API wrongly (read before start, wrong buffer size).
+    case usage
 }

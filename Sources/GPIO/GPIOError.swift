@@ -1,37 +1,29 @@
 import LinuxSystem
 
 /// Everything that can go wrong with GPIO, each naming the chip, line or file and what to do.
-public struct GPIOError: DomainError, Equatable {
-    public enum Code: Sendable, Equatable {
-        /// No such chip, line name or offset.
-        case notFound
-        /// The file exists but is not a GPIO character device.
-        case notAChip
-        /// The user may not open the chip (group `gpio`, or udev rules).
-        case permission
-        /// The line is already requested by another consumer (kernel or process).
-        case busy
-        /// The settings are contradictory or exceed what uAPI v2 can express.
-        case invalidConfig
-        /// The kernel refused the settings (e.g. a bias or drive the chip cannot do).
-        case unsupported
-        /// The request or chip was closed, or an offset is not part of the request.
-        case usage
-        /// Any other failed system call.
-        case io
-    }
-    public let code: Code
-    /// What failed, where, and what to do about it.
-    public let message: String
-    /// The system call that failed, when one caused this.
-    public let cause: SystemCallError?
+public typealias GPIOError = CodedError<GPIOErrorCode>
 
-    public init(_ code: Code, _ message: String, cause: SystemCallError? = nil) {
-        self.code = code
-        self.message = message
-        self.cause = cause
-    }
+/// What class of GPIO failure a `GPIOError` is.
+public enum GPIOErrorCode: Sendable, Equatable {
+    /// No such chip, line name or offset.
+    case notFound
+    /// The file exists but is not a GPIO character device.
+    case notAChip
+    /// The user may not open the chip (group `gpio`, or udev rules).
+    case permission
+    /// The line is already requested by another consumer (kernel or process).
+    case busy
+    /// The settings are contradictory or exceed what uAPI v2 can express.
+    case invalidConfig
+    /// The kernel refused the settings (e.g. a bias or drive the chip cannot do).
+    case unsupported
+    /// The request or chip was closed, or an offset is not part of the request.
+    case usage
+    /// Any other failed system call.
+    case io
+}
 
+extension CodedError where Code == GPIOErrorCode {
     /// The one mapping from a failed GPIO ioctl's errno to a domain error (see gpio-v2 uAPI docs:
     /// EBUSY = line in use, EINVAL = config rejected, ENOTSUP/EOPNOTSUPP = chip cannot do it).
     static func ioctl(_ what: String, _ errno: Errno) -> GPIOError {

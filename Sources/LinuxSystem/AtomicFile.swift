@@ -13,14 +13,14 @@ public enum AtomicFile {
     public static func write(_ bytes: [UInt8], to path: String) throws(SystemCallError) {
         let tmp = path + ".tmp"
         let file = try FileDescriptor.open(tmp, O_WRONLY | O_CREAT | O_TRUNC).orThrow(path: tmp)
-        do {
+        do throws(SystemCallError) {
             try bytes.withUnsafeBytes { Syscalls.writeAll(file.rawValue, $0) }.orThrow(path: tmp)
             try Syscalls.fsync(file.rawValue).orThrow(path: tmp)
             try file.close().orThrow(path: tmp)
         } catch {
             file.close(); _ = Syscalls.unlink(tmp); throw error
         }
-        do { try Syscalls.rename(tmp, path).orThrow(path: path) }
+        do throws(SystemCallError) { try Syscalls.rename(tmp, path).orThrow(path: path) }
         catch { _ = Syscalls.unlink(tmp); throw error }
         try Syscalls.fsyncDirectory(directory(of: path)).orThrow(path: directory(of: path))
     }

@@ -23,7 +23,7 @@ public enum SessionFile {
 
     /// Replaces a file atomically (`AtomicFile.write`), reporting a failure as the store does.
     public static func write(_ bytes: [UInt8], to path: String) throws(RecordingError) {
-        do { try AtomicFile.write(bytes, to: path) } catch { throw RecordingError(error) }
+        do throws(SystemCallError) { try AtomicFile.write(bytes, to: path) } catch { throw RecordingError(error) }
     }
 
     /// Reads a whole file of at most `limit` bytes (`AtomicFile.read`); `sessionFile`: opened
@@ -32,7 +32,7 @@ public enum SessionFile {
         let file = FileDescriptor(owning: sessionFile ? try open(path, O_RDONLY) : try Syscalls.open(path, O_RDONLY).orThrow("opening", path),
                                   path: path)
         defer { file.close() }
-        do { return try AtomicFile.read(file, limit: limit) }
+        do throws(SystemCallError) { return try AtomicFile.read(file, limit: limit) }
         catch let e where e.errno == .fileTooLarge {
             throw RecordingError(.corrupt, "\(path) is unexpectedly large", path: path)
         } catch {

@@ -55,7 +55,7 @@ enum ModelLoading {
 
     /// Writes a file atomically (`AtomicFile`: temporary name, fsync, rename, fsync the directory).
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-        do { try AtomicFile.write(bytes, to: path) } catch {
+        do throws(SystemCallError) { try AtomicFile.write(bytes, to: path) } catch {
             throw CommandFailure("\(path): cannot write (\(error.call.activity) \(error.path)); check the directory exists and is writable", cause: error)
         }
     }
