@@ -11,10 +11,22 @@ public enum AtomicFile {
     /// after a power cut, and an unflushed directory can lose the rename itself. On failure the
     /// old file (if any) is untouched and the temp file is removed.
     public static func write(_ bytes: [UInt8], to path: String) throws(SystemCallError) {
+        var failure: SystemCallError?
+        bytes.withUnsafeBytes { b in
+            do throws(SystemCallError) { try write(b, to: path) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// `write` for bytes in place (a JPEG straight from the encoder's buffer). With
+    /// `flushingDirectory` false, for many small files each of which may be lost: a power cut can
+    /// undo the rename (the file is then absent, or its `.tmp` is left for the owner to remove),
+    /// but never leaves it torn, and no directory fsync is paid per file.
+    public static func write(_ bytes: UnsafeRawBufferPointer, to path: String, flushingDirectory: Bool = true) throws(SystemCallError) {
         let tmp = path + ".tmp"
         let file = try FileDescriptor.open(tmp, O_WRONLY | O_CREAT | O_TRUNC).orThrow(path: tmp)
         do throws(SystemCallError) {
-            try bytes.withUnsafeBytes { Syscalls.writeAll(file.rawValue, $0) }.orThrow(path: tmp)
+            try Syscalls.writeAll(file.rawValue, bytes).orThrow(path: tmp)
             try Syscalls.fsync(file.rawValue).orThrow(path: tmp)
             try file.close().orThrow(path: tmp)
         } catch {
@@ -22,7 +34,7 @@ public enum AtomicFile {
         }
         do throws(SystemCallError) { try Syscalls.rename(tmp, path).orThrow(path: path) }
         catch { _ = Syscalls.unlink(tmp); throw error }
-        try Syscalls.fsyncDirectory(directory(of: path)).orThrow(path: directory(of: path))
+        if flushingDirectory { try Syscalls.fsyncDirectory(directory(of: path)).orThrow(path: directory(of: path)) }
     }
 
     /// Reads a whole file of at most `limit` bytes; a larger one fails with EFBIG.

@@ -364,7 +364,9 @@ public final class SessionRecorder: @unchecked Sendable {
         lock.withLock { bytesWritten += Int64(bytes.count) }
     }
 
-    /// Encodes slot `i` and writes `images/frame_<index>.jpg` via a temp name, fsynced.
+    /// Encodes slot `i` and writes `images/frame_<index>.jpg` atomically. The images directory is
+    /// not flushed per image: an image lost in a power cut is one skipped frame, and recovery
+    /// removes its `.tmp`.
     private func writeImage(slot i: Int, encoder: JPEGEncoder) throws {
         let s = lock.withLock { imageSlots[i] }
         defer { lock.withLock { imageSlots[i].full = false; lock.broadcast() } }
@@ -376,19 +378,13 @@ public final class SessionRecorder: @unchecked Sendable {
             }
         }
         let final = imagesDir + "/" + Self.imageFileName(frameIndex: s.frameIndex)
-        let tmp = final + ".tmp"
         try encoder.encode(pixels: UnsafeRawPointer(s.buffer.baseAddress!), width: s.width, height: s.height,
                            components: s.components, stride: s.width * s.components,
                            quality: metadata.config.jpegQuality) { (jpeg: UnsafeRawBufferPointer) throws -> Void in
-            let fd = try Syscalls.open(tmp, O_WRONLY | O_CREAT | O_TRUNC).orThrow("creating", tmp)
-            defer { Syscalls.close(fd) }
-            do {
-                try Syscalls.writeAll(fd, jpeg).orThrow("writing", tmp)
-                try Syscalls.fsync(fd).orThrow("flushing", tmp)
-            } catch { _ = Syscalls.unlink(tmp); throw error }
+            do throws(SystemCallError) { try AtomicFile.write(jpeg, to: final, flushingDirectory: false) }
+            catch { throw RecordingError(error) }
             lock.withLock { bytesWritten += Int64(jpeg.count) }
         }
-        try Syscalls.rename(tmp, final).orThrow("renaming", final)
     }
 
     public static func imageFileName(frameIndex: Int64) -> String {
