@@ -11,7 +11,7 @@ public final class SystemdNotifier: @unchecked Sendable {
     public let socketAddress: String?
     /// How often to send WATCHDOG=1: half of WatchdogSec, as sd_watchdog_enabled(3) advises.
     public let watchdogIntervalNs: Int64?
-    private var fd: Int32 = -1
+    private var socket: FileDescriptor?
     private let lock = NSLock()
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -25,10 +25,12 @@ public final class SystemdNotifier: @unchecked Sendable {
             }
         }
         watchdogIntervalNs = interval
-        if addr != nil, case .success(let s) = Syscalls.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0) { fd = s }
+        if let addr, case .success(let s) = Syscalls.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0) {
+            socket = FileDescriptor(owning: s, path: addr)
+        }
     }
 
-    deinit { if fd >= 0 { Syscalls.close(fd) } }
+    deinit { socket?.close() }
 
     /// Sends `lines` (e.g. ["READY=1", "STATUS=ready"]) as one datagram. Failures are returned,
     /// not thrown: the service runs on when systemd is not listening.
@@ -36,9 +38,9 @@ public final class SystemdNotifier: @unchecked Sendable {
     public func notify(_ lines: [String]) -> SystemCallError? {
         guard let addr = socketAddress else { return nil }
         return lock.withLock {
-            guard fd >= 0 else { return SystemCallError(.socket, path: addr, .badFileDescriptor) }
+            guard let socket else { return SystemCallError(.socket, path: addr, .badFileDescriptor) }
             let msg = Array(lines.joined(separator: "\n").utf8)
-            if case .failure(let e) = Syscalls.send(fd, msg, toUnix: addr) { return e }
+            if case .failure(let e) = Syscalls.send(socket.rawValue, msg, toUnix: addr) { return e }
             return nil
         }
     }

@@ -9,14 +9,15 @@ import Glibc
 /// it also turns a recorded MJPEG file into a "camera" on any Linux box with v4l2loopback.
 public final class LoopbackFeeder {
     public let path: String
-    private let fd: Int32
+    private let device: FileDescriptor
+    private var fd: Int32 { device.rawValue }
 
     /// Opens `path` and sets its output format to MJPEG `width`x`height` at `fps`.
     /// v4l2loopback only shows a capture format to readers after the first frame is written.
     public init(path: String, width: Int, height: Int, fps: Double, maxFrameBytes: Int) throws(CaptureError) {
         self.path = path
-        switch Syscalls.open(path, O_RDWR) {
-        case .success(let f): fd = f
+        switch FileDescriptor.open(path, O_RDWR) {
+        case .success(let f): device = f
         case .failure(let e): throw CaptureError(.open, "cannot open loopback device \(path) (is v4l2loopback loaded?)", cause: e)
         }
         var f = v4l2_format()
@@ -41,7 +42,7 @@ public final class LoopbackFeeder {
         try ioctl(CVIDIOC_STREAMON, &t, "VIDIOC_STREAMON (output)")
     }
 
-    deinit { Syscalls.close(fd) }
+    deinit { device.close() }
 
     private func ioctl<T>(_ req: UInt, _ arg: inout T, _ name: String) throws(CaptureError) {
         if case .failure(let e) = Syscalls.ioctl(fd, req, &arg) {

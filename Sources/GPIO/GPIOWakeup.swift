@@ -3,24 +3,27 @@ import LinuxSystem
 /// Ends a wait early from another thread: a pipe polled beside the line request, so stopping
 /// the kiosk or changing an LED pattern takes effect at once, without polling on a timer.
 public final class GPIOWakeup: @unchecked Sendable {
+    private let reader: FileDescriptor
+    private let writer: FileDescriptor
     /// The read end; readable while a signal is pending.
-    public let fd: Int32
-    private let writeFD: Int32
+    public var fd: Int32 { reader.rawValue }
 
     public init() throws(GPIOError) {
         switch Syscalls.pipe(nonBlocking: true) {
-        case .success(let p): fd = p.read; writeFD = p.write
+        case .success(let p):
+            reader = FileDescriptor(owning: p.read, path: "GPIO wake-up pipe")
+            writer = FileDescriptor(owning: p.write, path: "GPIO wake-up pipe")
         case .failure(let e): throw GPIOError(.io, "cannot create a pipe for GPIO wake-ups", cause: e)
         }
     }
 
-    deinit { Syscalls.close(fd); Syscalls.close(writeFD) }
+    deinit { reader.close(); writer.close() }
 
     /// Wakes the waiting thread (signals coalesce until `drain`). Safe from any thread; never
     /// blocks (a full pipe already holds a pending signal).
     public func signal() {
         var one: UInt8 = 1
-        _ = withUnsafeBytes(of: &one) { Syscalls.write(writeFD, $0) }
+        _ = withUnsafeBytes(of: &one) { Syscalls.write(writer.rawValue, $0) }
     }
 
     /// Clears pending signals; returns whether there were any.
