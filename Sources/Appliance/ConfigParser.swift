@@ -92,7 +92,7 @@ extension KioskConfig {
         c.dataDirectory = try r.string("dataDirectory", c.dataDirectory, absolutePath: true)
         if let e = try r.object("export") {
             let f = try e.string("format", c.export.format)
-            guard ExportFormat(rawValue: f) != nil else { throw e.error("format", "expected csv, jsonl or hdf5, got \"\(f)\"") }
+            guard ExportFormat(rawValue: f) != nil else { throw e.error("format", "expected \(ExportFormat.spelledOut), got \"\(f)\"") }
             c.export.format = f
             c.export.images = try e.bool("images", c.export.images)
             c.export.mountPoint = try e.string("mountPoint", c.export.mountPoint, absolutePath: true)

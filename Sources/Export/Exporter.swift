@@ -8,6 +8,16 @@ import Glibc
 
 public enum ExportFormat: String, Sendable, CaseIterable {
     case csv, jsonl, hdf5
+    /// OpenFace 2.2 FeatureExtraction's CSV (`openface.csv`, OpenFaceWriter).
+    case openface
+    /// py-feat 2.1's detector output (`pyfeat.csv`, PyFeatWriter).
+    case pyfeat
+
+    /// "csv, jsonl, hdf5, openface or pyfeat", for usage and config errors.
+    public static let spelledOut: String = {
+        let names = allCases.map(\.rawValue)
+        return names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }()
 }
 
 public struct ExportOptions: Sendable {
@@ -70,6 +80,10 @@ struct ExportedSessionInfo: Codable {
     var captureDepthMaps: String?
     /// Frame indices missing because their records in frames.log are damaged (absent when none).
     var gaps: [Int64]?
+    /// How the action units were derived and scaled (`ActionUnitExport.mappingVersion`).
+    var auMappingVersion: String?
+    /// Which mesh vertices the 68-point columns are (`FaceLandmarks68.name`).
+    var landmarkMapping68: String?
 }
 
 struct ExportedEvent: Codable {
@@ -158,6 +172,8 @@ public final class Exporter: Sendable {
         info.depth = try DepthExport.intrinsics(session)
         info.captureDepthMaps = session.metadata.config.captureDepthMaps?.description
         info.gaps = session.gaps.isEmpty ? nil : session.gaps
+        info.auMappingVersion = ActionUnitExport.mappingVersion
+        info.landmarkMapping68 = FaceLandmarks68.name
         files.append(try writeJSON(info, to: dir, name: "session.json"))
         switch options.format {
         case .csv, .jsonl:
@@ -180,6 +196,15 @@ public final class Exporter: Sendable {
             defer { _ = Syscalls.unlink(scratch) }
             try HDF5Writer(session: session, events: events, includeImages: options.includeImages, images: images).write(to: scratch)
             files.append(try copyFile(scratch, to: dir, as: "session.h5"))
+        case .openface, .pyfeat:
+            files.append(options.format == .openface ? try OpenFaceWriter(session: session).write(into: dir)
+                                                     : try PyFeatWriter(session: session).write(into: dir))
+            if !events.isEmpty {
+                let m = session.metadata
+                let list = events.map { ExportedEvent(timestamp: m.epochSeconds(monotonicNs: $0.monotonicNs), label: $0.label, source: $0.source, monotonicNs: $0.monotonicNs) }
+                files.append(try writeJSON(list, to: dir, name: "events.json"))
+            }
+            if options.includeImages { files += try copyImages(images, into: dir) }
         }
         let manifest = ExportManifest(sessionID: session.metadata.sessionID, participant: session.metadata.participant,
                                       format: options.format.rawValue, frameCount: session.frameCount, eventCount: events.count,
@@ -275,7 +300,8 @@ public final class Exporter: Sendable {
 
     /// Names of the files an export holds (see `writeAll`, TabularWriter, DepthExport).
     static let exportEntries: Set<String> = {
-        var names: Set<String> = ["session.json", "events.json", "session.h5", ExportManifest.fileName]
+        var names: Set<String> = ["session.json", "events.json", "session.h5", ExportManifest.fileName,
+                                  OpenFaceWriter.fileName, PyFeatWriter.fileName]
         for stem in ["blendshapes", "metadata", "landmarks", "distance_source", "depth"] {
             names.insert(stem + ".csv"); names.insert(stem + ".jsonl")
         }

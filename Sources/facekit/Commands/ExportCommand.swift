@@ -5,7 +5,7 @@ import Recording
 /// `facekit export`: writes a session (or all) in the seed's layout to a folder, e.g. a USB stick.
 struct ExportCommand: Command {
     static let path = ["export"]
-    static let synopsis = "facekit export <session-id>|--all --to DIR --format csv|jsonl|hdf5 [--images] [--store DIR]"
+    static let synopsis = "facekit export <session-id>|--all --to DIR --format csv|jsonl|hdf5|openface|pyfeat [--images] [--store DIR]"
     static let abstract = "Export sessions (seed layout, manifest with SHA-256; temp name, fsync, rename)."
     let args: ArgumentScanner
     init(arguments: [String]) throws {
@@ -16,7 +16,7 @@ struct ExportCommand: Command {
         guard args.positionals.count <= 1 else { throw UsageError("name one session ID (or --all)") }
         _ = try args.required("to")
         guard let f = args.value("format"), ExportFormat(rawValue: f) != nil else {
-            throw UsageError("--format must be csv, jsonl or hdf5")
+            throw UsageError("--format must be \(ExportFormat.spelledOut)")
         }
     }
 

@@ -16,7 +16,7 @@ import Recording
 /// that could be read was tracked and exported. Media that cannot be read at all is an error.
 struct ProcessCommand: Command {
     static let path = ["process"]
-    static let synopsis = "facekit process <media> --out DIR [--format csv|jsonl|hdf5] [--participant ID] [--model FILE] [--max-faces N] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR] " + DepthOptions.synopsis
+    static let synopsis = "facekit process <media> --out DIR [--format csv|jsonl|hdf5|openface|pyfeat] [--participant ID] [--model FILE] [--max-faces N] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR] " + DepthOptions.synopsis
     static let abstract = "Track faces in a video or image file and export the seed's layout (through the session store)."
     let args: ArgumentScanner
     let media: String
@@ -29,7 +29,7 @@ struct ProcessCommand: Command {
         guard args.positionals.count == 1 else { throw UsageError("name one video or image file") }
         media = args.positionals[0]
         _ = try args.required("out")
-        guard let f = ExportFormat(rawValue: args.value("format") ?? "csv") else { throw UsageError("--format must be csv, jsonl or hdf5") }
+        guard let f = ExportFormat(rawValue: args.value("format") ?? "csv") else { throw UsageError("--format must be \(ExportFormat.spelledOut)") }
         format = f
         if let v = args.value("focal-px"), Float(v) == nil { throw UsageError("--focal-px expects a number of pixels, got '\(v)'") }
         depth = try DepthOptions(args)
@@ -74,7 +74,11 @@ struct ProcessCommand: Command {
         // Depth (offline: clocks aligned at the first frames, every colour frame waits for its map).
         let attachment = depth.attach(offline: true)
         defer { attachment?.stop() }
-        let recorder = try store.create(participant: participant, device: ["model": "file", "media": media], config: config)
+        // Frame size and focal length: the exports' pixel and millimetre columns need them.
+        var device = ["model": "file", "media": media]
+        if let s = input.size { device["size"] = "\(s.width)x\(s.height)" }
+        if let f = cfg.focalLengthPixels { device["focalLengthPixels"] = String(f) }
+        let recorder = try store.create(participant: participant, device: device, config: config)
         if let attachment {
             do { try attachment.startRecording(directory: recorder.directory, capture: depth.maps, flushIntervalMs: config.flushIntervalMs) }
             catch { printError("facekit: depth maps are not stored: \(error)") }
@@ -153,6 +157,13 @@ final class MediaInput {
     }
 
     deinit { source?.stop() }
+
+    /// The frame size, when the media says it before the first frame.
+    var size: (width: Int, height: Int)? {
+        if let d = decoder { return (d.width, d.height) }
+        if let s = source { return (s.layout.width, s.layout.height) }
+        return nil
+    }
 
     /// What was wrong with the media, once read (a torn last frame, a damaged JPEG); nil if nothing.
     var damage: String? { (source as? Y4MSource)?.damage ?? (source as? StillImageSource)?.damage }
