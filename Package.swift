@@ -49,6 +49,9 @@ let package = Package(
         .library(name: "Recording", targets: ["Recording"]),
         .library(name: "Export", targets: ["Export"]),
         .library(name: "Depth", targets: ["Depth"]),
+        // The parsers of outside data behind one fuzz entry point (scripts/fuzz builds it with
+        // libFuzzer; an ordinary build replays inputs and writes seeds).
+        .executable(name: "facekit-fuzz", targets: ["FacekitFuzz"]),
         // Depth drivers run in this helper process, never inside facekit (see DepthHost/main.c).
         .executable(name: "facekit-depth-host", targets: ["DepthHost"]),
         // The depth drivers built here: shared objects loaded by facekit-depth-host with dlopen.
@@ -109,6 +112,8 @@ let package = Package(
         .executableTarget(name: "facekit",
                           dependencies: ["FaceCore", "FaceTracking", "Capture", "Recording", "Export", "Appliance", "Depth",
                                          "CProcessArguments", "LinuxSystem"]),
+
+        .executableTarget(name: "FacekitFuzz", dependencies: ["FaceCore", "Capture", "Recording", "Appliance"]),
 
         // Test-only: interposes malloc to prove hot paths allocate nothing.
         .target(name: "CAllocationCounter"),

@@ -81,6 +81,12 @@ public final class StillImageSource: FrameSource {
                                installHint: "apt-get install ffmpeg")
         let data = p.stdout.fileHandleForReading.readDataToEndOfFile()
         if let failure = p.finish() { throw CaptureError(.malformedInput, "cannot decode image \(name): \(failure)") }
+        return try Self.image(fromPNM: data, format: format, name: name)
+    }
+
+    /// The image in ffmpeg's PNM output (P6 for RGB24, P5 for GREY). ffmpeg writes the size it
+    /// read from the file, so the header is checked like the file's own.
+    package static func image(fromPNM data: Data, format: PixelFormat, name: String) throws(CaptureError) -> FrameBuffer {
         // PNM header: magic, width, height, maxval, each separated by whitespace, then one whitespace.
         var fields: [Int] = []
         var i = 2, cur = -1
@@ -90,7 +96,11 @@ public final class StillImageSource: FrameSource {
         }
         while i < bytes.count && fields.count < 3 {
             let c = bytes[i]
-            if c >= 0x30 && c <= 0x39 { cur = max(cur, 0) * 10 + Int(c - 0x30) } else if cur >= 0 { fields.append(cur); cur = -1 }
+            if c >= 0x30 && c <= 0x39 {
+                cur = max(cur, 0) * 10 + Int(c - 0x30)
+                // Far above any image ffmpeg decodes, far below where the products overflow.
+                guard cur <= 1 << 24 else { throw CaptureError(.malformedInput, "unexpected PNM header from ffmpeg for \(name)") }
+            } else if cur >= 0 { fields.append(cur); cur = -1 }
             i += 1
         }
         guard fields.count == 3, fields[2] == 255, fields[0] > 0, fields[1] > 0 else {

@@ -96,8 +96,12 @@ public final class Y4MSource: FrameSource {
             throw CaptureError(.malformedInput, "\(name): Y4M colour space C\(colorspace) is not supported; use 4:2:0 (ffmpeg -pix_fmt yuv420p), 4:2:2 or mono")
         }
         guard format != .yuyv || w % 2 == 0 else { throw CaptureError(.malformedInput, "\(name): 4:2:2 needs an even width, got \(w)") }
-        layout = FrameLayout(pixelFormat: format, width: w, height: h)
-        frameIntervalNs = num == 0 ? 33_333_333 : den * 1_000_000_000 / num
+        // NV12 interleaves each chroma pair into one row of the second plane: an odd width needs
+        // width + 1 bytes there, so such frames get a row stride of width + 1 (both planes).
+        layout = FrameLayout(pixelFormat: format, width: w, height: h, stride: format == .nv12 ? (w + 1) / 2 * 2 : nil)
+        let (scaled, overflow) = den.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { throw CaptureError(.malformedInput, "\(name): frame rate F\(num):\(den) is out of range") }
+        frameIntervalNs = scaled / num
         chroma?.deallocate()
         chroma = chromaBytes > 0 ? UnsafeMutableRawPointer.allocate(byteCount: chromaBytes, alignment: 64) : nil
     }
@@ -134,8 +138,13 @@ public final class Y4MSource: FrameSource {
         case .grey:
             return try r.read(into: buffer.bytes, count: w * h) == w * h
         case .nv12:
-            guard try r.read(into: buffer.bytes, count: w * h) == w * h,
-                  let c = chroma, try r.read(into: c, count: chromaBytes) == chromaBytes else { return false }
+            let yStride = layout.planes[0].stride
+            if yStride == w {
+                guard try r.read(into: buffer.bytes, count: w * h) == w * h else { return false }
+            } else {
+                for y in 0..<h { guard try r.read(into: buffer.bytes + y * yStride, count: w) == w else { return false } }
+            }
+            guard let c = chroma, try r.read(into: c, count: chromaBytes) == chromaBytes else { return false }
             let cw = (w + 1) / 2, ch = (h + 1) / 2
             let u = c.assumingMemoryBound(to: UInt8.self), v = u + cw * ch
             let uv = buffer.baseAddress(plane: 1).assumingMemoryBound(to: UInt8.self)

@@ -126,7 +126,8 @@ public enum FrameLog {
         var out = Salvage()
         out.records = Int(max(0, size - dataStart) / Int64(rs))
         out.trailingBytes = max(0, size - dataStart) - Int64(out.records) * Int64(rs)
-        let perChunk = max(1, (4 << 20) / rs)
+        // 4 MiB at a time, or the whole log when it is shorter: a short session needs no more.
+        let perChunk = max(1, min((4 << 20) / rs, out.records))
         let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: perChunk * rs, alignment: 16)
         defer { buf.deallocate() }
         var index = 0
@@ -218,7 +219,7 @@ public final class FrameLogReader {
         } catch { Syscalls.close(fd); throw error }
         damagedSet = Set(self.damaged)
         count = records - self.damaged.count
-        buffer = .allocate(byteCount: max(1, (2 << 20) / layout.recordSize) * layout.recordSize, alignment: 16)
+        buffer = .allocate(byteCount: max(1, min((2 << 20) / layout.recordSize, records)) * layout.recordSize, alignment: 16)
     }
 
     /// The log position of intact record `index`.
