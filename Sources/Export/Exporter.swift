@@ -178,11 +178,7 @@ public final class Exporter: Sendable {
         switch options.format {
         case .csv, .jsonl:
             files += try TabularWriter(style: options.format == .csv ? .csv : .jsonl, session: session).write(into: dir)
-            if !events.isEmpty {
-                let m = session.metadata
-                let list = events.map { ExportedEvent(timestamp: m.epochSeconds(monotonicNs: $0.monotonicNs), label: $0.label, source: $0.source, monotonicNs: $0.monotonicNs) }
-                files.append(try writeJSON(list, to: dir, name: "events.json"))
-            }
+            if let e = try eventsFile(session, events, into: dir) { files.append(e) }
             if options.includeImages { files += try copyImages(images, into: dir) }
             if DepthExport.applies(to: session) { files += try DepthExport.writeTables(session, csv: options.format == .csv, into: dir) }
         case .hdf5:
@@ -199,11 +195,7 @@ public final class Exporter: Sendable {
         case .openface, .pyfeat:
             files.append(options.format == .openface ? try OpenFaceWriter(session: session).write(into: dir)
                                                      : try PyFeatWriter(session: session).write(into: dir))
-            if !events.isEmpty {
-                let m = session.metadata
-                let list = events.map { ExportedEvent(timestamp: m.epochSeconds(monotonicNs: $0.monotonicNs), label: $0.label, source: $0.source, monotonicNs: $0.monotonicNs) }
-                files.append(try writeJSON(list, to: dir, name: "events.json"))
-            }
+            if let e = try eventsFile(session, events, into: dir) { files.append(e) }
             if options.includeImages { files += try copyImages(images, into: dir) }
         }
         let manifest = ExportManifest(sessionID: session.metadata.sessionID, participant: session.metadata.participant,
@@ -211,6 +203,14 @@ public final class Exporter: Sendable {
                                       createdAt: ISO8601DateFormatter().string(from: Date()), files: files)
         _ = try writeJSON(manifest, to: dir, name: ExportManifest.fileName)
         return files
+    }
+
+    /// `events.json`, when the session has events.
+    private func eventsFile(_ session: StoredSession, _ events: [SessionEvent], into dir: String) throws -> ManifestEntry? {
+        guard !events.isEmpty else { return nil }
+        let m = session.metadata
+        let list = events.map { ExportedEvent(timestamp: m.epochSeconds(monotonicNs: $0.monotonicNs), label: $0.label, source: $0.source, monotonicNs: $0.monotonicNs) }
+        return try writeJSON(list, to: dir, name: "events.json")
     }
 
     private func writeJSON<T: Encodable>(_ value: T, to dir: String, name: String) throws -> ManifestEntry {

@@ -22,7 +22,4 @@ enum FixedDecimal {
             try out.append(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buf[i..<32])))
         }
     }
-
-    /// Appends an integer.
-    static func append(_ v: Int64, to out: OutputFile) throws { try out.append(String(v)) }
 }

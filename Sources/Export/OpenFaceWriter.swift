@@ -88,7 +88,11 @@ struct OpenFaceWriter {
         try num(g.translation.x, 1); try num(g.translation.y, 1); try num(g.translation.z, 1)
         let r = OpenFaceConvention.rotation(pitch: pitch, yaw: yaw, roll: roll)
         try num(r.x, 3); try num(r.y, 3); try num(r.z, 3)
-        for a in [g.x, g.y, g.X, g.Y, g.Z] { for i in 0..<68 { try num(a[i], 1) } }
+        for i in 0..<68 { try num(g.x[i], 1) }
+        for i in 0..<68 { try num(g.y[i], 1) }
+        for i in 0..<68 { try num(g.X[i], 1) }
+        for i in 0..<68 { try num(g.Y[i], 1) }
+        for i in 0..<68 { try num(g.Z[i], 1) }
         for au in Self.intensityAUs { try num(ActionUnitExport.openFaceIntensity(f.metadata(18 + au.index)), 2) }
         for au in Self.presenceAUs {
             let present = ActionUnitExport.openFaceIntensity(f.metadata(18 + au.index)) >= ActionUnitExport.presenceThreshold
