@@ -196,8 +196,17 @@ extension TiledConvolution {
             return unsafeBitCast(r, to: SIMD4<Int32>.self)
         }
         @inline(__always) func dot(_ w: SIMD8<Int32>) -> SIMD8<Int32> { TiledConvolution.pairDot(v, w) }
+        #elseif arch(arm64)
+        // The packed element holds the two taps' weights apart (`packedPair`), so each product
+        // is an int16 × int16 widening multiply-add, SMULL/SMLAL(2), with no unpacking.
+        let x: SIMD8<Int32>, y: SIMD8<Int32>
+        @inline(__always) init(_ x: SIMD8<Int16>, _ y: SIMD8<Int16>) { self.x = TiledConvolution.widen(x); self.y = TiledConvolution.widen(y) }
+        @inline(__always) func dot(_ w: SIMD8<Int32>) -> SIMD8<Int32> {
+            let (wx, wy) = TiledConvolution.halves(w)
+            return x &* wx &+ y &* wy
+        }
         #else
-        // NEON multiplies widened lanes (SMLAL/MLA) and needs no interleave.
+        // Other targets multiply widened lanes and need no interleave.
         let x: SIMD8<Int32>, y: SIMD8<Int32>
         @inline(__always) init(_ x: SIMD8<Int16>, _ y: SIMD8<Int16>) { self.x = TiledConvolution.widen(x); self.y = TiledConvolution.widen(y) }
         @inline(__always) func dot(_ w: SIMD8<Int32>) -> SIMD8<Int32> { x &* ((w &<< 16) &>> 16) &+ y &* (w &>> 16) }
