@@ -295,7 +295,8 @@ public enum TiledConvolution {
                            _ o1: Int, _ o2: Int, _ o3: Int, _ segmentStep: Int,
                            _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
                            _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>) {
-        let np = pairs(g, depthwise: false), nb = blocks(g.outC), n = g.outC, sp = np / segments
+        // (No division here: a run-time one cost as much as a small layer's tile epilogue.)
+        let np = pairs(g, depthwise: false), nb = blocks(g.outC), n = g.outC, sp = segments == 1 ? np : convRowPairs(g)
         var b = 0
         while b < nb {
             // Two blocks (16 channels) per pass where there are two: each activation pair is
