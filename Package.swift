@@ -28,11 +28,17 @@ let coreSettings: [SwiftSetting] = [.unsafeFlags(["-Ounchecked"] + cpuFlags, .wh
 // (scripts/build-arm).
 #if arch(x86_64)
 let buildArch = "x86_64"
+#elseif arch(arm64)
+let buildArch = "aarch64"
 #else
 let buildArch = "other"
 #endif
 let targetArch = Context.environment["FACEKIT_TARGET_ARCH"] ?? buildArch
-let kernelCopies: [Target.Dependency] = targetArch == "x86_64" ? ["FaceKernelsAVX2"] : []
+// aarch64's second copy, FaceKernelsDotProd, is built for cores with the Armv8.2 dot product
+// (Cortex-A76, A55: Raspberry Pi 5, RK3588) and holds the SDOT convolution (FACEKIT_DOTPROD);
+// FaceCore runs it when AT_HWCAP reports the feature.
+let kernelCopies: [Target.Dependency] = targetArch == "x86_64" ? ["FaceKernelsAVX2"] : targetArch == "aarch64" ? ["FaceKernelsDotProd"] : []
+let dotprodFlags = ["-target-cpu", "cortex-a76", "-D", "FACEKIT_DOTPROD"]
 // (Named haswell: the compiler's C importer takes no "x86-64-v3". Haswell's extra features, AES,
 // PCLMUL, RDRAND, FSGSBASE, INVPCID, XSAVEOPT and ERMSB, are never emitted for plain code, so the
 // x86-64-v3 check is the one that matters: CCPUFeatures.)
@@ -137,4 +143,10 @@ if targetArch == "x86_64" {
     package.targets.append(.target(name: "FaceKernelsAVX2", dependencies: ["FaceKernelTypes"],
                                    swiftSettings: [.unsafeFlags(["-Ounchecked"] + avx2Flags, .when(configuration: .release)),
                                                    .unsafeFlags(["-O"] + avx2Flags, .when(configuration: .debug))]))
+}
+// Likewise only for aarch64 targets.
+if targetArch == "aarch64" {
+    package.targets.append(.target(name: "FaceKernelsDotProd", dependencies: ["FaceKernelTypes", "CCPUFeatures"],
+                                   swiftSettings: [.unsafeFlags(["-Ounchecked"] + dotprodFlags, .when(configuration: .release)),
+                                                   .unsafeFlags(["-O"] + dotprodFlags, .when(configuration: .debug))]))
 }

@@ -26,3 +26,14 @@ int facekit_cpu_x86_64_v3(void) {
 #else
 int facekit_cpu_x86_64_v3(void) { return 0; }
 #endif
+
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+
+int facekit_cpu_aarch64_dotprod(void) {
+    // HWCAP_ASIMDDP (asm/hwcap.h), spelled out: older C libraries' headers lack the name.
+    return (getauxval(AT_HWCAP) & (1ul << 20)) != 0;
+}
+#else
+int facekit_cpu_aarch64_dotprod(void) { return 0; }
+#endif

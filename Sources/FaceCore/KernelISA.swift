@@ -2,6 +2,10 @@
 internal import FaceKernelsAVX2
 internal import CCPUFeatures
 #endif
+#if canImport(FaceKernelsDotProd)
+internal import FaceKernelsDotProd
+internal import CCPUFeatures
+#endif
 
 /// Which compiled copy of the integer kernels an engine runs.
 ///
@@ -13,17 +17,28 @@ internal import CCPUFeatures
 /// FACEKIT_WIDE_VECTORS), and an engine takes the best copy the CPU it finds itself on can run
 /// (CPUID, `facekit_cpu_x86_64_v3`). Every copy is bit-exact against the same reference kernels,
 /// so the choice changes speed only (tested: `QuantizedKernelTests`, `EngineTests`).
-/// Set-up work (packing, `TiledConvolution.prepare`) is shared: the layouts do not depend on it.
+///
+/// aarch64 builds carry FaceKernelsDotProd, compiled for cores with the Armv8.2 dot product
+/// (`-target-cpu cortex-a76`), whose convolution multiplies int16 operands as byte products with
+/// `SDOT` (`TiledConvolution.convDot`) and so packs its weights in a layout of its own
+/// (`packedBytes`, `packConv`); the CPU's AT_HWCAP decides (`facekit_cpu_aarch64_dotprod`).
+/// The other kernels gain nothing from the dot product and run the baseline copy.
+/// Other set-up work (`TiledConvolution.prepare`, depthwise packing) is shared.
 public enum KernelISA: Equatable, Sendable {
     /// The architecture's baseline: runs on every CPU the build targets.
     case baseline
     /// x86-64-v3: AVX2, FMA, BMI2 (Haswell and Zen 1 onwards).
     case avx2
+    /// aarch64 with FEAT_DotProd (Cortex-A76, A55 and later).
+    case dotprod
 
     /// The copies this CPU can run, baseline first.
     public static var available: [KernelISA] {
         #if canImport(FaceKernelsAVX2)
         if facekit_cpu_x86_64_v3() != 0 { return [.baseline, .avx2] }
+        #endif
+        #if canImport(FaceKernelsDotProd)
+        if facekit_cpu_aarch64_dotprod() != 0 { return [.baseline, .dotprod] }
         #endif
         return [.baseline]
     }
@@ -35,6 +50,7 @@ public enum KernelISA: Equatable, Sendable {
         switch self {
         case .baseline: return "baseline"
         case .avx2: return "avx2"
+        case .dotprod: return "dotprod"
         }
     }
 
@@ -43,6 +59,7 @@ public enum KernelISA: Equatable, Sendable {
         switch name {
         case "baseline": self = .baseline
         case "avx2": self = .avx2
+        case "dotprod": self = .dotprod
         default: return nil
         }
     }
@@ -51,8 +68,38 @@ public enum KernelISA: Equatable, Sendable {
     // the kernels' loops depends on the choice. (LOGISTIC, RSQRT and SQRT are scalar table and
     // integer arithmetic over a few hundred values: one copy.)
 
+    /// Bytes of one packed weight plane in this copy's layout (`packConv`, `packDepthwise`).
+    public func packedBytes(_ g: ConvGeometry, depthwise dw: Bool) -> Int {
+        #if canImport(FaceKernelsDotProd)
+        if self == .dotprod && !dw { return FaceKernelsDotProd.TiledConvolution.dotPackedBytes(g) }
+        #endif
+        return FaceKernels.TiledConvolution.packedBytes(g, depthwise: dw)
+    }
+
+    /// Scratch bytes this copy's `conv` needs.
+    public func scratchBytes(_ g: ConvGeometry) -> Int {
+        #if canImport(FaceKernelsDotProd)
+        if self == .dotprod { return FaceKernelsDotProd.TiledConvolution.dotScratchBytes(g) }
+        #endif
+        return FaceKernels.TiledConvolution.scratchBytes(g)
+    }
+
+    /// Packs a CONV_2D's weights for this copy's `conv` (`packedBytes(g, depthwise: false)` bytes).
+    public func packConv(_ g: ConvGeometry, weights: WeightPlane, into plane: UnsafeMutableRawPointer) {
+        #if canImport(FaceKernelsDotProd)
+        if self == .dotprod { return FaceKernelsDotProd.TiledConvolution.packDot(g, weights: weights, into: plane) }
+        #endif
+        FaceKernels.TiledConvolution.packConv(g, weights: weights, into: plane.assumingMemoryBound(to: SIMD8<Int32>.self))
+    }
+
     public func conv(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>, bias: UnsafePointer<Int32>,
                      multipliers: UnsafePointer<Int32>, _ r: Requant, output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
+        #if canImport(FaceKernelsDotProd)
+        if self == .dotprod {
+            return FaceKernelsDotProd.TiledConvolution.convDot(g, input: input, weights: UnsafeRawPointer(weights), bias: bias, multipliers: multipliers,
+                                                              r, output: output, scratch: scratch)
+        }
+        #endif
         #if canImport(FaceKernelsAVX2)
         if self == .avx2 {
             return FaceKernelsAVX2.TiledConvolution.conv(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r,
@@ -75,6 +122,12 @@ public enum KernelISA: Equatable, Sendable {
     /// Packs `weights` into scratch memory and runs `conv` or `depthwise` on them (tests, tools).
     public func packAndRun(depthwise dw: Bool, _ g: ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane, bias: UnsafePointer<Int32>,
                            multipliers: UnsafePointer<Int32>, _ r: Requant, output: UnsafeMutablePointer<Int16>) {
+        #if canImport(FaceKernelsDotProd)
+        if self == .dotprod && !dw {
+            return FaceKernelsDotProd.TiledConvolution.packAndRunDot(g, input: input, weights: weights, bias: bias, multipliers: multipliers,
+                                                                    r, output: output)
+        }
+        #endif
         #if canImport(FaceKernelsAVX2)
         if self == .avx2 {
             return FaceKernelsAVX2.TiledConvolution.packAndRun(depthwise: dw, g, input: input, weights: weights, bias: bias, multipliers: multipliers,

@@ -68,8 +68,8 @@ public final class QuantizedEngine: InferenceEngine {
         var packedBytes = 0, scratchNeed = QuantizedEngine.minimumScratchBytes
         for op in graph.ops where op.code == .conv2d || op.code == .depthwiseConv2d {
             let g = FloatKernels.geometry(op, graph.tensors), dw = op.code == .depthwiseConv2d
-            packedBytes += TiledConvolution.packedBytes(g, depthwise: dw) + QuantizedEngine.negativeBytes(op, g)
-            if !dw { scratchNeed = max(scratchNeed, TiledConvolution.scratchBytes(g)) }
+            packedBytes += kernels.packedBytes(g, depthwise: dw) + QuantizedEngine.negativeBytes(op, g)
+            if !dw { scratchNeed = max(scratchNeed, kernels.scratchBytes(g)) }
         }
         scratchBytes = scratchNeed
         scratch = UnsafeMutableRawPointer.allocate(byteCount: scratchNeed, alignment: MemoryPlan.alignment)
@@ -213,8 +213,8 @@ public final class QuantizedEngine: InferenceEngine {
             let g = FloatKernels.geometry(op, ts), dw = op.code == .depthwiseConv2d
             let dst = (packed + packedUsed).assumingMemoryBound(to: SIMD8<Int32>.self)
             let w = WeightPlane(ts[op.inputs[1]], in: weights)
-            if dw { TiledConvolution.packDepthwise(g, weights: w, into: dst) } else { TiledConvolution.packConv(g, weights: w, into: dst) }
-            packedUsed += TiledConvolution.packedBytes(g, depthwise: dw)
+            if dw { TiledConvolution.packDepthwise(g, weights: w, into: dst) } else { kernels.packConv(g, weights: w, into: UnsafeMutableRawPointer(dst)) }
+            packedUsed += kernels.packedBytes(g, depthwise: dw)
             inputs[1] = UnsafeMutableRawPointer(dst)
         }
         return Step(kind: kind, inputs: inputs, output: pointers[op.output])

@@ -239,6 +239,16 @@ public enum TiledConvolution {
                             bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
                             _ requantization: Requant,
                             output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
+        convTiles(g, input: input, weights: weights, dot: nil, bias: bias, multipliers: multipliers, requantization, output: output, scratch: scratch)
+    }
+
+    /// The tile loop of `conv`, and on aarch64 of `convDot` (`dot`: a plane packed by `packDot`
+    /// in the dot-product layout; nil for `weights` in the pair layout).
+    @inline(__always)
+    static func convTiles(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>, dot: UnsafeRawPointer?,
+                          bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
+                          _ requantization: Requant,
+                          output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
         // A direct convolution's pixels are consecutive rows of pairs, so its tiles run across
         // output rows. Other geometries tile each output row: a tile whose windows are all
         // inside the input (dilationW 1) reads its kernel rows in place, each row as
@@ -281,8 +291,16 @@ public enum TiledConvolution {
                 ox += count
                 if ox == g.outW { ox = 0; oy += 1 }
             }
-            tileBlocks(g, base, segments, count, count > 1 ? pixelBytes : 0, count > 2 ? 2 * pixelBytes : 0, count > 3 ? 3 * pixelBytes : 0,
-                       rowStep, weights, bias, multipliers, r, output + p * g.outC)
+            let o1 = count > 1 ? pixelBytes : 0, o2 = count > 2 ? 2 * pixelBytes : 0, o3 = count > 3 ? 3 * pixelBytes : 0
+            #if arch(arm64) && FACEKIT_DOTPROD
+            if let d = dot {
+                dotTile(g, base, segments, count, o1, o2, o3, rowStep, d, bias, multipliers, r, output + p * g.outC,
+                        scratch + scratchBytes(g))
+                p += count
+                continue
+            }
+            #endif
+            tileBlocks(g, base, segments, count, o1, o2, o3, rowStep, weights, bias, multipliers, r, output + p * g.outC)
             p += count
         }
     }

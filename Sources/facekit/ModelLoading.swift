@@ -66,7 +66,7 @@ extension KernelISA {
     static func option(_ value: String?) throws -> KernelISA {
         guard let value else { return .best }
         let available = KernelISA.available.map(\.name).joined(separator: ", ")
-        guard let isa = KernelISA(name: value) else { throw UsageError("--kernels \(value): unknown; the kernel copies are baseline and avx2") }
+        guard let isa = KernelISA(name: value) else { throw UsageError("--kernels \(value): unknown; the kernel copies are baseline, avx2 (x86_64) and dotprod (aarch64)") }
         guard KernelISA.available.contains(isa) else { throw UsageError("--kernels \(value): this CPU cannot run them; it runs \(available)") }
         return isa
     }

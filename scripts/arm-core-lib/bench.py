@@ -194,7 +194,7 @@ def elf_vaddr_of_offset(path):
 # One vocabulary for both engines, so the per-kind rows line up. Matched on facekit's demangled
 # Swift names and XNNPACK's microkernel names; first match wins.
 KINDS = [
-    ("conv2d", ["TiledConvolution.conv", "TiledConvolution.direct", "TiledConvolution.gather", "conv2d",
+    ("conv2d", ["TiledConvolution.conv", "TiledConvolution.direct", "TiledConvolution.gather", "TiledConvolution.dot", "conv2d",
                 "igemm", "gemm", "conv_hwc"]),
     ("depthwise", ["depthwise", "dwconv"]),
     ("add/mul/sub", ["addPReLU", "binary", "vadd", "vmul", "vsub", "vbinary", "vsqrdiff", "vdiv"]),

@@ -131,6 +131,9 @@ check "boot 2: the recovered session's export (h5py/pandas)" \
 check "boot 2: the unformatted stick was refused and not formatted" \
   "$PY" "$REPO/scripts/board/check-kiosk.py" wiped "$OUT/boot2/usb2.img" "$OUT/boot2/console.log"
 stick_dir "$OUT/boot2/usb3.img" aarch64 "$OUT/replay-a76"
+# The kernel copy each core chose at run time (AT_HWCAP): the A72 has no dot product.
+check "boot 1: the Cortex-A72 ran the baseline kernels" grep -q "fixed-point models, baseline kernels" "$OUT/boot1/console.log"
+check "boot 2: the Cortex-A76 ran the dot-product kernels" grep -q "fixed-point models, dotprod kernels" "$OUT/boot2/console.log"
 
 # The x86_64 board's replay, with the model from the same package: the reference.
 X86BIN=${FACEKIT_BIN:-$REPO/.build/release/facekit}

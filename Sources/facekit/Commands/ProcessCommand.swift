@@ -125,7 +125,7 @@ struct ProcessCommand: Command {
         let exporter = Exporter(store: store)
         let result = try exporter.export(sessionID: summary.sessionID, to: out, options: ExportOptions(format: format))
         let ms = frames > 0 ? Double(trackNs) / 1e6 / Double(frames) : 0
-        print("\(media): \(frames) frames, face in \(withFace), \(String(format: "%.1f", ms)) ms/frame tracking (\(models.isFixedPoint ? "fixed-point" : "float") models)")
+        print("\(media): \(frames) frames, face in \(withFace), \(String(format: "%.1f", ms)) ms/frame tracking (\(models.isFixedPoint ? "fixed-point models, \(KernelISA.best.name) kernels" : "float models"))")
         print("session \(summary.sessionID) -> \(result.directory) (\(result.files.count) files)")
         return 0
     }

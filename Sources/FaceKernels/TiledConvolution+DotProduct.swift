@@ -1,0 +1,229 @@
+#if arch(arm64) && FACEKIT_DOTPROD
+import FaceKernelTypes
+internal import CCPUFeatures
+
+/// CONV_2D with the Armv8.2 dot product (`SDOT`, FEAT_DotProd: Cortex-A76 and A55, as on the
+/// Raspberry Pi 5 and RK3588), bit-exact with `conv`. Compiled only into the aarch64 copy of the
+/// kernels built for such cores (FaceKernelsDotProd, `FACEKIT_DOTPROD`), which an engine runs
+/// when the CPU reports the feature (`KernelISA`).
+///
+/// `SDOT` multiplies int8 by int8, 16 products per instruction, and the engine's operands are
+/// int16. Each int16 product is four byte products. With the activation x = 256·xh + xl
+/// (xh = x >> 8, a signed byte; xl = x & 255) and xl' = xl − 128 (a signed byte), and the weight
+/// split with a signed low byte, w = 256·wh + wl (wl = ((w + 128) & 255) − 128, wh = (w − wl) / 256,
+/// a signed byte for −32768 ≤ w ≤ 32639):
+///
+///     x·w = 65536·xh·wh + 256·(xh·wl + xl'·wh) + xl'·wl + 128·w
+///
+/// so acc = 65536·A + 256·B + D + 128·Σw, where A, B and D are sums of byte products (`SDOT`)
+/// and 128·Σw is a per-channel constant computed when the weights are packed. Every step is
+/// exact in wrapping int32 arithmetic, so the accumulator equals the int16 kernel's bit for bit
+/// and the same epilogue follows. Four `SDOT`s per 16 int16 products, and the A76 issues two
+/// `SDOT`s per cycle: 8 multiply-adds a cycle where `SMLAL` gives 4. Padding needs no special
+/// case: a zero weight makes all four byte products zero whatever the activation bytes.
+///
+/// A plane whose weights go above 32639 (wh would be 128) is packed in the pair layout and runs
+/// `conv`; a 64-byte header says which (`packDot`).
+///
+/// Layout of a dot-product plane, per block of 8 output channels (`blockStart`): two halves of
+/// 4 channels, each `4·chunks` groups of 4 reduction steps as 16 bytes of wh then 16 of wl
+/// (channel-major, 4 steps per channel: the operand of one `SDOT`), then the block's 8
+/// corrections 128·Σw as int32. The reduction runs in activation order, padded to whole chunks
+/// of 16 with zero weights.
+extension TiledConvolution {
+    /// Reduction steps per chunk: per pixel, one vector of high bytes and one of low bytes.
+    static let dotChunk = 16
+
+    /// Bytes before the plane's weights; the first int32 is 1 for the dot-product layout.
+    static let dotHeader = 64
+
+    static func dotChunks(_ g: ConvGeometry) -> Int { (2 * pairs(g, depthwise: false) + dotChunk - 1) / dotChunk }
+
+    static func dotBlockBytes(_ g: ConvGeometry) -> Int { 2 * 4 * dotChunks(g) * 32 + 32 }
+
+    /// Bytes an engine reserves for one plane packed by `packDot` (either layout).
+    public static func dotPackedBytes(_ g: ConvGeometry) -> Int {
+        (dotHeader + max(packedBytes(g, depthwise: false), blocks(g.outC) * dotBlockBytes(g) + 64) + 63) / 64 * 64
+    }
+
+    /// Scratch bytes `convDot` needs: `conv`'s, a contiguous copy of one pixel's kernel rows,
+    /// and the split bytes of a tile's pixels.
+    public static func dotScratchBytes(_ g: ConvGeometry) -> Int {
+        scratchBytes(g) + (1 + tile) * dotChunks(g) * 32 + 64
+    }
+
+    /// Packs HWIO weights for `convDot`: the dot-product layout when every weight is at most
+    /// 32639, else `packConv`'s pair layout.
+    public static func packDot(_ g: ConvGeometry, weights w: WeightPlane, into plane: UnsafeMutableRawPointer) {
+        let row = g.kw * g.inC, n = g.outC
+        var fits = true
+        for i in 0 ..< g.kh * row * n where w[i] > 32639 { fits = false; break }
+        plane.storeBytes(of: fits ? 1 : 0, as: Int32.self)
+        let body = plane + dotHeader
+        guard fits else { packConv(g, weights: w, into: body.assumingMemoryBound(to: SIMD8<Int32>.self)); return }
+        let rowLength = 2 * convRowPairs(g), k = 2 * pairs(g, depthwise: false), chunks = dotChunks(g), halfBytes = 4 * chunks * 32
+        // The weight at reduction step p (kernel rows of `rowLength` steps, an odd row's last
+        // step a zero) for output channel c.
+        func weight(_ p: Int, _ c: Int) -> Int32 {
+            let r = p % rowLength
+            return p < k && c < n && r < row ? w[((p / rowLength) * row + r) * n + c] : 0
+        }
+        for b in 0 ..< blocks(n) {
+            let block = body + b * dotBlockBytes(g), first = blockStart(b, n)
+            var corrections = SIMD8<Int32>()
+            for j in 0 ..< lanes {
+                var sum: Int32 = 0
+                for p in 0 ..< k { sum &+= weight(p, first + j) }
+                corrections[j] = sum &* 128
+            }
+            for half in 0 ..< 2 {
+                for group in 0 ..< 4 * chunks {
+                    let dst = (block + half * halfBytes + group * 32).assumingMemoryBound(to: Int8.self)
+                    for j in 0 ..< 4 {
+                        for t in 0 ..< 4 {
+                            let v = weight(4 * group + t, first + 4 * half + j)
+                            let lo = ((v &+ 128) & 255) &- 128
+                            dst[4 * j + t] = Int8(truncatingIfNeeded: (v &- lo) &>> 8)
+                            dst[16 + 4 * j + t] = Int8(truncatingIfNeeded: lo)
+                        }
+                    }
+                }
+            }
+            for j in 0 ..< lanes { (block + 2 * halfBytes + 4 * j).storeBytes(of: corrections[j], as: Int32.self) }
+        }
+    }
+
+    /// CONV_2D on a plane packed by `packDot`; scratch holds `dotScratchBytes(g)`.
+    /// Never inlined: a caller is compiled for the baseline CPU, which has no `SDOT` (the same
+    /// for `packAndRunDot`).
+    @inline(never)
+    public static func convDot(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights plane: UnsafeRawPointer,
+                               bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ requantization: Requant,
+                               output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
+        let body = plane + dotHeader, pairLayout = body.assumingMemoryBound(to: SIMD8<Int32>.self)
+        if plane.load(as: Int32.self) == 1 {
+            convTiles(g, input: input, weights: pairLayout, dot: body, bias: bias, multipliers: multipliers, requantization,
+                      output: output, scratch: scratch)
+        } else {
+            conv(g, input: input, weights: pairLayout, bias: bias, multipliers: multipliers, requantization, output: output, scratch: scratch)
+        }
+    }
+
+    /// Packs the weights and runs `convDot`, allocating its buffers (tests, the ARM driver).
+    @inline(never)
+    public static func packAndRunDot(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
+                                     bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
+                                     _ requant: Requant, output: UnsafeMutablePointer<Int16>) {
+        var r = requant
+        let negative = UnsafeMutablePointer<Int32>.allocate(capacity: negativeLaneCount(g.outC))
+        prepare(&r, multipliers: multipliers, count: g.outC, lanes: negative)
+        let plane = UnsafeMutableRawPointer.allocate(byteCount: dotPackedBytes(g), alignment: 64)
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: dotScratchBytes(g), alignment: 64)
+        defer { plane.deallocate(); scratch.deallocate(); negative.deallocate() }
+        packDot(g, weights: weights, into: plane)
+        convDot(g, input: input, weights: plane, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
+    }
+
+    /// One tile (as `tileBlocks` takes it) against every channel block of a dot-product plane:
+    /// the tile's pixels are split into bytes once, then each block runs `dotHalf` twice.
+    @inline(__always)
+    static func dotTile(_ g: ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int,
+                        _ o1: Int, _ o2: Int, _ o3: Int, _ segmentStep: Int, _ plane: UnsafeRawPointer,
+                        _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
+                        _ out: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
+        let chunks = dotChunks(g), k = 2 * pairs(g, depthwise: false), stride = chunks * 32
+        let rowPairs = segments == 1 ? pairs(g, depthwise: false) : convRowPairs(g)
+        let split = scratch + stride
+        splitPixel(base, segments, rowPairs, segmentStep, k, scratch, split)
+        if count > 1 { splitPixel(base + o1, segments, rowPairs, segmentStep, k, scratch, split + stride) }
+        if count > 2 { splitPixel(base + o2, segments, rowPairs, segmentStep, k, scratch, split + 2 * stride) }
+        if count > 3 { splitPixel(base + o3, segments, rowPairs, segmentStep, k, scratch, split + 3 * stride) }
+        // A short tile repeats pixel 0, as `tileBlocks` does.
+        let s0 = UnsafeRawPointer(split), s1 = count > 1 ? s0 + stride : s0
+        let s2 = count > 2 ? s0 + 2 * stride : s0, s3 = count > 3 ? s0 + 3 * stride : s0
+        let blockBytes = dotBlockBytes(g), halfBytes = 4 * chunks * 32
+        for b in 0 ..< blocks(g.outC) {
+            let block = plane + b * blockBytes
+            let corrections = block.loadUnaligned(fromByteOffset: 2 * halfBytes, as: SIMD8<Int32>.self)
+            let p = dotHalf(s0, s1, s2, s3, block, chunks, corrections.lowHalf)
+            let q = dotHalf(s0, s1, s2, s3, block + halfBytes, chunks, corrections.highHalf)
+            emitTile(b, count, SIMD8(lowHalf: p.0, highHalf: q.0), SIMD8(lowHalf: p.1, highHalf: q.1),
+                     SIMD8(lowHalf: p.2, highHalf: q.2), SIMD8(lowHalf: p.3, highHalf: q.3), g.outC, bias, multipliers, r, out)
+        }
+    }
+
+    /// Four pixels' split bytes against one half block (4 channels): per group of 4 steps,
+    /// 16 `SDOT`s by element (the pixel's 4 bytes of that group broadcast), 12 accumulators.
+    @inline(__always)
+    static func dotHalf(_ s0: UnsafeRawPointer, _ s1: UnsafeRawPointer, _ s2: UnsafeRawPointer, _ s3: UnsafeRawPointer,
+                        _ w: UnsafeRawPointer, _ chunks: Int, _ corrections: SIMD4<Int32>)
+        -> (SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>) {
+        var a0 = SIMD4<Int32>(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0
+        var d0 = corrections, d1 = corrections, d2 = corrections, d3 = corrections
+        var o = 0, q = w
+        for _ in 0 ..< chunks {
+            let h0 = s0.loadUnaligned(fromByteOffset: o, as: SIMD4<Int32>.self), l0 = s0.loadUnaligned(fromByteOffset: o + 16, as: SIMD4<Int32>.self)
+            let h1 = s1.loadUnaligned(fromByteOffset: o, as: SIMD4<Int32>.self), l1 = s1.loadUnaligned(fromByteOffset: o + 16, as: SIMD4<Int32>.self)
+            let h2 = s2.loadUnaligned(fromByteOffset: o, as: SIMD4<Int32>.self), l2 = s2.loadUnaligned(fromByteOffset: o + 16, as: SIMD4<Int32>.self)
+            let h3 = s3.loadUnaligned(fromByteOffset: o, as: SIMD4<Int32>.self), l3 = s3.loadUnaligned(fromByteOffset: o + 16, as: SIMD4<Int32>.self)
+            // Constant group indices: each broadcast becomes the by-element operand of an SDOT.
+            @inline(__always) func group(_ i: Int) {
+                let wh = q.loadUnaligned(fromByteOffset: 32 * i, as: SIMD16<Int8>.self)
+                let wl = q.loadUnaligned(fromByteOffset: 32 * i + 16, as: SIMD16<Int8>.self)
+                a0 = vdotq_s32(a0, wh, lane(h0, i)); b0 = vdotq_s32(b0, wl, lane(h0, i))
+                b0 = vdotq_s32(b0, wh, lane(l0, i)); d0 = vdotq_s32(d0, wl, lane(l0, i))
+                a1 = vdotq_s32(a1, wh, lane(h1, i)); b1 = vdotq_s32(b1, wl, lane(h1, i))
+                b1 = vdotq_s32(b1, wh, lane(l1, i)); d1 = vdotq_s32(d1, wl, lane(l1, i))
+                a2 = vdotq_s32(a2, wh, lane(h2, i)); b2 = vdotq_s32(b2, wl, lane(h2, i))
+                b2 = vdotq_s32(b2, wh, lane(l2, i)); d2 = vdotq_s32(d2, wl, lane(l2, i))
+                a3 = vdotq_s32(a3, wh, lane(h3, i)); b3 = vdotq_s32(b3, wl, lane(h3, i))
+                b3 = vdotq_s32(b3, wh, lane(l3, i)); d3 = vdotq_s32(d3, wl, lane(l3, i))
+            }
+            group(0); group(1); group(2); group(3)
+            o += 32; q += 128
+        }
+        return (combine(a0, b0, d0), combine(a1, b1, d1), combine(a2, b2, d2), combine(a3, b3, d3))
+    }
+
+    /// Group `i`'s four bytes of a split vector in every lane.
+    @inline(__always)
+    static func lane(_ v: SIMD4<Int32>, _ i: Int) -> SIMD16<Int8> {
+        unsafeBitCast(SIMD4<Int32>(repeating: v[i]), to: SIMD16<Int8>.self)
+    }
+
+    /// 65536·A + 256·B + D, wrapping.
+    @inline(__always)
+    static func combine(_ a: SIMD4<Int32>, _ b: SIMD4<Int32>, _ d: SIMD4<Int32>) -> SIMD4<Int32> {
+        (a &<< 16) &+ (b &<< 8) &+ d
+    }
+
+    /// One pixel's reduction values (`segments` runs of `rowPairs` pairs, `segmentStep` bytes
+    /// apart) as chunks of 16 high bytes then 16 low bytes − 128, the last chunk zero-filled.
+    /// Several runs are first copied together into `temp`.
+    @inline(__always)
+    static func splitPixel(_ src: UnsafeRawPointer, _ segments: Int, _ rowPairs: Int, _ segmentStep: Int, _ k: Int,
+                           _ temp: UnsafeMutableRawPointer, _ dst: UnsafeMutableRawPointer) {
+        var row = src
+        if segments > 1 {
+            let rowBytes = 4 * rowPairs
+            for s in 0 ..< segments { (temp + s * rowBytes).copyMemory(from: src + s * segmentStep, byteCount: rowBytes) }
+            row = UnsafeRawPointer(temp)
+        }
+        let full = k / dotChunk
+        for c in 0 ..< full { splitChunk(row.loadUnaligned(fromByteOffset: 32 * c, as: SIMD16<Int16>.self), dst + 32 * c) }
+        if full * dotChunk < k {
+            var v = SIMD16<Int16>()
+            for j in 0 ..< k - full * dotChunk { v[j] = row.loadUnaligned(fromByteOffset: 32 * full + 2 * j, as: Int16.self) }
+            splitChunk(v, dst + 32 * full)
+        }
+    }
+
+    /// 16 int16 as their high bytes (signed) and low bytes − 128 (the sign bit flipped).
+    @inline(__always)
+    static func splitChunk(_ v: SIMD16<Int16>, _ dst: UnsafeMutableRawPointer) {
+        let b = unsafeBitCast(v, to: SIMD32<UInt8>.self)
+        dst.storeBytes(of: b.oddHalf, as: SIMD16<UInt8>.self)
+        (dst + 16).storeBytes(of: b.evenHalf ^ 0x80, as: SIMD16<UInt8>.self)
+    }
+}
+#endif
