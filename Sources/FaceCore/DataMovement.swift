@@ -59,8 +59,26 @@ public enum DataMovement {
         out.update(repeating: 0, count: od.0 * od.1 * od.2 * od.3)
         var src = input
         for i0 in 0 ..< d.0 { for i1 in 0 ..< d.1 { for i2 in 0 ..< d.2 {
-            (out + (((i0 + b.0) * od.1 + (i1 + b.1)) * od.2 + (i2 + b.2)) * od.3 + b.3).update(from: src, count: d.3)
+            copyRow(src, out + (((i0 + b.0) * od.1 + (i1 + b.1)) * od.2 + (i2 + b.2)) * od.3 + b.3, d.3)
             src += d.3
         } } }
+    }
+
+    /// Copies `n` elements. Rows of up to 256 bytes (a channel pad copies one short row per
+    /// pixel) move as 16-byte vectors, the last one overlapping the one before: a memmove call
+    /// per row cost more than the copy itself.
+    @inline(__always)
+    static func copyRow<T>(_ src: UnsafePointer<T>, _ dst: UnsafeMutablePointer<T>, _ n: Int) {
+        let bytes = n * MemoryLayout<T>.stride
+        guard bytes >= 16 && bytes <= 256 else { dst.update(from: src, count: n); return }
+        let s = UnsafeRawPointer(src), d = UnsafeMutableRawPointer(dst)
+        var o = 0
+        while o + 16 <= bytes {
+            d.storeBytes(of: s.loadUnaligned(fromByteOffset: o, as: SIMD16<UInt8>.self), toByteOffset: o, as: SIMD16<UInt8>.self)
+            o += 16
+        }
+        if o < bytes {
+            d.storeBytes(of: s.loadUnaligned(fromByteOffset: bytes - 16, as: SIMD16<UInt8>.self), toByteOffset: bytes - 16, as: SIMD16<UInt8>.self)
+        }
     }
 }
