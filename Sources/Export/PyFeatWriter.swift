@@ -12,12 +12,17 @@ import Recording
 ///     Pitch, Roll, Yaw                                                  radians, facekit's head pose
 ///     AU01 … AU26                                                       0–1 (ActionUnitExport)
 ///     anger, disgust, fear, happiness, sadness, surprise                facekit's EMFACS scores, 0–1
+///     gaze_pitch, gaze_yaw, gaze_angle                                  radians, head-centric (below)
 ///     FrameHeight, FrameWidth                                           px
 ///     input, frame, approx_time                                         media (or camera), frameIndex, "MM:SS"
 ///
+/// Gaze as py-feat defines it (`feat/utils/face_gaze.py`): relative to the head, 0 along its
+/// forward axis, pitch positive looking up, yaw positive looking to the subject's left, and
+/// `gaze_angle` = arccos(cos pitch · cos yaw); facekit's `lookAt` is that head-frame direction.
+///
 /// Left out because facekit does not compute them: `X, Y, Z` (img2pose's translation), the AUs
-/// py-feat names that facekit does not derive, `neutral`, `Identity*` and py-feat's gaze
-/// columns. `FaceScore` is 1 for a tracked frame: sessions store whether the face was tracked,
+/// py-feat names that facekit does not derive, `neutral` and `Identity*`. `FaceScore` is 1 for a
+/// tracked frame: sessions store whether the face was tracked,
 /// not the detector's score. A frame without a face has its row with every value empty (NaN),
 /// as py-feat writes frames where it found no face.
 struct PyFeatWriter {
@@ -35,6 +40,7 @@ struct PyFeatWriter {
         c += ["Pitch", "Roll", "Yaw"]
         c += actionUnits.map { ActionUnitExport.name($0.number) }
         c += emotions.map(\.name)
+        c += ["gaze_pitch", "gaze_yaw", "gaze_angle"]
         c += ["FrameHeight", "FrameWidth", "input", "frame", "approx_time"]
         return c
     }()
@@ -55,6 +61,13 @@ struct PyFeatWriter {
         let s = max(0, Int(seconds.rounded(.down)))
         let m = s / 60, r = s % 60
         return (m < 10 ? "0\(m)" : "\(m)") + ":" + (r < 10 ? "0\(r)" : "\(r)")
+    }
+
+    /// (gaze_pitch, gaze_yaw, gaze_angle) of a head-frame direction (x to the subject's left, y up,
+    /// z forward out of the face).
+    static func gaze(lookAt g: SIMD3<Double>) -> SIMD3<Double> {
+        let pitch = atan2(g.y, (g.x * g.x + g.z * g.z).squareRoot()), yaw = atan2(g.x, g.z)
+        return SIMD3(pitch, yaw, acos(min(max(cos(pitch) * cos(yaw), -1), 1)))
     }
 
     func write(into dir: String) throws -> ManifestEntry {
@@ -102,6 +115,8 @@ struct PyFeatWriter {
         try num(Double(f.metadata(15)), 6); try num(Double(f.metadata(17)), 6); try num(Double(f.metadata(16)), 6)
         for au in Self.actionUnits { try num(Double(f.metadata(18 + au.index)), 6) }
         for e in Self.emotions { try num(Double(f.metadata(8 + e.index)), 6) }
+        let gaze = Self.gaze(lookAt: SIMD3(Double(f.metadata(2)), Double(f.metadata(3)), Double(f.metadata(4))))
+        try num(gaze.x, 6); try num(gaze.y, 6); try num(gaze.z, 6)
         try num(camera?.height ?? .nan, 1); try num(camera?.width ?? .nan, 1)
     }
 }

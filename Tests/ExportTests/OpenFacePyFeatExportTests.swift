@@ -59,6 +59,13 @@ private func export(_ format: ExportFormat, frames: Int = 40, vertices: VertexMo
         }
     }
 
+    @Test func pyFeatGazeIsHeadCentricUpAndSubjectsLeftPositive() {
+        let ahead = PyFeatWriter.gaze(lookAt: SIMD3(0, 0, 1))
+        #expect(abs(ahead.x) + abs(ahead.y) + abs(ahead.z) < 1e-12)
+        let upLeft = PyFeatWriter.gaze(lookAt: SIMD3(0.3, 0.2, 1))
+        #expect(upLeft.x > 0 && upLeft.y > 0 && abs(cos(upLeft.z) - cos(upLeft.x) * cos(upLeft.y)) < 1e-12)
+    }
+
     @Test func lookingIntoTheCameraIsMinusZ() {
         let g = OpenFaceConvention.gaze(lookAt: SIMD3(0, 0, 1), pitch: 0, yaw: 0, roll: 0)
         #expect(abs(g.x) < 1e-12 && abs(g.y) < 1e-12 && abs(g.z + 1) < 1e-12)
@@ -143,9 +150,10 @@ private func export(_ format: ExportFormat, frames: Int = 40, vertices: VertexMo
         let h = csvFields(lines[0])
         #expect(Array(h[0..<6]) == ["FaceRectX", "FaceRectY", "FaceRectWidth", "FaceRectHeight", "FaceScore", "x_0"])
         #expect(Array(h[141..<145]) == ["Pitch", "Roll", "Yaw", "AU01"])
-        #expect(Array(h.suffix(11)) == ["anger", "disgust", "fear", "happiness", "sadness", "surprise",
+        #expect(Array(h.suffix(14)) == ["anger", "disgust", "fear", "happiness", "sadness", "surprise",
+                                        "gaze_pitch", "gaze_yaw", "gaze_angle",
                                         "FrameHeight", "FrameWidth", "input", "frame", "approx_time"])
-        #expect(h.count == 5 + 136 + 3 + 13 + 6 + 2 + 3)
+        #expect(h.count == 5 + 136 + 3 + 13 + 6 + 3 + 2 + 3)
         let gen = SyntheticFrames(seed: 5, startNs: 2_000_000_000, fps: 30)
         var want = FrameRecord()
         for i in 0..<40 {
@@ -165,6 +173,10 @@ private func export(_ format: ExportFormat, frames: Int = 40, vertices: VertexMo
             let anger = FaceSchema.emotionNames.firstIndex(of: "anger")!
             #expect(abs(Double(row[h.firstIndex(of: "anger")!])! - Double(want.emotions[anger])) <= 5e-7 + 1e-7)
             #expect(row[h.firstIndex(of: "FrameWidth")!] == "640.0")
+            let look = SIMD3(Double(want.lookAtX), Double(want.lookAtY), Double(want.lookAtZ))
+            let yaw = atan2(look.x, look.z), pitch = atan2(look.y, (look.x * look.x + look.z * look.z).squareRoot())
+            #expect(abs(Double(row[h.firstIndex(of: "gaze_yaw")!])! - yaw) <= 5e-7 + 1e-9)
+            #expect(abs(Double(row[h.firstIndex(of: "gaze_pitch")!])! - pitch) <= 5e-7 + 1e-9)
         }
     }
 

@@ -144,7 +144,7 @@ fex = read_feat(pf_path)
 expected = (["FaceRectX", "FaceRectY", "FaceRectWidth", "FaceRectHeight", "FaceScore"]
             + [f"x_{i}" for i in range(68)] + [f"y_{i}" for i in range(68)] + ["Pitch", "Roll", "Yaw"]
             + [f"AU{a:02d}" for a in AUS] + ["anger", "disgust", "fear", "happiness", "sadness", "surprise"]
-            + ["FrameHeight", "FrameWidth", "input", "frame", "approx_time"])
+            + ["gaze_pitch", "gaze_yaw", "gaze_angle"] + ["FrameHeight", "FrameWidth", "input", "frame", "approx_time"])
 check(list(fex.columns) == expected, f"pyfeat.csv: py-feat's names in its order ({len(fex.columns)} columns)")
 check(fex.detector == "Feat" and fex.au_columns == [f"AU{a:02d}" for a in AUS], "read_feat: a Detectorv1 Fex with our 13 AUs")
 shared = [c for c in own.columns if c in fex.columns]
@@ -157,6 +157,15 @@ check(np.abs(ft[["Pitch", "Yaw", "Roll"]].to_numpy() - mt[["headPose.pitch", "he
 check(np.abs(ft[[f"x_{i}" for i in range(68)]].to_numpy() - px).max() <= 0.0005 + 1e-3, "x_*: px")
 check(all(np.abs(ft[f"AU{a:02d}"].to_numpy() - mt[f"au{a}"].to_numpy()).max() <= 5e-7 + 1e-7 for a in AUS), "AUxx: facekit's AU values (0-1)")
 check(np.abs(ft["happiness"].to_numpy() - mt["emotion.happiness"].to_numpy()).max() <= 5e-7 + 1e-7, "emotions: facekit's scores")
+look = mt[["lookAtPoint.x", "lookAtPoint.y", "lookAtPoint.z"]].to_numpy().astype(float)
+look /= np.linalg.norm(look, axis=1, keepdims=True)
+gp, gy = np.arcsin(look[:, 1]), np.arctan2(look[:, 0], look[:, 2])
+check(np.abs(ft["gaze_pitch"] - gp).max() <= 1e-5 and np.abs(ft["gaze_yaw"] - gy).max() <= 1e-5
+      and np.abs(ft["gaze_angle"] - np.arccos(np.cos(gp) * np.cos(gy))).max() <= 1e-5,
+      "gaze_pitch/yaw/angle: head-centric rad (up, subject's left positive), as py-feat's face_gaze")
+# read_feat sets gaze_columns only for Detectorv2 files; Fex.gazes needs them named.
+fex.gaze_columns = ["gaze_pitch", "gaze_yaw", "gaze_angle"]
+check(fex.gazes.shape == (n, 3), "Fex.gazes with gaze_columns named")
 box = ft[["FaceRectX", "FaceRectY", "FaceRectWidth", "FaceRectHeight"]].to_numpy()
 check(((box[:, 0:1] <= px + 1e-3) & (px <= box[:, 0:1] + box[:, 2:3] + 1e-3)).all(), "FaceRect holds the 68 points")
 secs = (ts - ts[0]).astype(int)
@@ -171,10 +180,10 @@ except KeyError:
 fex.emotion_columns = [c for c in FEAT_EMOTION_COLUMNS if c in fex.columns]
 fex.facepose_columns = [c for c in FEAT_FACEPOSE_COLUMNS_6D if c in fex.columns]
 frames = [int(f) for f in fex["frame"][tracked][:2]] + [int(f) for f in fex["frame"][~tracked][:1]]
-figs = fex[fex["frame"].isin(frames)].plot_detections(faces="landmarks", plot_original_image=False, poses=True)
+figs = fex[fex["frame"].isin(frames)].plot_detections(faces="landmarks", plot_original_image=False, poses=True, gazes=True)
 png = os.environ.get("FACEKIT_PLOT", os.path.join(work, "detections.png"))
 figs[0].savefig(png)
-check(len(figs) == len(frames) and os.path.getsize(png) > 10_000, f"Fex.plot_detections: {len(figs)} figures (landmarks, face box, pose, AU and emotion bars)")
+check(len(figs) == len(frames) and os.path.getsize(png) > 10_000, f"Fex.plot_detections: {len(figs)} figures (landmarks, face box, pose, gaze, AU and emotion bars)")
 
 print(f"{len(failures)} failed" if failures else "all checks passed")
 sys.exit(1 if failures else 0)
