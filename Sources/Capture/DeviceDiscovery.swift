@@ -37,7 +37,7 @@ public enum DeviceDiscovery {
     /// /dev/video* in numeric order.
     public static func videoNodes(in dir: String = "/dev") -> [String] {
         var nodes: [(Int, String)] = []
-        for name in Syscalls.directoryEntries(dir) ?? [] {
+        for name in (try? Syscalls.directoryEntries(dir).get()) ?? [] {
             guard name.hasPrefix("video"), let n = Int(name.dropFirst(5)) else { continue }
             nodes.append((n, "\(dir)/\(name)"))
         }

@@ -48,7 +48,7 @@ public final class GPIOChip: @unchecked Sendable {
     /// The GPIO character devices under `dev`, in numeric order (gpiochip2 before gpiochip10).
     public static func devicePaths(dev: String = "/dev") -> [String] {
         var found: [(Int, String)] = []
-        for name in Syscalls.directoryEntries(dev) ?? [] {
+        for name in (try? Syscalls.directoryEntries(dev).get()) ?? [] {
             if name.hasPrefix("gpiochip"), let n = Int(name.dropFirst(8)) { found.append((n, dev + "/" + name)) }
         }
         return found.sorted { $0.0 < $1.0 }.map(\.1)

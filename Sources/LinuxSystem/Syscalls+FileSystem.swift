@@ -75,19 +75,71 @@ extension Syscalls {
         }
     }
 
-    /// The names in a directory (opendir(3)/readdir(3), without "." and ".."); nil when it
-    /// cannot be opened.
-    public static func directoryEntries(_ path: String) -> [String]? {
-        if SyscallHooks.isActive,
-           case .fail = SyscallHooks.intercept(.opendir, fd: -1, path: path, arguments: [path]) { return nil }
-        guard let d = opendir(path) else { return nil }
+    /// The names in a directory, unsorted, without "." and ".." (opendir(3), readdir(3)).
+    public static func directoryEntries(_ path: String) -> Result<[String], SystemCallError> {
+        var dir: OpaquePointer?
+        // opendir returns NULL on failure; the address stands in for the -1 of a system call.
+        let r = path.withCString { p in
+            syscall(.opendir, path: path, arguments: [path]) { () -> Int in
+                dir = opendir(p)
+                return dir == nil ? -1 : 0
+            }
+        }
+        if case .failure(let e) = r { return .failure(e) }
+        guard let d = dir else { return .success([]) }
         defer { closedir(d) }
         var names: [String] = []
         while let e = readdir(d) {
             let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             if name != "." && name != ".." { names.append(name) }
         }
-        return names
+        return .success(names)
+    }
+
+    /// Creates `path` and any missing parent directories (mkdir -p); an existing directory is
+    /// success.
+    public static func makeDirectories(_ path: String, _ mode: mode_t = 0o755) -> Result<Void, SystemCallError> {
+        if case .success(let st) = status(path: path) {
+            return (st.st_mode & S_IFMT) == S_IFDIR ? .success(()) : .failure(SystemCallError(.mkdir, path: path, .fileExists))
+        }
+        let parent = AtomicFile.directory(of: path)
+        if parent != path && parent != "." && parent != "/", case .failure(let e) = makeDirectories(parent, mode) { return .failure(e) }
+        switch mkdir(path, mode) {
+        case .failure(let e) where e == .fileExists:
+            // Created by someone else in the meantime: fine if it is a directory.
+            if case .success(let st) = status(path: path), (st.st_mode & S_IFMT) == S_IFDIR { return .success(()) }
+            return .failure(e)
+        case let r: return r
+        }
+    }
+
+    /// Removes `path` and, for a directory, everything below it, without following symlinks
+    /// (rm -r). Stops at the first failure.
+    public static func removeTree(_ path: String) -> Result<Void, SystemCallError> {
+        let st: stat
+        switch linkStatus(path: path) {
+        case .success(let s): st = s
+        case .failure(let e): return .failure(e)
+        }
+        guard (st.st_mode & S_IFMT) == S_IFDIR else { return unlink(path) }
+        switch directoryEntries(path) {
+        case .failure(let e): return .failure(e)
+        case .success(let names):
+            for n in names { if case .failure(let e) = removeTree(path + "/" + n) { return .failure(e) } }
+        }
+        return rmdir(path)
+    }
+
+    /// Whether something exists at `path` (stat(2), following symlinks).
+    public static func exists(_ path: String) -> Bool {
+        if case .success = status(path: path) { return true }
+        return false
+    }
+
+    /// Whether `path` is a directory or a symlink to one (stat(2)).
+    public static func isDirectory(_ path: String) -> Bool {
+        if case .success(let st) = status(path: path) { return (st.st_mode & S_IFMT) == S_IFDIR }
+        return false
     }
 
     /// Opens a directory and fsyncs it, so a rename or create inside it is durable.

@@ -370,7 +370,7 @@ public final class SessionRecorder: @unchecked Sendable {
     private func writeImage(slot i: Int, encoder: JPEGEncoder) throws {
         let s = lock.withLock { imageSlots[i] }
         defer { lock.withLock { imageSlots[i].full = false; lock.broadcast() } }
-        if !FileManager.default.fileExists(atPath: imagesDir) {
+        if !Syscalls.exists(imagesDir) {
             switch Syscalls.mkdir(imagesDir) {
             case .success: try Syscalls.fsyncDirectory(directory).orThrow("flushing", directory)
             case .failure(let e) where e == .fileExists: break

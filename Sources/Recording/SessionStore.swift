@@ -117,8 +117,9 @@ public final class SessionStore: Sendable {
             }
             return
         }
-        do { try FileManager.default.createDirectory(atPath: self.root, withIntermediateDirectories: true) }
-        catch { throw RecordingError(.io, "cannot create the session store \(self.root): \(error.localizedDescription)", path: self.root) }
+        if case .failure(let e) = Syscalls.makeDirectories(self.root) {
+            throw RecordingError(.io, "cannot create the session store \(self.root)", path: self.root, cause: e)
+        }
     }
 
     // MARK: Create
@@ -151,13 +152,13 @@ public final class SessionStore: Sendable {
             // rename(2) would replace an empty directory of the same name; IDs carry a random suffix,
             // and this check turns the remaining race into an error rather than a silent merge.
             // (Glibc's renameat2 NOREPLACE is not visible to Swift here.)
-            if FileManager.default.fileExists(atPath: final) {
+            if Syscalls.exists(final) {
                 throw RecordingError(.io, "\(final) already exists; retry to get a fresh session ID", path: final)
             }
             try Syscalls.rename(staging, final).orThrow("moving into place", final)
             try Syscalls.fsyncDirectory(root).orThrow("flushing", root)
         } catch {
-            try? FileManager.default.removeItem(atPath: staging)
+            _ = Syscalls.removeTree(staging)
             throw error
         }
         let framesPath = final + "/" + FrameLog.fileName
@@ -224,8 +225,10 @@ public final class SessionStore: Sendable {
     /// that cannot be opened is listed with its error and does not affect the others.
     public func list() throws(RecordingError) -> [SessionListing] {
         let names: [String]
-        do { names = try FileManager.default.contentsOfDirectory(atPath: root) }
-        catch { throw RecordingError(.io, "cannot read the session store \(root): \(error.localizedDescription)", path: root) }
+        switch Syscalls.directoryEntries(root) {
+        case .success(let n): names = n
+        case .failure(let e): throw RecordingError(.io, "cannot read the session store \(root)", path: root, cause: e)
+        }
         var out: [SessionListing] = []
         for name in names.sorted() {
             if let pid = Self.exportScratchPID(name), !Syscalls.processExists(pid) {
@@ -245,8 +248,7 @@ public final class SessionStore: Sendable {
             }
             if name.hasPrefix(Self.deletingPrefix) || name.hasPrefix(Self.creatingPrefix) { continue }
             guard Self.isValidID(name) else { continue }
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isDir), isDir.boolValue else { continue }
+            guard Syscalls.isDirectory(root + "/" + name) else { continue }
             do throws(RecordingError) { out.append(SessionListing(sessionID: name, result: .success(try open(name).summary))) }
             catch { out.append(SessionListing(sessionID: name, result: .failure(error))) }
         }
@@ -307,8 +309,10 @@ public final class SessionStore: Sendable {
         guard hasGeneratedIDShape(id) else { throw refuse("its name is not a session ID") }
         guard case .success(let st) = Syscalls.linkStatus(path: dir), (st.st_mode & S_IFMT) == S_IFDIR else { throw refuse("not a directory") }
         let names: [String]
-        do { names = try FileManager.default.contentsOfDirectory(atPath: dir) }
-        catch { throw refuse("cannot be read: \(error.localizedDescription)") }
+        switch Syscalls.directoryEntries(dir) {
+        case .success(let n): names = n
+        case .failure(let e): throw refuse("cannot be read: \(e.errno.message)")
+        }
         for n in names {
             let p = dir + "/" + n
             guard case .success(let st) = Syscalls.linkStatus(path: p) else { throw refuse("\(n) cannot be examined") }
@@ -316,8 +320,8 @@ public final class SessionStore: Sendable {
             if n == "images" {
                 guard type == S_IFDIR else { throw refuse("images is not a directory") }
                 let images: [String]
-                do { images = try FileManager.default.contentsOfDirectory(atPath: p) }
-                catch { throw refuse("images cannot be read") }
+                guard case .success(let i) = Syscalls.directoryEntries(p) else { throw refuse("images cannot be read") }
+                images = i
                 for i in images {
                     guard i.hasPrefix("frame_"), i.hasSuffix(".jpg") || i.hasSuffix(".jpg.tmp") else { throw refuse("it holds images/\(i)") }
                     guard case .success(let st) = Syscalls.linkStatus(path: p + "/" + i), (st.st_mode & S_IFMT) != S_IFDIR else { throw refuse("images/\(i) is a directory") }
@@ -340,10 +344,10 @@ public final class SessionStore: Sendable {
     /// Removes a tree `checkRemovable` accepted, entry by entry (never recursively into anything
     /// else), session.json last so an interrupted removal can still be proven and finished later.
     static func removeSessionTree(_ dir: String) throws(RecordingError) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        let names = (try? Syscalls.directoryEntries(dir).get()) ?? []
         if names.contains("images") {
             let images = dir + "/images"
-            for i in (try? FileManager.default.contentsOfDirectory(atPath: images)) ?? [] {
+            for i in (try? Syscalls.directoryEntries(images).get()) ?? [] {
                 try Syscalls.unlink(images + "/" + i).orThrow("removing", images + "/" + i)
             }
             try Syscalls.rmdir(images).orThrow("removing", images)
@@ -364,8 +368,7 @@ public final class SessionStore: Sendable {
     private func directory(of id: String) throws(RecordingError) -> String {
         guard Self.isValidID(id) else { throw RecordingError(.notFound, "'\(id)' is not a session ID (see `facekit sessions list`)") }
         let dir = root + "/" + id
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+        guard Syscalls.isDirectory(dir) else {
             throw RecordingError(.notFound, "no session '\(id)' in \(root) (see `facekit sessions list --store \(root)`)")
         }
         return dir
@@ -443,7 +446,7 @@ public final class SessionStore: Sendable {
         if let note = try DepthLog.recover(directory: dir, sessionID: meta.sessionID) { notes.append(note) }
         // Half-written images never got their final name.
         let imagesDir = dir + "/images"
-        if let names = try? FileManager.default.contentsOfDirectory(atPath: imagesDir) {
+        if case .success(let names) = Syscalls.directoryEntries(imagesDir) {
             for n in names where n.hasSuffix(".tmp") { _ = Syscalls.unlink(imagesDir + "/" + n) }
         }
         // Free the reserve first: recovery must be able to rewrite session.json on a full card.
@@ -469,7 +472,7 @@ public final class SessionStore: Sendable {
     public func delete(_ id: String) throws(RecordingError) {
         let dir = try directory(of: id)
         try Self.checkRemovable(dir, id: id)
-        guard FileManager.default.fileExists(atPath: dir + "/" + SessionMetadata.fileName) else {
+        guard Syscalls.exists(dir + "/" + SessionMetadata.fileName) else {
             throw RecordingError(.invalidArgument, "\(dir) has no session.json, so it cannot be proven to be a session; nothing was deleted, remove it by hand if it should go", path: dir)
         }
         let framesPath = dir + "/" + FrameLog.fileName
@@ -486,12 +489,17 @@ public final class SessionStore: Sendable {
         catch { throw RecordingError(.io, "session \(id) is no longer listed, but removing \(trash) failed: \(error)", path: trash) }
     }
 
-    /// Bytes used by the regular files under `dir` (recursively).
+    /// Bytes used by the regular files under `dir` (recursively; symlinks are not followed).
     public static func directorySize(_ dir: String) -> Int64 {
-        guard let e = FileManager.default.enumerator(atPath: dir) else { return 0 }
         var total: Int64 = 0
-        while let name = e.nextObject() as? String {
-            if case .success(let st) = Syscalls.linkStatus(path: dir + "/" + name), (st.st_mode & S_IFMT) == S_IFREG { total += Int64(st.st_size) }
+        for name in (try? Syscalls.directoryEntries(dir).get()) ?? [] {
+            let p = dir + "/" + name
+            guard case .success(let st) = Syscalls.linkStatus(path: p) else { continue }
+            switch st.st_mode & S_IFMT {
+            case S_IFREG: total += Int64(st.st_size)
+            case S_IFDIR: total += directorySize(p)
+            default: break
+            }
         }
         return total
     }
