@@ -22,9 +22,9 @@ import Recording
 ///
 /// Left out because facekit does not compute them: `X, Y, Z` (img2pose's translation), the AUs
 /// py-feat names that facekit does not derive, `neutral` and `Identity*`. `FaceScore` is 1 for a
-/// tracked frame: sessions store whether the face was tracked,
-/// not the detector's score. A frame without a face has its row with every value empty (NaN),
-/// as py-feat writes frames where it found no face.
+/// tracked frame: sessions store whether the face was tracked, not the detector's score. A frame
+/// without a face has its row with every value empty (NaN), as py-feat writes frames where it
+/// found no face.
 struct PyFeatWriter {
     static let fileName = "pyfeat.csv"
     let session: StoredSession
