@@ -11,10 +11,10 @@ struct FlatBuffer {
         self.bytes = bytes
     }
 
-    @inline(__always) func u8(_ p: Int) -> UInt8 { bytes[p] }
-    @inline(__always) func u16(_ p: Int) -> UInt16 { bytes.loadUnaligned(fromByteOffset: p, as: UInt16.self).littleEndian }
-    @inline(__always) func u32(_ p: Int) -> UInt32 { bytes.loadUnaligned(fromByteOffset: p, as: UInt32.self).littleEndian }
-    @inline(__always) func u64(_ p: Int) -> UInt64 { bytes.loadUnaligned(fromByteOffset: p, as: UInt64.self).littleEndian }
+    @inline(__always) func u8(_ p: Int) -> UInt8 { bytes.byte(at: p) }
+    @inline(__always) func u16(_ p: Int) -> UInt16 { bytes.littleEndian(at: p) }
+    @inline(__always) func u32(_ p: Int) -> UInt32 { bytes.littleEndian(at: p) }
+    @inline(__always) func u64(_ p: Int) -> UInt64 { bytes.littleEndian(at: p) }
 
     /// Follows the uoffset stored at `p`.
     func follow(_ p: Int) throws(CoreError) -> Int {
@@ -98,7 +98,7 @@ struct FBTable {
         guard v.start + v.count < fb.count, fb.u8(v.start + v.count) == 0 else {
             throw .malformed(offset: v.start, reason: "string not terminated")
         }
-        let slice = UnsafeRawBufferPointer(rebasing: fb.bytes[v.start ..< v.start + v.count])
+        let slice = fb.bytes.checkedSlice(v.start ..< v.start + v.count)
         return String(decoding: slice, as: UTF8.self)
     }
 

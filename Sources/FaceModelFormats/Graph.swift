@@ -162,7 +162,7 @@ public struct Graph {
         precondition(t.isConstant && t.type == .float32)
         var out = [Float](repeating: 0, count: t.elementCount)
         weights.withUnsafeBytes { raw in
-            for i in 0 ..< out.count { out[i] = raw.loadUnaligned(fromByteOffset: t.dataOffset + 4 * i, as: Float.self) }
+            for i in 0 ..< out.count { out[i] = Float(bitPattern: raw.littleEndian(at: t.dataOffset + 4 * i)) }
         }
         return out
     }

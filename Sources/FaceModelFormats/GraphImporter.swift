@@ -64,8 +64,7 @@ public enum GraphImporter {
         static func decodeFloats(_ d: UnsafeRawBufferPointer, count: Int, half: Bool) -> [Float] {
             var out = [Float](repeating: 0, count: count)
             for i in 0 ..< count {
-                out[i] = half ? HalfFloat.toFloat(d.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self).littleEndian)
-                              : Float(bitPattern: d.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self).littleEndian)
+                out[i] = half ? HalfFloat.toFloat(d.littleEndian(at: 2 * i)) : Float(bitPattern: d.littleEndian(at: 4 * i))
             }
             return out
         }
@@ -113,7 +112,7 @@ public enum GraphImporter {
             let t = model.tensors[i]
             guard t.type == .int32, let d = t.data else { throw .unsupported(reason: "parameter must be a constant INT32 tensor", code: op) }
             var out: [Int] = []
-            for k in 0 ..< t.elementCount { out.append(Int(Int32(bitPattern: d.loadUnaligned(fromByteOffset: 4 * k, as: UInt32.self).littleEndian))) }
+            for k in 0 ..< t.elementCount { out.append(Int(d.littleEndian(at: 4 * k, as: Int32.self))) }
             return out
         }
 

@@ -103,7 +103,7 @@ public enum GraphValidator {
             let table = t[op.inputs[1]]
             var wide = false
             g.weights.withUnsafeBytes { raw in
-                for i in 0 ..< table.elementCount where abs(Int(raw.loadUnaligned(fromByteOffset: table.dataOffset + 4 * i, as: Int32.self))) > 1 << 14 { wide = true }
+                for i in 0 ..< table.elementCount where abs(Int(raw.littleEndian(at: table.dataOffset + 4 * i, as: Int32.self))) > 1 << 14 { wide = true }
             }
             guard !wide else { throw fail("PRELU multiplier wider than 14 bits") }
             base.params = []

@@ -126,20 +126,20 @@ public enum ModelFile {
             defer { p += n }
             return p
         }
-        mutating func u8() throws(CoreError) -> Int { Int(b[try take(1)]) }
-        mutating func u16() throws(CoreError) -> Int { Int(b.loadUnaligned(fromByteOffset: try take(2), as: UInt16.self).littleEndian) }
-        mutating func u32() throws(CoreError) -> Int { Int(b.loadUnaligned(fromByteOffset: try take(4), as: UInt32.self).littleEndian) }
+        mutating func u8() throws(CoreError) -> Int { Int(b.byte(at: try take(1))) }
+        mutating func u16() throws(CoreError) -> Int { Int(b.littleEndian(at: try take(2), as: UInt16.self)) }
+        mutating func u32() throws(CoreError) -> Int { Int(b.littleEndian(at: try take(4), as: UInt32.self)) }
         mutating func u64() throws(CoreError) -> Int {
-            let v = b.loadUnaligned(fromByteOffset: try take(8), as: UInt64.self).littleEndian
+            let v = b.littleEndian(at: try take(8), as: UInt64.self)
             guard v < 1 << 62 else { throw .malformed(offset: p - 8, reason: "size field out of range") }
             return Int(v)
         }
-        mutating func i64() throws(CoreError) -> Int { Int(Int64(bitPattern: b.loadUnaligned(fromByteOffset: try take(8), as: UInt64.self).littleEndian)) }
+        mutating func i64() throws(CoreError) -> Int { Int(b.littleEndian(at: try take(8), as: Int64.self)) }
         mutating func string() throws(CoreError) -> String {
             let n = try u32()
             guard n <= 4096 else { throw .malformed(offset: p, reason: "name too long") }
             let at = try take(n)
-            let s = String(decoding: UnsafeRawBufferPointer(rebasing: b[at ..< at + n]), as: UTF8.self)
+            let s = String(decoding: b.checkedSlice(at ..< at + n), as: UTF8.self)
             _ = try take((4 - n % 4) % 4)
             return s
         }
@@ -153,7 +153,7 @@ public enum ModelFile {
     /// Verifies magic, version, size and checksum; returns the directory.
     public static func open(_ b: UnsafeRawBufferPointer) throws(CoreError) -> Contents {
         guard b.count >= headerSize else { throw .malformed(offset: 0, reason: "file shorter than the model file header") }
-        for i in 0 ..< 8 where b[i] != magic[i] { throw .malformed(offset: 0, reason: "not a facekit model file (bad magic); convert a .task or .tflite with 'facekit model convert'") }
+        for i in 0 ..< 8 where b.byte(at: i) != magic[i] { throw .malformed(offset: 0, reason: "not a facekit model file (bad magic); convert a .task or .tflite with 'facekit model convert'") }
         var c = Cursor(b: b, p: 8, end: headerSize)
         let v = try c.u32()
         guard v == version else { throw .unknownVersion(found: v, supported: version) }
@@ -225,7 +225,7 @@ public enum ModelFile {
         let blobRel = try c.u64(), blobLen = try c.u64()
         guard blobRel <= length, blobLen <= length - blobRel else { throw .malformed(offset: c.p, reason: "weight blob out of bounds") }
         let at = offset + blobRel
-        let weights = Array(UnsafeRawBufferPointer(rebasing: b[at ..< at + blobLen]))
+        let weights = Array(b.checkedSlice(at ..< at + blobLen))
         let g = Graph(name: name, tensors: tensors, ops: ops, inputs: inputs, outputs: outputs, weights: weights)
         try GraphValidator.validate(g)
         return g

@@ -12,19 +12,19 @@ public struct NPYArray: Equatable {
     public init(bytes: UnsafeRawBufferPointer) throws(CoreError) {
         let magic: [UInt8] = [0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59]
         guard bytes.count >= 10 else { throw .malformed(offset: 0, reason: "npy file shorter than its header") }
-        for i in 0 ..< 6 where bytes[i] != magic[i] { throw .malformed(offset: i, reason: "not a .npy file (bad magic)") }
-        let major = bytes[6]
+        for i in 0 ..< 6 where bytes.byte(at: i) != magic[i] { throw .malformed(offset: i, reason: "not a .npy file (bad magic)") }
+        let major = bytes.byte(at: 6)
         let headerLen: Int, start: Int
         if major == 1 {
-            headerLen = Int(bytes[8]) | Int(bytes[9]) << 8; start = 10
+            headerLen = Int(bytes.littleEndian(at: 8, as: UInt16.self)); start = 10
         } else if major == 2 || major == 3 {
             guard bytes.count >= 12 else { throw .malformed(offset: 8, reason: "npy header truncated") }
-            headerLen = Int(bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self).littleEndian); start = 12
+            headerLen = Int(bytes.littleEndian(at: 8, as: UInt32.self)); start = 12
         } else {
             throw .unsupported(reason: "npy format version", code: Int(major))
         }
         guard headerLen <= bytes.count - start, headerLen < 1 << 20 else { throw .malformed(offset: 8, reason: "npy header longer than the file") }
-        let header = Array(UnsafeRawBufferPointer(rebasing: bytes[start ..< start + headerLen]))
+        let header = Array(bytes.checkedSlice(start ..< start + headerLen))
         guard let descr = NPYArray.value(of: "descr", in: header) else { throw .malformed(offset: start, reason: "npy header has no descr") }
         guard descr == Array("'<f4'".utf8) || descr == Array("\"<f4\"".utf8) else {
             throw .unsupported(reason: "npy dtype other than little-endian float32 ('<f4')", code: 0)
@@ -59,7 +59,7 @@ public struct NPYArray: Equatable {
         guard (bytes.count - dataStart) / 4 >= n else { throw .malformed(offset: dataStart, reason: "npy data shorter than its shape") }
         var values = [Float](repeating: 0, count: n)
         for i in 0 ..< n {
-            values[i] = Float(bitPattern: bytes.loadUnaligned(fromByteOffset: dataStart + 4 * i, as: UInt32.self).littleEndian)
+            values[i] = Float(bitPattern: bytes.littleEndian(at: dataStart + 4 * i))
         }
         self.shape = shape
         self.values = values

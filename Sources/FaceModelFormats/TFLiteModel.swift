@@ -80,7 +80,7 @@ public struct TFLiteModel {
         for b in try model.tables(4) {
             if try b.u64(1) > 1 { throw .unsupported(reason: "external buffer data", code: 0) }
             if let v = try b.vector(0, elementSize: 1), v.count > 0 {
-                buffers.append(UnsafeRawBufferPointer(rebasing: bytes[v.start ..< v.start + v.count]))
+                buffers.append(bytes.checkedSlice(v.start ..< v.start + v.count))
             } else {
                 buffers.append(nil)
             }

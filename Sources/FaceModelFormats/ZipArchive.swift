@@ -12,8 +12,8 @@ public struct ZipArchive {
 
     public init(bytes b: UnsafeRawBufferPointer) throws(CoreError) {
         self.bytes = b
-        func u16(_ p: Int) -> Int { Int(b.loadUnaligned(fromByteOffset: p, as: UInt16.self).littleEndian) }
-        func u32(_ p: Int) -> Int { Int(b.loadUnaligned(fromByteOffset: p, as: UInt32.self).littleEndian) }
+        func u16(_ p: Int) -> Int { Int(b.littleEndian(at: p, as: UInt16.self)) }
+        func u32(_ p: Int) -> Int { Int(b.littleEndian(at: p, as: UInt32.self)) }
         guard b.count >= 22 else { throw .malformed(offset: 0, reason: "zip archive too short") }
         // End of central directory: the last "PK\5\6" within the final 64 KiB + 22 bytes.
         var eocd = -1
@@ -38,7 +38,7 @@ public struct ZipArchive {
             let method = u16(q + 10), crc = UInt32(u32(q + 16)), csize = u32(q + 20), usize = u32(q + 24)
             let nameLen = u16(q + 28), extraLen = u16(q + 30), commentLen = u16(q + 32), local = u32(q + 42) + shift
             guard q + 46 + nameLen <= eocd else { throw .malformed(offset: q, reason: "zip entry name out of bounds") }
-            let name = String(decoding: UnsafeRawBufferPointer(rebasing: b[q + 46 ..< q + 46 + nameLen]), as: UTF8.self)
+            let name = String(decoding: b.checkedSlice(q + 46 ..< q + 46 + nameLen), as: UTF8.self)
             guard method == 0 else { throw .unsupported(reason: "compressed zip member (only stored members are read)", code: method) }
             guard csize == usize else { throw .malformed(offset: q, reason: "zip sizes disagree") }
             guard local + 30 <= b.count, u32(local) == 0x0403_4b50 else { throw .malformed(offset: local, reason: "bad zip local header") }
@@ -53,7 +53,7 @@ public struct ZipArchive {
     /// A member's bytes, after checking its CRC-32.
     public func data(_ name: String) throws(CoreError) -> UnsafeRawBufferPointer? {
         for m in members where m.name == name {
-            let d = UnsafeRawBufferPointer(rebasing: bytes[m.range])
+            let d = bytes.checkedSlice(m.range)
             let c = CRC32.compute(d)
             guard c == m.crc32 else { throw .malformed(offset: m.range.lowerBound, reason: "zip member CRC-32 mismatch (corrupt bundle)") }
             return d
