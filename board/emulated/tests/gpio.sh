@@ -80,7 +80,9 @@ setline() {  # setline NAME PULL ARGS...: value of LED while `facekit gpio set A
 set_high=$(setline set-high down LED=1)
 set_activelow=$(setline set-activelow up LED=1 --active-low)
 pull 3 down
-fkbg gpio led facekit-gpiotest LED blink:5 --duration 4s 2> $RUN/led.log; S=$!
+# Blinks until stopped: the 40 samples take 2 s on an idle host, far longer when TCG is starved,
+# and a blink that ended on its own before them read as a dead LED.
+fkbg gpio led facekit-gpiotest LED blink:5 --duration 120s 2> $RUN/led.log; S=$!
 waitline "facekit: LED" $RUN/led.log 100 || fail "gpio led did not start: $(cat $RUN/led.log)"
 samples=""; i=0; while [ $i -lt 40 ]; do samples="$samples$(value 3)"; sleep 0.05; i=$((i + 1)); done
 stopbg $S
