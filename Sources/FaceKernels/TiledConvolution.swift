@@ -383,31 +383,12 @@ public enum TiledConvolution {
                        _ w: UnsafePointer<SIMD8<Int32>>, _ v: UnsafePointer<SIMD8<Int32>>, _ count: Int,
                        _ c0: inout SIMD8<Int32>, _ c1: inout SIMD8<Int32>, _ c2: inout SIMD8<Int32>, _ c3: inout SIMD8<Int32>,
                        _ d0: inout SIMD8<Int32>, _ d1: inout SIMD8<Int32>, _ d2: inout SIMD8<Int32>, _ d3: inout SIMD8<Int32>) {
-        // Pair q of both blocks against activations (s, t) of each pixel.
-        @inline(__always) func pair(_ q: Int, _ s0: Int16, _ t0: Int16, _ s1: Int16, _ t1: Int16,
-                                    _ s2: Int16, _ t2: Int16, _ s3: Int16, _ t3: Int16) {
+        pairLoop(a, o1, o2, o3, count) { q, s0, t0, s1, t1, s2, t2, s3, t3 in
             let (wk, wn) = halves(w[q]), (vk, vn) = halves(v[q])
             mac(&c0, wk, s0, wn, t0); mac(&d0, vk, s0, vn, t0)
             mac(&c1, wk, s1, wn, t1); mac(&d1, vk, s1, vn, t1)
             mac(&c2, wk, s2, wn, t2); mac(&d2, vk, s2, vn, t2)
             mac(&c3, wk, s3, wn, t3); mac(&d3, vk, s3, vn, t3)
-        }
-        var q = 0
-        while q + 4 <= count {
-            let x = a + 4 * q
-            let x0 = load8(x), x1 = load8(x + o1), x2 = load8(x + o2), x3 = load8(x + o3)
-            // Constant lane indices: each becomes the by-element operand of an SMLAL.
-            pair(q, x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])
-            pair(q + 1, x0[2], x0[3], x1[2], x1[3], x2[2], x2[3], x3[2], x3[3])
-            pair(q + 2, x0[4], x0[5], x1[4], x1[5], x2[4], x2[5], x3[4], x3[5])
-            pair(q + 3, x0[6], x0[7], x1[6], x1[7], x2[6], x2[7], x3[6], x3[7])
-            q += 4
-        }
-        while q < count {
-            let x = a + 4 * q
-            let x0 = load2(x), x1 = load2(x + o1), x2 = load2(x + o2), x3 = load2(x + o3)
-            pair(q, x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])
-            q += 1
         }
     }
 
@@ -416,11 +397,19 @@ public enum TiledConvolution {
     static func dot4(_ a: UnsafeRawPointer, _ o1: Int, _ o2: Int, _ o3: Int,
                      _ w: UnsafePointer<SIMD8<Int32>>, _ count: Int,
                      _ c0: inout SIMD8<Int32>, _ c1: inout SIMD8<Int32>, _ c2: inout SIMD8<Int32>, _ c3: inout SIMD8<Int32>) {
-        @inline(__always) func pair(_ q: Int, _ s0: Int16, _ t0: Int16, _ s1: Int16, _ t1: Int16,
-                                    _ s2: Int16, _ t2: Int16, _ s3: Int16, _ t3: Int16) {
+        pairLoop(a, o1, o2, o3, count) { q, s0, t0, s1, t1, s2, t2, s3, t3 in
             let (wk, wn) = halves(w[q])
             mac(&c0, wk, s0, wn, t0); mac(&c1, wk, s1, wn, t1); mac(&c2, wk, s2, wn, t2); mac(&c3, wk, s3, wn, t3)
         }
+    }
+
+    /// Runs `pair(q, s0, t0, …, s3, t3)` for every pair q of `count`, with (s, t) pixel i's two
+    /// activations of that pair (pixel i at `a + oi`, o0 = 0): four pairs at a time from one
+    /// vector load per pixel, the lane indices constant so that each becomes the by-element
+    /// operand of an `SMLAL`; then the last pairs one at a time.
+    @inline(__always)
+    static func pairLoop(_ a: UnsafeRawPointer, _ o1: Int, _ o2: Int, _ o3: Int, _ count: Int,
+                         _ pair: (Int, Int16, Int16, Int16, Int16, Int16, Int16, Int16, Int16) -> Void) {
         var q = 0
         while q + 4 <= count {
             let x = a + 4 * q
