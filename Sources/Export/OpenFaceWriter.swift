@@ -46,16 +46,7 @@ struct OpenFaceWriter {
         let out = try OutputFile(path: "\(dir)/\(Self.fileName)", relativePath: Self.fileName)
         try out.append(Self.columns.joined(separator: ", ") + "\n")
         let geometry = FaceGeometry68(layout: session.layout, camera: ExportCamera.of(session.metadata))
-        let reader = try session.framesReader()
-        var firstNs: Int64? = nil
-        while try reader.nextBatch({ _, batch, n in
-            for k in 0..<n {
-                let f = reader.view(batch, k)
-                let t0 = firstNs ?? f.monotonicNs
-                firstNs = t0
-                try row(out, f, seconds: Double(f.monotonicNs &- t0) / 1e9, geometry)
-            }
-        }) {}
+        try session.framesReader().forEachFrame { f, seconds in try row(out, f, seconds: seconds, geometry) }
         return try out.finish()
     }
 

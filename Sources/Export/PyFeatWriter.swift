@@ -76,21 +76,14 @@ struct PyFeatWriter {
         let camera = ExportCamera.of(session.metadata)
         let geometry = FaceGeometry68(layout: session.layout, camera: camera)
         let input = "," + Self.csvField(Self.input(session.metadata)) + ","
-        let reader = try session.framesReader()
-        var firstNs: Int64? = nil
-        while try reader.nextBatch({ _, batch, n in
-            for k in 0..<n {
-                let f = reader.view(batch, k)
-                let t0 = firstNs ?? f.monotonicNs
-                firstNs = t0
-                try row(out, f, geometry, camera: camera)
-                try out.append(input)
-                try out.append(String(f.frameIndex))
-                try out.append(byte: UInt8(ascii: ","))
-                try out.append(Self.approxTime(Double(f.monotonicNs &- t0) / 1e9))
-                try out.append(byte: UInt8(ascii: "\n"))
-            }
-        }) {}
+        try session.framesReader().forEachFrame { f, seconds in
+            try row(out, f, geometry, camera: camera)
+            try out.append(input)
+            try out.append(String(f.frameIndex))
+            try out.append(byte: UInt8(ascii: ","))
+            try out.append(Self.approxTime(seconds))
+            try out.append(byte: UInt8(ascii: "\n"))
+        }
         return try out.finish()
     }
 

@@ -4,10 +4,11 @@ import Glibc
 #endif
 
 /// The private directory where file-based parsers find their input: `$FACEKIT_FUZZ_SCRATCH`
-/// (scripts/fuzz makes one per run and removes it) or a directory of this process under /tmp.
+/// (scripts/fuzz makes one per run and removes it) or a directory of this process in the
+/// system's temporary directory ($TMPDIR).
 enum FuzzScratch {
     static let directory: String = {
-        let d = ProcessInfo.processInfo.environment["FACEKIT_FUZZ_SCRATCH"] ?? "/tmp/facekit-fuzz-\(getpid())"
+        let d = ProcessInfo.processInfo.environment["FACEKIT_FUZZ_SCRATCH"] ?? NSTemporaryDirectory() + "facekit-fuzz-\(getpid())"
         mkdir(d, 0o700)
         return d
     }()

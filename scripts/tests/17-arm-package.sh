@@ -15,11 +15,13 @@ DEB=$(ls "$CACHE"/arm/out/facekit_*_arm64.deb | tail -1)
 S="$CACHE/arm/sysroot-arm64"
 echo "ARM-FIGURE: deb=$(basename "$DEB") bytes=$(stat -c %s "$DEB") installed_kb=$(dpkg-deb -f "$DEB" Installed-Size)"
 
-W=$(mktemp -d /tmp/facekit-armpkg.XXXXXX); trap 'rm -rf "$W"' EXIT
+W=$(mktemp -d -t facekit-armpkg.XXXXXX); trap 'rm -rf "$W"' EXIT
 dpkg-deb -x "$DEB" "$W/root"; dpkg-deb -e "$DEB" "$W/DEBIAN"
 has() { [ -e "$W/root/$1" ]; }
-FK="$W/root/usr/bin/facekit"   # the packaged binary, in the extracted package tree
-check "files in place" has usr/bin/facekit
+# Paths inside the package, relative to the tree it is extracted to.
+PKG_BIN=usr/bin/facekit PKG_MODEL=usr/share/facekit/facekit.fkm
+FK="$W/root/$PKG_BIN"   # the packaged binary
+check "files in place" has "$PKG_BIN"
 for f in usr/bin/facekit-depth-host usr/lib/facekit/depth/libfacekit-depth-replay.so usr/lib/facekit/depth/libfacekit-depth-v4l2.so \
          usr/share/facekit/facekit.fkm usr/share/facekit/geometry_pipeline_metadata_landmarks.binarypb etc/facekit/facekit.json \
          usr/lib/systemd/system/facekit.service usr/lib/tmpfiles.d/facekit.conf usr/share/doc/facekit/copyright \
@@ -27,7 +29,7 @@ for f in usr/bin/facekit-depth-host usr/lib/facekit/depth/libfacekit-depth-repla
   has "$f" || { echo "FAIL: arm package: $f missing"; rc=1; }
 done
 arch_of() { aarch64-linux-gnu-readelf -h "$W/root/$1" | grep -q 'Machine: *AArch64'; }
-check "facekit is an aarch64 executable" arch_of usr/bin/facekit
+check "facekit is an aarch64 executable" arch_of "$PKG_BIN"
 check "the depth host is an aarch64 executable" arch_of usr/bin/facekit-depth-host
 # The Swift runtime is linked in: nothing from libswiftlang is needed on the target.
 no_swift_runtime() { ! aarch64-linux-gnu-readelf -d "$FK" | grep -q 'libswift\|libFoundation\|libdispatch'; }
@@ -47,14 +49,14 @@ check "lintian: no errors ($(grep -c '^W: ' "$CACHE/arm/out/lintian-arm64.txt") 
 HOST="$REPO/.build/release/facekit"
 [ -x "$HOST" ] || (cd "$REPO" && swift build -c release 2>&1 | tail -1)
 arm() { qemu-aarch64-static -L "$S" "$FK" "$@"; }
-check "facekit model info on the packaged model (aarch64)" arm model info "$W/root/usr/share/facekit/facekit.fkm"
-same_model() { "$HOST" model convert "$MODELS/face_landmarker_v2.task" -o "$W/host.fkm" > /dev/null && cmp -s "$W/host.fkm" "$W/root/usr/share/facekit/facekit.fkm"; }
+check "facekit model info on the packaged model (aarch64)" arm model info "$W/root/$PKG_MODEL"
+same_model() { "$HOST" model convert "$MODELS/face_landmarker_v2.task" -o "$W/host.fkm" > /dev/null && cmp -s "$W/host.fkm" "$W/root/$PKG_MODEL"; }
 check "the packaged model is the host conversion, byte for byte" same_model
 t=$SECONDS
-arm process "$TESTDATA/single_face.mp4" --model "$W/root/usr/share/facekit/facekit.fkm" --out "$W/arm" --format hdf5 \
+arm process "$TESTDATA/single_face.mp4" --model "$W/root/$PKG_MODEL" --out "$W/arm" --format hdf5 \
   --participant armcheck --store "$W/store-arm" > "$W/arm.log" 2>&1 || { tail -5 "$W/arm.log"; echo "FAIL: arm package: process under qemu-aarch64"; rc=1; }
 echo "ARM-FIGURE: process_single_face_qemu_user_seconds=$((SECONDS - t))"
-"$HOST" process "$TESTDATA/single_face.mp4" --model "$W/root/usr/share/facekit/facekit.fkm" --out "$W/x86" --format hdf5 \
+"$HOST" process "$TESTDATA/single_face.mp4" --model "$W/root/$PKG_MODEL" --out "$W/x86" --format hdf5 \
   --participant armcheck --store "$W/store-x86" > "$W/x86.log" 2>&1 || { tail -5 "$W/x86.log"; echo "FAIL: arm package: process on the host"; rc=1; }
 PY="$VENV/bin/python"; [ -x "$PY" ] || PY=python3
 check "aarch64 and x86_64 exports are bit-identical (h5py)" "$PY" "$REPO/scripts/board/compare-exports.py" "$W/x86" "$W/arm"
