@@ -4,7 +4,7 @@
 //   FaceKernelTypes ← FaceKernels (+ FaceKernelsAVX2 on x86_64) ← FaceCore ← FaceTracking ← (facekit)
 //   FaceKernelTypes ← FaceModelFormats ← FaceCore
 //   CV4L2, CJPEG ← Capture
-//   CJPEG ← Recording ← Export → CHDF5
+//   CJPEG ← Recording ← Export → CHDF5, CJPEG (report thumbnails)
 //   CGPIO ← GPIO ← Appliance → Recording, Export, Capture, FaceTracking
 //   LinuxSystem (every syscall, Errno, EINTR retry, CLOCK_MONOTONIC, atomic files) ← every module
 //   that does I/O: Capture, GPIO, Recording, Export, Depth, Appliance, facekit
@@ -106,18 +106,21 @@ let package = Package(
         .target(name: "LinuxSystem"),
         .target(name: "Capture", dependencies: ["CV4L2", "CJPEG", "LinuxSystem"]),
         .target(name: "Recording", dependencies: ["CJPEG", "FaceNames", "CZlib", "LinuxSystem"]),
-        .target(name: "Export", dependencies: ["Recording", "CHDF5", "CZlib", "LinuxSystem"]),
+        .target(name: "Export", dependencies: ["Recording", "CHDF5", "CZlib", "CJPEG", "LinuxSystem"]),
         .target(name: "Depth", dependencies: ["CDepthDriver", "FaceTracking", "Recording", "LinuxSystem"]),
         // Kernel GPIO character device, uAPI v2 (ioctl numbers and structs through CGPIO).
         .target(name: "CGPIO"),
+        // Lab Streaming Layer: liblsl is dlopened at run time (CLSL), so nothing links against it.
+        .target(name: "CLSL"),
+        .target(name: "LabStreaming", dependencies: ["CLSL", "Recording", "FaceNames", "LinuxSystem"]),
         .target(name: "GPIO", dependencies: ["CGPIO", "LinuxSystem"]),
-        .target(name: "Appliance", dependencies: ["Recording", "Export", "Capture", "FaceTracking", "GPIO", "Depth", "LinuxSystem"]),
+        .target(name: "Appliance", dependencies: ["Recording", "Export", "Capture", "FaceTracking", "GPIO", "Depth", "LabStreaming", "LinuxSystem"]),
 
         // argv from glibc's constructor call (Swift's own lookup can miss under qemu-user).
         .target(name: "CProcessArguments"),
         .executableTarget(name: "facekit",
                           dependencies: ["FaceCore", "FaceTracking", "Capture", "Recording", "Export", "Appliance", "Depth",
-                                         "CProcessArguments", "LinuxSystem"]),
+                                         "CProcessArguments", "LabStreaming", "LinuxSystem"]),
 
         .executableTarget(name: "FacekitFuzz", dependencies: ["FaceCore", "Capture", "Recording", "Appliance"]),
 
@@ -133,6 +136,7 @@ let package = Package(
         // Drivers/: C test drivers (good and misbehaving), compiled by the tests with cc.
         .testTarget(name: "DepthTests", dependencies: ["Depth", "Recording", "Export", "FaceTracking", "CDepthDriver", "CZlib", "Appliance", "Capture", "LinuxSystem"], exclude: ["Drivers"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CAllocationCounter", "LinuxSystem"]),
+        .testTarget(name: "LabStreamingTests", dependencies: ["LabStreaming", "Recording", "CAllocationCounter", "LinuxSystem"]),
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceCore", "CAllocationCounter"]),
     ]
 )
