@@ -198,6 +198,8 @@ public final class Exporter: Sendable {
             if let e = try eventsFile(session, events, into: dir) { files.append(e) }
             if options.includeImages { files += try copyImages(images, into: dir) }
         }
+        // Beside the data, in every format: what a researcher opens first to judge the session.
+        files.append(try SessionReport(session: session, events: events).write(into: dir))
         let manifest = ExportManifest(sessionID: session.metadata.sessionID, participant: session.metadata.participant,
                                       format: options.format.rawValue, frameCount: session.frameCount, eventCount: events.count,
                                       createdAt: ISO8601DateFormatter().string(from: Date()), files: files)
@@ -301,7 +303,7 @@ public final class Exporter: Sendable {
     /// Names of the files an export holds (see `writeAll`, TabularWriter, DepthExport).
     static let exportEntries: Set<String> = {
         var names: Set<String> = ["session.json", "events.json", "session.h5", ExportManifest.fileName,
-                                  OpenFaceWriter.fileName, PyFeatWriter.fileName]
+                                  OpenFaceWriter.fileName, PyFeatWriter.fileName, SessionReport.fileName]
         for stem in ["blendshapes", "metadata", "landmarks", "distance_source", "depth"] {
             names.insert(stem + ".csv"); names.insert(stem + ".jsonl")
         }

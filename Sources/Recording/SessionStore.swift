@@ -135,6 +135,9 @@ public final class SessionStore: Sendable {
         let realtime = RealtimeClock.now()
         let mono = Int64(MonotonicClock.now())
         let id = Self.makeID(participant: participant, realtimeNs: realtime)
+        // What recorded the session, for its report and for anyone reading it years later.
+        var device = device
+        device[FacekitVersion.deviceKey] = device[FacekitVersion.deviceKey] ?? FacekitVersion.current
         let meta = SessionMetadata(sessionID: id, participant: participant, state: .recording,
                                    realtimeAnchorNs: realtime, monotonicAnchorNs: mono,
                                    startedAt: Self.iso8601(realtimeNs: realtime), device: device, config: config,

@@ -7,6 +7,7 @@ enum CommandTable {
         SessionsVerifyCommand.self,
         SessionsRecordSyntheticCommand.self,
         ExportCommand.self,
+        ReportCommand.self,
         BenchStorageCommand.self,
         DevicesCommand.self,
         CaptureCommand.self,

@@ -90,7 +90,7 @@ private func export(_ format: ExportFormat, frames: Int = 40, vertices: VertexMo
     @Test func openFaceColumnsAreOpenFace22sInItsOrder() throws {
         let (r, dir) = try export(.openface); defer { dir.cleanup() }
         let names = try FileManager.default.contentsOfDirectory(atPath: r.directory).sorted()
-        #expect(names == ["manifest.json", "openface.csv", "session.json"])
+        #expect(names == ["manifest.json", "openface.csv", "report.html", "session.json"])
         let lines = try readText(r.directory + "/openface.csv").split(separator: "\n")
         #expect(lines[0].hasPrefix("frame, face_id, timestamp, confidence, success, gaze_0_x, gaze_0_y, gaze_0_z, gaze_1_x"))
         let h = openFaceFields(lines[0])
@@ -185,7 +185,7 @@ private func export(_ format: ExportFormat, frames: Int = 40, vertices: VertexMo
         let (r, dir) = try export(format, frames: 12); defer { dir.cleanup() }
         let m = try JSONDecoder().decode(ExportManifest.self, from: Data(contentsOf: URL(fileURLWithPath: r.directory + "/manifest.json")))
         #expect(m.format == format.rawValue && m.frameCount == 12)
-        #expect(m.files.map(\.path) == ["session.json", format == .openface ? "openface.csv" : "pyfeat.csv"])
+        #expect(m.files.map(\.path) == ["session.json", format == .openface ? "openface.csv" : "pyfeat.csv", "report.html"])
         for e in m.files {
             var h = SHA256(); h.update(fileSHA(r.directory + "/" + e.path))
             #expect(h.finalizeHex() == e.sha256 && Int64(fileSHA(r.directory + "/" + e.path).count) == e.size, "\(e.path)")
