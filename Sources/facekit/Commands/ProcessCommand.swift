@@ -4,6 +4,7 @@ import Export
 import FaceCore
 import FaceTracking
 import Foundation
+import LabStreaming
 import LinuxSystem
 import Recording
 
@@ -16,16 +17,17 @@ import Recording
 /// that could be read was tracked and exported. Media that cannot be read at all is an error.
 struct ProcessCommand: Command {
     static let path = ["process"]
-    static let synopsis = "facekit process <media> --out DIR [--format csv|jsonl|hdf5|openface|pyfeat] [--participant ID] [--model FILE] [--max-faces N] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR] " + DepthOptions.synopsis
+    static let synopsis = "facekit process <media> --out DIR [--format csv|jsonl|hdf5|openface|pyfeat] [--participant ID] [--model FILE] [--max-faces N] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR] " + DepthOptions.synopsis + " " + LSLOptions.synopsis
     static let abstract = "Track faces in a video or image file and export the seed's layout (through the session store)."
     let args: ArgumentScanner
     let media: String
     let format: ExportFormat
     let depth: DepthOptions
+    let lsl: LSLOptions
 
     init(arguments: [String]) throws {
-        args = try ArgumentScanner(arguments, valueOptions: Set(["out", "format", "participant", "model", "max-faces", "vertices", "focal-px", "store"]).union(DepthOptions.valueOptions),
-                                   flagOptions: ["image-mode", "no-smoothing"])
+        args = try ArgumentScanner(arguments, valueOptions: Set(["out", "format", "participant", "model", "max-faces", "vertices", "focal-px", "store"]).union(DepthOptions.valueOptions).union(LSLOptions.valueOptions),
+                                   flagOptions: Set(["image-mode", "no-smoothing"]).union(LSLOptions.flagOptions))
         guard args.positionals.count == 1 else { throw UsageError("name one video or image file") }
         media = args.positionals[0]
         _ = try args.required("out")
@@ -33,6 +35,7 @@ struct ProcessCommand: Command {
         format = f
         if let v = args.value("focal-px"), Float(v) == nil { throw UsageError("--focal-px expects a number of pixels, got '\(v)'") }
         depth = try DepthOptions(args)
+        lsl = try LSLOptions(args)
     }
 
     /// Default models: --model, then the MediaPipe bundle in ./models, then the facekit model file.
@@ -83,8 +86,12 @@ struct ProcessCommand: Command {
             do { try attachment.startRecording(directory: recorder.directory, capture: depth.maps, flushIntervalMs: config.flushIntervalMs) }
             catch { printError("facekit: depth maps are not stored: \(error)") }
         }
+        // Streams open (and wait for an inlet) before the first frame's time is taken, so the
+        // replay's sample times are not already seconds old when they are pushed.
+        let lab = lsl.start(media: media, nominalRate: input.nominalRate, recorder: recorder)
         // Frame times: the session's start plus the media timestamp, so exports carry media time.
         let t0 = Int64(MonotonicClock.now())
+        lab?.markers.push("session.start \(participant)", monotonicNs: t0)
         var record = FrameRecord()
         var frames = 0, withFace = 0
         var trackNs: UInt64 = 0
@@ -96,6 +103,7 @@ struct ProcessCommand: Command {
                 if let attachment { _ = tracker.amendFrame { attachment.process(&$0, timestampNs: t0 + tsNs) } }
                 let f = tracker.frame
                 record.fill(from: f, monotonicNs: t0 + tsNs)
+                lab?.face.push(record)
                 frames += 1
                 if f.isFaceTracked { withFace += 1 }
                 switch recorder.appendWaiting(record) {
@@ -105,6 +113,7 @@ struct ProcessCommand: Command {
                 }
             }
         } catch {
+            lab?.close()
             _ = try? recorder.stop()
             throw error is CommandFailure ? error : CommandFailure("\(error)")
         }
@@ -117,6 +126,12 @@ struct ProcessCommand: Command {
             do { stored = try attachment.stopRecording() } catch { printError("facekit: depth maps: \(error)") }
             if let f = attachment.stream.failure, f.kind != .ended { recorder.addEvent("depth off: \(f)", source: "system") }
             printError(DepthOptions.summary(attachment, frames: frames, recording: stored))
+        }
+        if let lab {
+            lab.markers.push("session.stop")
+            // Markers received up to here are session events; the inlet stops before the session.
+            lab.close()
+            printError(LSLOptions.summary(lab))
         }
         let summary = try recorder.stop()
         let out = args.value("out")!
@@ -163,6 +178,12 @@ final class MediaInput {
         if let d = decoder { return (d.width, d.height) }
         if let s = source { return (s.layout.width, s.layout.height) }
         return nil
+    }
+
+    /// Frames per second from the media's timestamps; 0 (irregular) when unknown.
+    var nominalRate: Double {
+        guard let d = decoder, d.timestampsMs.count > 1, let first = d.timestampsMs.first, let last = d.timestampsMs.last, last > first else { return 0 }
+        return Double(d.timestampsMs.count - 1) * 1000 / Double(last - first)
     }
 
     /// What was wrong with the media, once read (a torn last frame, a damaged JPEG); nil if nothing.
