@@ -35,18 +35,18 @@ struct FrameIntervalHistogram {
     }
 
     /// The interval below which a share `q` (0...1) of the intervals lie, to the middle of its
-    /// bin; nil when there are none.
+    /// bin (never past the longest); nil when there are none.
     func quantile(_ q: Double) -> Double? {
         guard count > 0 else { return nil }
         let rank = max(1, Int((q * Double(count)).rounded(.up)))
         var seen = 0
         for i in 0..<Self.fineBins {
             seen += fine[i]
-            if seen >= rank { let e = Self.fineEdges(i); return (e.0 + e.1) / 2 }
+            if seen >= rank { let e = Self.fineEdges(i); return min(longest, (e.0 + e.1) / 2) }
         }
         for k in 0..<Self.coarseBins {
             seen += coarse[k]
-            if seen >= rank { let e = Self.coarseEdges(k); return (e.0 * e.1).squareRoot() }
+            if seen >= rank { let e = Self.coarseEdges(k); return min(longest, (e.0 * e.1).squareRoot()) }
         }
         return longest
     }

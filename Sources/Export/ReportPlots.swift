@@ -10,15 +10,21 @@ struct ReportPlots {
     struct Pause { var start: Double; var end: Double }
     struct Series { var index: Int; var colour: String; var name: String }
 
-    static let left = 58.0, right = 10.0
+    static let left = 84.0, right = 10.0
+    /// Pixels every timeline is wide, whatever its number of columns.
+    static let plotWidth = 900.0
+    /// Envelope columns (fewer than pixels for a session of fewer frames, so none sits empty).
     let columns: Int
     /// Seconds the columns cover.
     let span: Double
     let markers: [Marker]
     let pauses: [Pause]
-    var width: Double { Self.left + Double(columns) + Self.right }
+    var width: Double { Self.left + Self.plotWidth + Self.right }
+    var columnWidth: Double { Self.plotWidth / Double(columns) }
 
-    @inline(__always) func x(_ t: Double) -> Double { Self.left + max(0, min(Double(columns), t / max(span, 1e-9) * Double(columns))) }
+    @inline(__always) func x(_ t: Double) -> Double { Self.left + max(0, min(Self.plotWidth, t / max(span, 1e-9) * Self.plotWidth)) }
+    /// Left edge of column `c`.
+    @inline(__always) func x(column c: Int) -> Double { Self.left + Double(c) * columnWidth }
 
     static func n(_ v: Double) -> String { String(format: "%.1f", v) }
 
@@ -43,7 +49,7 @@ struct ReportPlots {
             guard x1 > x0 else { continue }
             s += "<rect class=\"pause\" x=\"\(Self.n(x0))\" y=\"\(Self.n(top))\" width=\"\(Self.n(max(1, x1 - x0)))\" height=\"\(Self.n(h))\"><title>paused \(ReportFormat.clock(p.start, tenths: true))–\(ReportFormat.clock(p.end, tenths: true))</title></rect>"
         }
-        return s + "<rect class=\"frame\" x=\"\(Self.n(Self.left))\" y=\"\(Self.n(top))\" width=\"\(columns)\" height=\"\(Self.n(h))\"/>"
+        return s + "<rect class=\"frame\" x=\"\(Self.n(Self.left))\" y=\"\(Self.n(top))\" width=\"\(Self.n(Self.plotWidth))\" height=\"\(Self.n(h))\"/>"
     }
 
     /// Markers and the time axis, drawn over the data.
@@ -55,10 +61,11 @@ struct ReportPlots {
             s += "<text class=\"mnum\" x=\"\(Self.n(x(m.time) + 2))\" y=\"\(Self.n(top + 9))\">\(m.number)</text>"
         }
         if axis {
-            for t in timeTicks() {
+            let ticks = timeTicks()
+            for t in ticks {
                 let tx = Self.n(x(t))
                 s += "<line class=\"tick\" x1=\"\(tx)\" y1=\"\(Self.n(top + h))\" x2=\"\(tx)\" y2=\"\(Self.n(top + h + 4))\"/>"
-                s += "<text class=\"tl\" x=\"\(tx)\" y=\"\(Self.n(top + h + 14))\">\(ReportFormat.clock(t))</text>"
+                s += "<text class=\"tl\" x=\"\(tx)\" y=\"\(Self.n(top + h + 14))\">\(ReportFormat.clock(t, tenths: ticks.count > 1 && ticks[1] < 1))</text>"
             }
         }
         return s
@@ -73,7 +80,7 @@ struct ReportPlots {
         s += "<text class=\"name\" x=\"2\" y=\"\(Self.n(top + 11))\">\(HTMLText.escape(title, limit: 12))</text>"
         for (v, label) in yTicks {
             let y = Self.n(yPos(v, range, top, h))
-            s += "<line class=\"grid\" x1=\"\(Self.n(Self.left))\" y1=\"\(y)\" x2=\"\(Self.n(Self.left + Double(columns)))\" y2=\"\(y)\"/>"
+            s += "<line class=\"grid\" x1=\"\(Self.n(Self.left))\" y1=\"\(y)\" x2=\"\(Self.n(Self.left + Self.plotWidth))\" y2=\"\(y)\"/>"
             s += "<text class=\"yl\" x=\"\(Self.n(Self.left - 3))\" y=\"\(Self.n(yPos(v, range, top, h) + 3))\">\(label)</text>"
         }
         for ser in series {
@@ -99,11 +106,11 @@ struct ReportPlots {
             while end + 1 < e.columns && e.range(series: s, column: end + 1) != nil { end += 1 }
             for k in c...end {
                 let v = e.range(series: s, column: k)!
-                d += (k == c ? "M" : "L") + Self.n(Self.left + Double(k) + 0.5) + " " + Self.n(yPos(Double(v.high), r, top, h))
+                d += (k == c ? "M" : "L") + Self.n(x(column: k) + columnWidth / 2) + " " + Self.n(yPos(Double(v.high), r, top, h))
             }
             for k in stride(from: end, through: c, by: -1) {
                 let v = e.range(series: s, column: k)!
-                d += "L" + Self.n(Self.left + Double(k) + 0.5) + " " + Self.n(yPos(Double(v.low), r, top, h))
+                d += "L" + Self.n(x(column: k) + columnWidth / 2) + " " + Self.n(yPos(Double(v.low), r, top, h))
             }
             d += "Z"
             c = end + 1
@@ -121,7 +128,7 @@ struct ReportPlots {
         s += "<text class=\"name\" x=\"2\" y=\"\(Self.n(top + 11))\">\(HTMLText.escape(title, limit: 12))</text>"
         for (v, label) in yTicks {
             let y = yPos(v, (0, maximum), top, h)
-            s += "<line class=\"grid\" x1=\"\(Self.n(Self.left))\" y1=\"\(Self.n(y))\" x2=\"\(Self.n(Self.left + Double(columns)))\" y2=\"\(Self.n(y))\"/>"
+            s += "<line class=\"grid\" x1=\"\(Self.n(Self.left))\" y1=\"\(Self.n(y))\" x2=\"\(Self.n(Self.left + Self.plotWidth))\" y2=\"\(Self.n(y))\"/>"
             s += "<text class=\"yl\" x=\"\(Self.n(Self.left - 3))\" y=\"\(Self.n(y + 3))\">\(label)</text>"
         }
         var base = [Double](repeating: 0, count: columns)
@@ -129,8 +136,8 @@ struct ReportPlots {
             var d = ""
             for c in 0..<columns where layer.values[c] > 0 {
                 let y0 = yPos(base[c], (0, maximum), top, h), y1 = yPos(base[c] + layer.values[c], (0, maximum), top, h)
-                let xc = Self.n(Self.left + Double(c))
-                d += "M\(xc) \(Self.n(y0))V\(Self.n(min(y1, y0 - 0.5)))h1V\(Self.n(y0))Z"
+                let xc = Self.n(x(column: c))
+                d += "M\(xc) \(Self.n(y0))V\(Self.n(min(y1, y0 - 0.5)))h\(Self.n(columnWidth))V\(Self.n(y0))Z"
                 base[c] += layer.values[c]
             }
             s += "<path class=\"bars\" fill=\"\(layer.colour)\" stroke=\"\(layer.colour)\" stroke-width=\"0.3\" d=\"\(d)\"><title>\(HTMLText.escape(layer.name))</title></path>"
@@ -177,7 +184,7 @@ struct ReportPlots {
         for (i, label) in barLabels {
             s += "<text class=\"tl\" x=\"\(n(left + Double(i) * bw))\" y=\"\(n(top + plotH + 13))\">\(HTMLText.escape(label))</text>"
         }
-        s += "<text class=\"tl\" x=\"\(n(left + plotW - bw / 2))\" y=\"\(n(top + plotH + 26))\">\(HTMLText.escape(lastLabel))</text>"
+        s += "<text class=\"yl\" x=\"\(n(left + plotW))\" y=\"\(n(top + plotH + 26))\">\(HTMLText.escape(lastLabel))</text>"
         return s + "</svg>"
     }
 }

@@ -46,7 +46,7 @@ enum ReportWarnings {
         }
         let coverage = Double(f.tracked) / Double(f.frames)
         if coverage < minCoverage {
-            let longest = f.gapCount > 0 ? "; \(f.gapCount) gaps over \(Int(SessionQuality.gapSeconds)) s, the longest \(ReportFormat.duration(f.longestGapSeconds))" : ""
+            let longest = f.gapCount > 0 ? "; \(ReportFormat.count(f.gapCount, "gap", "gaps")) over \(Int(SessionQuality.gapSeconds)) s, the longest \(ReportFormat.duration(f.longestGapSeconds))" : ""
             out.append(.init(kind: .lowCoverage, text: "Low tracking coverage: a face in \(ReportFormat.percent(coverage)) of frames (below \(ReportFormat.percent(minCoverage)))\(longest)."))
         }
         let lost = Double(f.recorderDropped) + Double(f.cameraMissed) + Double(f.damagedRecords)
@@ -57,7 +57,7 @@ enum ReportWarnings {
             out.append(.init(kind: .damaged, text: "\(f.damagedRecords) stored frames are damaged on the card and left out (listed as gaps in session.json)."))
         }
         if f.clockJumps > 0 {
-            out.append(.init(kind: .clockJumps, text: "\(f.clockJumps) clock jumps: frame times went backwards, stood still or leapt over \(Int(SessionQuality.clockLeapSeconds)) s within a recording segment; times near them are unreliable."))
+            out.append(.init(kind: .clockJumps, text: "\(ReportFormat.count(f.clockJumps, "clock jump", "clock jumps")): frame times went backwards, stood still or leapt over \(Int(SessionQuality.clockLeapSeconds)) s within a recording segment; times near them are unreliable."))
         }
         if f.imagesDropped > 0 {
             out.append(.init(kind: .imagesDropped, text: "\(f.imagesDropped) images were not stored (the encoder was behind)."))
@@ -70,9 +70,13 @@ enum ReportWarnings {
 enum ReportFormat {
     static func percent(_ share: Double) -> String { String(format: "%.1f %%", share * 100) }
 
-    /// "1:02:03", "2:03" or "3.4 s".
+    /// "1 gap", "3 gaps".
+    static func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
+
+    /// "1:02:03", "2:03", "3.4 s" or "40 ms".
     static func duration(_ s: Double) -> String {
         guard s.isFinite else { return "–" }
+        if abs(s) < 1 { return String(format: "%.0f ms", s * 1000) }
         if abs(s) < 60 { return String(format: "%.1f s", s) }
         return clock(s)
     }

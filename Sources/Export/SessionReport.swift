@@ -16,8 +16,9 @@ import Recording
 /// the session: every timeline is decimated to one min/max envelope per pixel column.
 public struct SessionReport {
     public static let fileName = "report.html"
-    /// Pixel columns of every timeline.
-    static let columns = 900
+    /// Columns of every timeline at most (one per pixel); a session of fewer frames gets one
+    /// column per frame, so no column of a steady recording is empty.
+    static let maxColumns = Int(ReportPlots.plotWidth)
     /// Markers drawn and listed; a session with more says how many were left out.
     static let maxMarkers = 400
 
@@ -50,7 +51,8 @@ public struct SessionReport {
             firstNs = try reader.frame(at: 0).monotonicNs
             lastNs = try reader.frame(at: reader.count - 1).monotonicNs
         }
-        var q = SessionQuality(firstNs: firstNs, lastNs: lastNs, segmentStartsNs: m.segments.map(\.startMonotonicNs), columns: Self.columns)
+        let columns = max(1, min(Self.maxColumns, reader.count))
+        var q = SessionQuality(firstNs: firstNs, lastNs: lastNs, segmentStartsNs: m.segments.map(\.startMonotonicNs), columns: columns)
         reader.seek(to: 0)
         while try reader.nextBatch({ _, batch, n in
             for k in 0..<n { q.add(reader.view(batch, k)) }
@@ -70,7 +72,7 @@ public struct SessionReport {
             guard let end = m.segments[k].endMonotonicNs else { continue }
             pauses.append(.init(start: SessionQuality.seconds(end, since: firstNs), end: SessionQuality.seconds(m.segments[k + 1].startMonotonicNs, since: firstNs)))
         }
-        let plots = ReportPlots(columns: Self.columns, span: span, markers: drawn, pauses: pauses)
+        let plots = ReportPlots(columns: columns, span: span, markers: drawn, pauses: pauses)
 
         var facts = QualityFacts()
         facts.frames = q.frames; facts.tracked = q.tracked
@@ -94,7 +96,7 @@ public struct SessionReport {
         h.table(rows: metadataRows(q, span: span, facts: facts), cls: "meta")
 
         h.heading("Action units", level: 2)
-        h.paragraph("The 14 AUs (0–1) over the session, one pixel column per \(ReportFormat.duration(q.envelope.secondsPerColumn)): the band spans each column's minimum to maximum, so a short spike keeps its height. Markers are numbered red lines (listed below), pauses grey.", cls: "note")
+        h.paragraph("The 14 AUs (0–1) over the session, one column per \(ReportFormat.duration(q.envelope.secondsPerColumn)): the band spans each column's minimum to maximum, so a short spike keeps its height. Markers are numbered red lines (listed below), pauses grey.", cls: "note")
         if !drawn.isEmpty { h.raw(plots.markerLane(id: "markers")) }
         let auColours = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                          "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39"]
@@ -113,7 +115,7 @@ public struct SessionReport {
                                       .init(index: SessionQuality.yaw, colour: "#d62728", name: "yaw"),
                                       .init(index: SessionQuality.roll, colour: "#2ca02c", name: "roll")],
                              range: (-poseLimit, poseLimit), yTicks: [(-poseLimit, "\(Int(-poseLimit))°"), (0, "0°"), (poseLimit, "\(Int(poseLimit))°")], height: 90))
-        h.paragraph("Pitch <span class=\"k\" style=\"color:#1f77b4\">■</span> yaw <span class=\"k\" style=\"color:#d62728\">■</span> roll <span class=\"k\" style=\"color:#2ca02c\">■</span> in degrees.", cls: "note", escaped: false)
+        h.paragraph("<span class=\"k\" style=\"color:#1f77b4\">■</span> pitch, <span class=\"k\" style=\"color:#d62728\">■</span> yaw, <span class=\"k\" style=\"color:#2ca02c\">■</span> roll, in degrees.", cls: "note", escaped: false)
         let distMax = Double(q.envelope.extent(series: SessionQuality.distance)?.high ?? 1)
         let distLimit = max(0.2, (distMax.isFinite ? distMax : 1) * 10).rounded(.up) / 10
         h.raw(plots.timeline(id: "distance", title: "Distance", envelope: q.envelope,
@@ -122,7 +124,7 @@ public struct SessionReport {
 
         h.heading("Tracking coverage", level: 2)
         h.paragraph("A face in \(q.coverage.map(ReportFormat.percent) ?? "–") of \(q.frames) frames. Bars: the share of each column's frames with a face (empty columns had no frames).", cls: "note")
-        let cover = (0..<Self.columns).map { c in q.framesPerColumn[c] > 0 ? Double(q.trackedPerColumn[c]) / Double(q.framesPerColumn[c]) : 0 }
+        let cover = (0..<columns).map { c in q.framesPerColumn[c] > 0 ? Double(q.trackedPerColumn[c]) / Double(q.framesPerColumn[c]) : 0 }
         h.raw(plots.columnBars(id: "coverage", title: "Coverage", layers: [(cover, "#2ca02c", "share of frames with a face")], maximum: 1,
                                yTicks: [(0, "0"), (0.5, "50%"), (1, "100%")]))
         gapsTable(&h, q)
@@ -150,7 +152,7 @@ public struct SessionReport {
             ("State", m.state.rawValue),
             ("Start (UTC)", m.startedAt),
             ("Duration", "\(ReportFormat.duration(span)) from the first to the last frame" + (m.segments.count > 1 ? "; \(ReportFormat.duration(recorded)) recorded in \(m.segments.count) segments" : "")),
-            ("Frames", "\(q.frames) stored" + (q.period.map { String(format: " · %.2f fps (median interval)", 1 / $0) } ?? "")),
+            ("Frames", "\(q.frames) stored" + (q.intervals.quantile(0.5).map { String(format: " · %.2f fps (median interval)", 1 / $0) } ?? "")),
             ("Camera", camera),
             ("Model file", m.config.extra["model"] ?? "not recorded"),
             ("Model SHA-256", m.config.extra[FacekitVersion.modelHashKey] ?? "not recorded"),
@@ -169,7 +171,7 @@ public struct SessionReport {
             h.paragraph("No stretch without a face longer than \(Int(SessionQuality.gapSeconds)) s.", cls: "note")
             return
         }
-        h.paragraph("\(q.gapCount) stretches without a face longer than \(Int(SessionQuality.gapSeconds)) s, \(ReportFormat.duration(q.gapSecondsTotal)) in all" + (q.gapCount > q.gaps.count ? " (the first \(q.gaps.count) listed)" : "") + ":", cls: "note")
+        h.paragraph("\(ReportFormat.count(q.gapCount, "stretch", "stretches")) without a face longer than \(Int(SessionQuality.gapSeconds)) s, \(ReportFormat.duration(q.gapSecondsTotal)) in all" + (q.gapCount > q.gaps.count ? " (the first \(q.gaps.count) listed)" : "") + ":", cls: "note")
         h.table(header: ["#", "from", "to", "length"], rows: q.gaps.enumerated().map { i, g in
             ["\(i + 1)", ReportFormat.clock(g.start, tenths: true), ReportFormat.clock(g.end, tenths: true), ReportFormat.duration(g.end - g.start)]
         }, cls: "gaps")
@@ -185,7 +187,7 @@ public struct SessionReport {
         let p95 = q.intervals.quantile(0.95), p99 = q.intervals.quantile(0.99)
         func ms(_ v: Double?) -> String { v.map { String(format: "%.1f ms", $0 * 1000) } ?? "–" }
         h.paragraph("Intervals between consecutive frames within a segment: median \(ms(median)), p95 \(ms(p95)), p99 \(ms(p99)), longest \(ms(q.intervals.count > 0 ? q.intervals.longest : nil)). Log scale; the last bar holds everything from \(String(format: "%.0f ms", end * 1000)) up.", cls: "note")
-        h.raw(ReportPlots.histogram(id: "intervals", title: "Frame intervals", counts: counts, barLabels: labels, lastLabel: "≥ \(String(format: "%.0f", end * 1000))"))
+        h.raw(ReportPlots.histogram(id: "intervals", title: "Frame intervals", counts: counts, barLabels: labels, lastLabel: "last bar: ≥ \(String(format: "%.0f", end * 1000)) ms"))
         h.table(header: ["stage", "frames lost", "how it is known"], rows: [
             ["camera → recorder", "\(facts.cameraMissed)", "estimated from the frame times: a step of n periods lost n − 1 frames"],
             ["recorder queue", "\(facts.recorderDropped)", "counted by the recorder when its queue was full"],
@@ -198,13 +200,13 @@ public struct SessionReport {
             let top = max(1, peak)
             h.raw(plots.columnBars(id: "drops", title: "Lost", layers: [(camera, "#ff7f0e", "camera → recorder (estimated)"), (recorder, "#d62728", "recorder queue")],
                                    maximum: top, yTicks: [(0, "0"), (top, String(Int(top)))]))
-            h.paragraph("Frames lost per column: camera → recorder <span class=\"k\" style=\"color:#ff7f0e\">■</span> recorder queue <span class=\"k\" style=\"color:#d62728\">■</span>", cls: "note", escaped: false)
+            h.paragraph("Frames lost per column: <span class=\"k\" style=\"color:#ff7f0e\">■</span> camera → recorder (estimated), <span class=\"k\" style=\"color:#d62728\">■</span> recorder queue.", cls: "note", escaped: false)
         } else {
             h.raw(plots.columnBars(id: "drops", title: "Lost", layers: [(camera, "#ff7f0e", "camera → recorder (estimated)")], maximum: 1, yTicks: [(0, "0"), (1, "1")]))
             h.paragraph("No frame was lost between the camera and the card.", cls: "note")
         }
         if q.clockJumpCount > 0 {
-            h.paragraph("\(q.clockJumpCount) clock jumps" + (q.clockJumpCount > q.clockJumps.count ? " (the first \(q.clockJumps.count) listed)" : "") + ":", cls: "note")
+            h.paragraph(ReportFormat.count(q.clockJumpCount, "clock jump", "clock jumps") + (q.clockJumpCount > q.clockJumps.count ? " (the first \(q.clockJumps.count) listed)" : "") + ":", cls: "note")
             h.table(header: ["at", "step"], rows: q.clockJumps.map { [ReportFormat.clock($0.at, tenths: true), String(format: "%.3f s", $0.step)] }, cls: "jumps")
         }
     }
@@ -280,7 +282,7 @@ struct ReportPage {
     svg.plot{display:block;margin:0}
     .frame{fill:none;stroke:#999;stroke-width:.5}.grid{stroke:#e4e4e4;stroke-width:.5}.tick{stroke:#999}
     .pause{fill:#ddd}.marker{stroke:#c00;stroke-width:.8;stroke-dasharray:3 2}
-    .env{fill-opacity:.45;stroke-width:.6}.hbar{fill:#4a79a8}.hbar.over{fill:#c0392b}
+    .env{fill-opacity:.45;stroke-width:1;stroke-linecap:round;stroke-linejoin:round}.hbar{fill:#4a79a8}.hbar.over{fill:#c0392b}
     text{font:9px sans-serif;fill:#444}.yl{text-anchor:end}.tl{text-anchor:middle}.name{font-weight:bold;font-size:10px}
     .mnum{fill:#c00;font-size:8px}.mlabel{fill:#900;font-size:9px}
     .thumbs{display:flex;flex-wrap:wrap;gap:6px}.thumbs figure{margin:0;font-size:10px;color:#555;text-align:center}
