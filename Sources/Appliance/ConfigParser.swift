@@ -120,6 +120,7 @@ extension KioskConfig {
             }
             try g.finish()
         }
+        if let l = try r.object("lsl") { c.lsl = try l.lsl() }
         try r.finish()
         try c.checkLineConflicts(file: file)
         try c.checkMountPoint(file: file)

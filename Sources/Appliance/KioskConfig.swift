@@ -105,6 +105,7 @@ public struct KioskConfig: Sendable, Equatable {
     public var inputs: [Input] = []
     public var outputs: [Output] = []
     public var syncPulse: SyncPulse? = nil
+    public var lsl = LSL()
 
     public init() {}
 

@@ -1,4 +1,5 @@
 import Foundation
+import LabStreaming
 import LinuxSystem
 import Recording
 
@@ -33,6 +34,8 @@ public final class KioskDaemon: @unchecked Sendable {
     let log: KioskLog
     let participants: ParticipantCounter
     let exportJob: ExportJob
+    /// Lab Streaming Layer markers: every session change and marker, at its event time.
+    let labMarkers: MarkerOutlet?
     /// How often the control thread wakes without messages (camera and recorder checks).
     let tickNs: Int64
 
@@ -51,7 +54,8 @@ public final class KioskDaemon: @unchecked Sendable {
 
     public init(config: KioskConfig, recorder: any KioskRecorder, inputs: (any KioskInputs)?, outputs: (any KioskOutputs)?,
                 notifier: SystemdNotifier = SystemdNotifier(), log: KioskLog = KioskLog(),
-                exportJob: @escaping ExportJob, tickMs: Int = 250) {
+                exportJob: @escaping ExportJob, tickMs: Int = 250, labMarkers: MarkerOutlet? = nil) {
+        self.labMarkers = labMarkers
         self.config = config
         self.recorder = recorder
         self.inputs = inputs
@@ -182,6 +186,7 @@ public final class KioskDaemon: @unchecked Sendable {
                 let participant = try participants.next()
                 let id = try recorder.start(participant: participant)
                 sessionID = id
+                labMarkers?.push("session.start \(participant)", monotonicNs: eventTimeNs)
                 let pulse = outputs?.syncPulse()
                 log.log("session.started", ["session": id, "participant": participant, "syncPulseNs": pulse ?? 0])
             } catch {
@@ -190,6 +195,7 @@ public final class KioskDaemon: @unchecked Sendable {
             }
         case .stopSession:
             do {
+                labMarkers?.push("session.stop", monotonicNs: eventTimeNs)
                 let s = try recorder.stop()
                 log.log("session.stopped", ["session": s.sessionID, "frames": s.frameCount, "state": s.state.rawValue])
             } catch {
@@ -197,13 +203,16 @@ public final class KioskDaemon: @unchecked Sendable {
             }
             sessionID = nil
         case .pauseSession:
+            labMarkers?.push("pause", monotonicNs: eventTimeNs)
             do { try recorder.pause(); log.log("session.paused", ["session": sessionID ?? ""]) }
             catch { log.log("session.pause-failed", ["error": "\(error)"]) }
         case .resumeSession:
+            labMarkers?.push("resume", monotonicNs: eventTimeNs)
             do { try recorder.resume(); log.log("session.resumed", ["session": sessionID ?? ""]) }
             catch { log.log("session.resume-failed", ["error": "\(error)"]) }
         case .marker(let label):
             recorder.addEvent(label, source: "gpio", monotonicNs: eventTimeNs)
+            labMarkers?.push("marker:" + label, monotonicNs: eventTimeNs)
             log.log("marker", ["session": sessionID ?? "", "label": label, "timestampNs": eventTimeNs ?? 0])
         case .startExport:
             startExport()

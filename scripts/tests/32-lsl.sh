@@ -25,6 +25,18 @@ grep -q "Lab Streaming Layer is off: cannot load .*no-such-liblsl.so.2.*install 
 grep -q "^session " "$W/nolib.out" || die "no session exported without liblsl"
 echo "PASS: 32-lsl: without liblsl: $(grep -o 'Lab Streaming Layer is off: cannot load [^ ]*' "$W/nolib.err")…; session exported"
 
+log "LabStreaming suites against the pinned liblsl (clock proof, markers over loopback, sender restart)"
+if ls "$REPO"/.build/debug/*PackageTests.xctest >/dev/null 2>&1; then
+  if FACEKIT_LSL_LIBRARY="$LIB" unshare -rn sh -c 'ip link set lo up && exec swift test --skip-build --filter "LSLLibraryTests|MarkerLoopbackTests|SampleRingTests"' \
+       > "$W/swift.txt" 2>&1 && grep -q "MarkerLoopbackTests passed" "$W/swift.txt" && grep -q "localClockIsClockMonotonic() passed" "$W/swift.txt"; then
+    echo "PASS: 32-lsl: $(grep -E "Test run with" "$W/swift.txt" | tail -1)"
+  else
+    grep -E "✘|error" "$W/swift.txt" | head -20; echo "FAIL: 32-lsl: LabStreaming suites"; exit 1
+  fi
+else
+  echo "SKIP: 32-lsl: no test build (swift build --build-tests) for the LabStreaming suites"
+fi
+
 log "pylsl peers on loopback in a private network namespace"
 mkdir -p "$W/peer"
 if unshare -rn sh -c 'ip link set lo up && exec "$0" "$@"' "$VENV/bin/python" "$REPO/scripts/verify/lsl/lsl_peer.py" \

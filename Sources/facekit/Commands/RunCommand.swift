@@ -3,6 +3,7 @@ import Capture
 import Export
 import FaceTracking
 import Foundation
+import LabStreaming
 import Recording
 
 /// `facekit run [--config FILE]`: the kiosk daemon (see Appliance/KioskDaemon.swift), normally
@@ -64,9 +65,27 @@ struct RunCommand: Command {
         } catch {
             log.log("gpio.failed", ["error": "\(error)", "config": configPath])
         }
-        if let io, (config.syncPulse?.everyNFrames ?? 0) > 0 {
-            // On the tracking thread, for each frame handed to the recorder.
-            live.setFrameHook { _, _, recorder in if recorder != nil { io.frameRecorded() } }
+        // Lab Streaming Layer: off unless configured; without liblsl the kiosk runs on without it.
+        var lab: LabSync? = nil
+        if config.lsl.enabled {
+            do {
+                lab = try LabSync(config.lsl.options(camera: config.camera)) { [weak live] m in
+                    live?.addEvent(m.label, source: LabSync.eventSource(m), monotonicNs: m.monotonicNs)
+                }
+                log.log("lsl.started", ["version": lab?.version ?? "", "stream": config.lsl.name, "markers": config.lsl.markersName])
+            } catch {
+                log.log("lsl.failed", ["error": error.message])
+            }
+        }
+        let face = lab?.face
+        let pulseIO = (config.syncPulse?.everyNFrames ?? 0) > 0 ? io : nil
+        if face != nil || pulseIO != nil {
+            // On the tracking thread: every frame to the face stream, and each frame handed to
+            // the recorder to the sync pulse counter.
+            live.setFrameHook { _, record, recorder in
+                face?.push(record)
+                if recorder != nil { pulseIO?.frameRecorded() }
+            }
         }
         let exporter = StickExporter(store: store, mountPoint: config.export.mountPoint,
                                      options: ExportOptions(format: ExportFormat(rawValue: config.export.format) ?? .hdf5,
@@ -74,7 +93,7 @@ struct RunCommand: Command {
         let daemon = KioskDaemon(config: config, recorder: live, inputs: io, outputs: io, log: log,
                                  exportJob: { disk, progress, cancelled throws(KioskError) in
                                      try exporter.run(disk: disk, progress: progress, cancelled: cancelled)
-                                 })
+                                 }, labMarkers: lab?.markers)
         // Sticks: kernel uevents (netlink); polling /sys/block only if that socket is refused.
         // The socket is bound before /sys/block is read, so no stick falls between the two.
         var uevents: UeventMonitor? = nil
@@ -92,6 +111,7 @@ struct RunCommand: Command {
         let code = daemon.run(presentSticks: present)
         uevents?.stop()
         poller.stop()
+        lab?.close()
         return code
     }
 }
