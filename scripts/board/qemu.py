@@ -3,7 +3,7 @@
 
     qemu.py --kernel VMLINUX --initrd INITRD --tests a,b --out DIR [--timeout S]
             [--append "k=v ..."] [--mem MB] [--smp N] [--accel tcg|kvm]
-            [--arch x86_64|aarch64] [--cpu MODEL] [-- extra qemu args]
+            [--arch x86_64|aarch64] [--cpu MODEL] [--cut PHASE:MS] [-- extra qemu args]
 
 x86_64: q35, the PVH vmlinux, console ttyS0. aarch64: -M virt, the arm64 Image, console ttyAMA0
 (the PL011), -cpu MODEL (e.g. cortex-a72, cortex-a76).
@@ -13,6 +13,9 @@ Reads the guest console (board/emulated/init's protocol):
     BOARD: JSON <name> {json}  saved as OUT/results/<name>.json for host-side checks
     BOARD: RESULT rc=N         the guest's verdict; exit status is 0 only for rc=0
     BOARD: POWER-CUT           QEMU is killed at once (a power cut); exit status 3
+    BOARD: PHASE name ...      with --cut PHASE:MS, QEMU is killed MS ms after the line naming
+                               PHASE (a power cut at a chosen moment); exit status 3
+    BOARD: CUT-NOW             with --cut, QEMU is killed at once if the timer has not fired yet
 Everything is logged with host-relative timestamps to OUT/console.log.
 """
 import argparse, json, os, shutil, socket, subprocess, sys, tempfile, threading, time
@@ -31,6 +34,7 @@ def main():
     ap.add_argument("--accel", default="tcg")
     ap.add_argument("--arch", default="x86_64", choices=["x86_64", "aarch64"])
     ap.add_argument("--cpu", default=None)
+    ap.add_argument("--cut", default=None, help="PHASE:MS: kill QEMU MS ms after 'BOARD: PHASE PHASE'")
     ap.add_argument("qemu_args", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     extra = [x for x in a.qemu_args if x != "--"]
@@ -101,6 +105,17 @@ def boot(a, extra, tmp):
             cv.wait_for(lambda: replies, timeout=10)
             return replies[0] if replies else {"error": "no reply within 10 s"}
 
+    cut_phase, _, cut_ms = (a.cut or "").partition(":")
+    cut = {"done": False}
+
+    def power_cut(why):
+        with lock:
+            if cut["done"]:
+                return
+            cut["done"] = True
+        q.kill()
+        out(f"HOST: power cut (qemu killed) {why} wall={time.monotonic() - t0:.3f}s")
+
     timer = threading.Timer(a.timeout, lambda: (out(f"HOST: TIMEOUT after {a.timeout:.0f} s, killing qemu"), q.kill()))
     timer.start()
     result = None
@@ -118,6 +133,10 @@ def boot(a, extra, tmp):
                 out(f"HOST: bad JSON for {name}: {e}: {body[:200]}")
             continue
         out(line)
+        if cut_phase and line.startswith("BOARD: PHASE ") and line.split()[2] == cut_phase:
+            threading.Timer(int(cut_ms) / 1000, power_cut, [f"phase={cut_phase} delay_ms={cut_ms}"]).start()
+        elif cut_phase and line.startswith("BOARD: CUT-NOW"):
+            power_cut(f"phase=after-cycle (the timer for {cut_phase}+{cut_ms} ms had not fired)")
         if line.startswith("BOARD: QMP "):
             req = json.loads(line[len("BOARD: QMP "):])
             dev = req.get("arguments", {}).get("id") if req.get("execute") == "device_del" else None
@@ -140,6 +159,8 @@ def boot(a, extra, tmp):
             out(f"HOST: power cut (qemu killed) wall={time.monotonic() - t0:.1f}s")
             return 3
     q.wait(); timer.cancel()
+    if cut["done"]:
+        return 3
     out(f"HOST: qemu exit={q.returncode} result={result} wall={time.monotonic() - t0:.1f}s")
     return 0 if result == 0 else 1
 

@@ -11,25 +11,7 @@
 source "$(dirname "$0")/../lib/common.sh"
 BIN=${FACEKIT_BIN:-$REPO/.build/release/facekit}
 if [ ! -x "$BIN" ]; then (cd "$REPO" && swift build -c release 2>&1 | tail -1); fi
-# The tracker's model: the main job's, else converted once into the board cache (the guest looks
-# in both places, models/ first). A file this build cannot read (an older model file version) is
-# converted again rather than failing inside the guest.
-if [ -f "$MODELS/facekit.fkm" ] && ! "$BIN" model info "$MODELS/facekit.fkm" > /dev/null 2>&1; then
-  log "models/facekit.fkm is not readable by this build; converting it again"
-  "$BIN" model convert "$MODELS/face_landmarker_v2.task" -o "$MODELS/facekit.fkm" > /dev/null || die "converting the model"
-fi
-if [ -f "$CACHE/board/kiosk-model.fkm" ] && ! "$BIN" model info "$CACHE/board/kiosk-model.fkm" > /dev/null 2>&1; then
-  rm -f "$CACHE/board/kiosk-model.fkm"
-fi
-if [ ! -f "$MODELS/facekit.fkm" ] && [ ! -f "$CACHE/board/kiosk-model.fkm" ]; then
-  mkdir -p "$CACHE/board"
-  "$BIN" model convert "$MODELS/face_landmarker_v2.task" -o "$CACHE/board/kiosk-model.fkm.tmp" > /dev/null \
-    && mv "$CACHE/board/kiosk-model.fkm.tmp" "$CACHE/board/kiosk-model.fkm" || die "converting the model"
-fi
-# A .fkm holds the three models only; the face geometry it needs is read from beside it.
-if [ -f "$CACHE/board/kiosk-model.fkm" ]; then
-  cp "$MODELS/geometry_pipeline_metadata_landmarks.binarypb" "$CACHE/board/" || die "no face geometry in $MODELS (scripts/fetch-models)"
-fi
+"$REPO/scripts/board/kiosk-model" "$BIN" || exit 1
 OUT=${KIOSK_OUT:-$CACHE/board/kiosk}
 PY="$VENV/bin/python"; [ -x "$PY" ] || PY=python3
 rm -rf "$OUT"; mkdir -p "$OUT"
