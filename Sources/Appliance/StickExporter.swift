@@ -179,8 +179,9 @@ public final class StickExporter: Sendable {
         let exporter = Exporter(store: store)
         for id in pending {
             if cancelled() { throw KioskError("the stick \(node) was removed during the export; nothing is marked exported, plug it (or another) in again") }
-            // Already there from an attempt whose stick was pulled later: keep that copy.
-            if let dir = onStick[id] {
+            // Already there from an attempt whose stick was pulled later: keep that copy, if it
+            // holds every frame the card has (it read back intact; see `completeExports`).
+            if let dir = onStick[id], (try? store.open(id))?.frameCount == dir.frames {
                 done.append((id, dir.name, dir.frames, dir.events))
                 continue
             }
@@ -206,8 +207,11 @@ public final class StickExporter: Sendable {
         return e.kind == .corrupt || e.kind == .io
     }
 
-    /// Exports on the stick whose files all have their manifest's sizes, by session ID. A pulled
-    /// stick keeps the sessions finished before the pull (fsynced, renamed into place).
+    /// Exports on the stick that read back as their manifest says (every file's size and SHA-256,
+    /// session.h5's shapes), by session ID. A pulled stick keeps the sessions finished before the
+    /// pull (fsynced, renamed into place); but a stick can also hold a directory whose sizes are
+    /// right and whose clusters were never written (FAT loses writes in flight at a pull or a power
+    /// cut), or a copied or forged manifest: sizes alone would mark such a session exported.
     func completeExports(in target: String) -> [String: (name: String, frames: Int, events: Int)] {
         let fm = FileManager.default
         var out: [String: (String, Int, Int)] = [:]
@@ -216,10 +220,7 @@ public final class StickExporter: Sendable {
             guard let data = fm.contents(atPath: dir + "/" + ExportManifest.fileName),
                   let m = try? JSONDecoder().decode(ExportManifest.self, from: data),
                   m.format == options.format.rawValue, out[m.sessionID] == nil else { continue }
-            let intact = m.files.allSatisfy { f in
-                ((try? fm.attributesOfItem(atPath: dir + "/" + f.path))?[.size] as? NSNumber)?.int64Value == f.size
-            }
-            if intact { out[m.sessionID] = (name, m.frameCount, m.eventCount) }
+            if (try? Exporter.verifyExisting(m, in: dir, options: options)) != nil { out[m.sessionID] = (name, m.frameCount, m.eventCount) }
         }
         return out
     }

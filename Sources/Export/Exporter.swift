@@ -123,7 +123,7 @@ public final class Exporter: Sendable {
         do {
             var skipped: [SkippedFile] = []
             let files = try writeAll(session: session, events: events, into: staging, options: options, skipped: &skipped)
-            try verify(files, in: staging, options: options, frameCount: session.frameCount)
+            try Self.verify(files, in: staging, options: options, frameCount: session.frameCount)
             try Syscalls.fsyncDirectory(staging).orThrow("export: flushing", staging)
             let final = try moveIntoPlace(staging, target: target, base: base)
             // A stick unmounted (lazily) mid-export keeps accepting writes into the detached
@@ -279,9 +279,21 @@ public final class Exporter: Sendable {
         return out
     }
 
+    /// Checks an export found on a target against its own manifest, as `export` checks a fresh one
+    /// before renaming it into place: every file read back (size and SHA-256), session.h5's shapes.
+    /// An export already on a stick may be a half-written leftover or a hostile forgery; only one
+    /// that passes this may stand in for a new export.
+    public static func verifyExisting(_ manifest: ExportManifest, in dir: String, options: ExportOptions) throws {
+        // Every export holds its session.json; a manifest listing nothing would verify trivially.
+        guard manifest.files.contains(where: { $0.path == "session.json" }) else {
+            throw RecordingError(.corrupt, "export: \(dir)/\(ExportManifest.fileName) lists no session.json", path: dir)
+        }
+        try verify(manifest.files, in: dir, options: options, frameCount: manifest.frameCount)
+    }
+
     /// Reads every file back and compares size and SHA-256 with the manifest; for HDF5 also reopens
     /// the file with libhdf5 and checks the dataset shapes.
-    private func verify(_ files: [ManifestEntry], in dir: String, options: ExportOptions, frameCount: Int) throws {
+    private static func verify(_ files: [ManifestEntry], in dir: String, options: ExportOptions, frameCount: Int) throws {
         for f in files {
             let d = try FileDigest.of(dir + "/" + f.path)
             guard d.size == f.size, d.sha256 == f.sha256 else {
