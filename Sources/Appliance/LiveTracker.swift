@@ -99,6 +99,8 @@ public final class LiveTracker: @unchecked Sendable {
     // Owned by the tracking thread.
     private var record: FrameRecord
     private var snapshot: UnsafeMutableRawBufferPointer?
+    /// SHA-256 of the model file named in the session config, recorded in each session.
+    private let modelHash: String?
 
     /// Loads nothing lazily: the tracker's engines are built and warmed here, so the first frame
     /// of a session costs what every other frame costs.
@@ -110,6 +112,9 @@ public final class LiveTracker: @unchecked Sendable {
         try configuration.session.vertices.validate()
         tracker = try FaceTracker(models: models, configuration: configuration.tracker)
         record = FrameRecord()
+        // Which model file each session ran, by content: a path alone outlives the file it named.
+        modelHash = configuration.session.extra[FacekitVersion.modelHashKey]
+            ?? configuration.session.extra["model"].flatMap { try? FileDigest.sha256(ofFile: $0) }
     }
 
     /// Dropped without `shutdown`: stop what runs without waiting for the tracking thread (this may
@@ -167,6 +172,7 @@ public final class LiveTracker: @unchecked Sendable {
         device["size"] = "\(source.layout.width)x\(source.layout.height)"
         var session = configuration.session
         session.extra["engine"] = session.extra["engine"] ?? "facekit"
+        if let h = modelHash { session.extra[FacekitVersion.modelHashKey] = h }
         let r = try store.create(participant: participant, device: device, config: session)
         // Depth: maps go to the session's depth.log; if that fails the session records
         // without depth maps, and says so in its own events.

@@ -75,7 +75,10 @@ public struct ManifestEntry: Codable, Sendable, Equatable {
     public var sha256: String
 }
 
-enum FileDigest {
+public enum FileDigest {
+    /// SHA-256 (hex) of a file, e.g. the model file a session records it ran.
+    public static func sha256(ofFile path: String) throws -> String { try of(path).sha256 }
+
     /// SHA-256 and size of an existing file, read through the syscall layer.
     static func of(_ path: String) throws -> (size: Int64, sha256: String) {
         let fd = try Syscalls.open(path, O_RDONLY).orThrow("export: opening", path)

@@ -52,6 +52,8 @@ cmp -s "$p/report.html" "$e/report.html" || die "process and export wrote differ
 cp "$e/report.html" "$OUT/video-report.html"
 render "$OUT/video-report.html" "$OUT/video-report.png"
 "$VENV/bin/python" scripts/verify/report/check_report.py "$OUT/video-report.html" "$OUT/video-report.png" --manifest "$e" --crop
+model="$(sha256sum models/face_landmarker_v2.task | cut -d' ' -f1)"   # the model process uses by default
+grep -q "<td>$model</td>" "$OUT/video-report.html" || die "the report does not give the model file's SHA-256 ($model)"
 
 log "a synthetic session with 4 markers and images: facekit report"
 "$FACEKIT" sessions record-synthetic --store "$W/store" --participant SYN --frames 3000 --events 4 \
