@@ -186,6 +186,32 @@ import Testing
         #expect(html.contains("data-kind=\"interrupted\""))
     }
 
+    @Test func anEditedSessionJSONCannotInjectMarkupEither() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try recordSynthetic(store, frames: 30)
+        var meta = try SessionMetadata.read(from: rec.directory)
+        meta.participant = "</title><script>alert(1)</script>"
+        meta.recovery = "<b onmouseover=alert(2)>x</b>"
+        meta.device["camera"] = "<iframe src=//evil>"
+        meta.config.extra["model"] = "\"><script>"
+        try meta.write(to: rec.directory)
+        let html = try report(store, rec.sessionID)
+        #expect(!html.lowercased().contains("<script") && !html.contains("<b onmouseover") && !html.contains("<iframe"))
+        #expect(html.contains("&lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt;"))
+    }
+
+    @Test func aSessionWithoutFramesStillGetsAReport() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try store.create(participant: "EMPTY")
+        rec.addEvent("before any frame", source: "api", monotonicNs: 5)
+        try rec.stop()
+        let html = try report(store, rec.sessionID)
+        #expect(html.contains("data-kind=\"noFrames\"") && html.contains("before any frame"))
+        #expect(html.components(separatedBy: "<svg class=\"plot\"").count - 1 == 19)
+    }
+
     @Test func theVersionIsTheRepositorysAndSessionsRecordIt() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let file = try String(contentsOf: root.appendingPathComponent("VERSION"), encoding: .utf8)
