@@ -112,7 +112,8 @@ let package = Package(
         .target(name: "CGPIO"),
         // Lab Streaming Layer: liblsl is dlopened at run time (CLSL), so nothing links against it.
         .target(name: "CLSL"),
-        .target(name: "LabStreaming", dependencies: ["CLSL", "Recording", "FaceNames", "LinuxSystem"]),
+        .target(name: "LabStreaming", dependencies: ["CLSL", "Recording", "FaceNames", "FaceTracking", "LinuxSystem"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "GPIO", dependencies: ["CGPIO", "LinuxSystem"]),
         .target(name: "Appliance", dependencies: ["Recording", "Export", "Capture", "FaceTracking", "GPIO", "Depth", "LabStreaming", "LinuxSystem"]),
 
@@ -136,7 +137,7 @@ let package = Package(
         // Drivers/: C test drivers (good and misbehaving), compiled by the tests with cc.
         .testTarget(name: "DepthTests", dependencies: ["Depth", "Recording", "Export", "FaceTracking", "CDepthDriver", "CZlib", "Appliance", "Capture", "LinuxSystem"], exclude: ["Drivers"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CAllocationCounter", "LinuxSystem"]),
-        .testTarget(name: "LabStreamingTests", dependencies: ["LabStreaming", "Recording", "CAllocationCounter", "LinuxSystem"]),
+        .testTarget(name: "LabStreamingTests", dependencies: ["LabStreaming", "Recording", "FaceTracking", "CAllocationCounter", "LinuxSystem"]),
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceCore", "CAllocationCounter"]),
     ]
 )

@@ -4,7 +4,7 @@ import LinuxSystem
 import Recording
 
 /// The face stream: one float32 sample of `FaceChannels` per tracked frame, stamped with the
-/// frame's capture time. The tracking thread only copies the sample into a `SampleRing`; a
+/// frame's capture time. The tracking thread only copies the sample into a `SlotRing`; a
 /// pusher thread hands it to liblsl, so a slow network never slows tracking (a full ring drops
 /// the frame's sample and counts it; the stream says `can_drop_samples`).
 public final class FaceOutlet: @unchecked Sendable {
@@ -22,7 +22,7 @@ public final class FaceOutlet: @unchecked Sendable {
 
     public let options: Options
     private let outlet: clsl_outlet
-    private let ring: SampleRing
+    private let ring: SlotRing<Float, Double>
     private let done = ConditionLock()
     private var finished = false
     private var pushedCount: UInt64 = 0
@@ -36,7 +36,7 @@ public final class FaceOutlet: @unchecked Sendable {
                       extra: [("manufacturer", "facekit")])
         // LSL buffers up to this many seconds for a slow inlet before dropping its oldest data.
         outlet = try info.makeOutlet(maxBufferedSeconds: 360)
-        ring = SampleRing(width: FaceChannels.count, capacity: options.queueCapacity)
+        ring = SlotRing(width: FaceChannels.count, capacity: options.queueCapacity, zero: 0, zeroStamp: 0)
         let t = Thread { [self] in pushLoop() }
         t.name = "lsl-face"
         t.start()
@@ -53,7 +53,7 @@ public final class FaceOutlet: @unchecked Sendable {
     /// never allocates.
     @inline(__always)
     public func push(_ record: FrameRecord) {
-        ring.offer(timestamp: LSLLibrary.timestamp(monotonicNs: record.monotonicNs)) { FaceChannels.fill($0, from: record) }
+        ring.offer { FaceChannels.fill($0, from: record); return LSLLibrary.timestamp(monotonicNs: record.monotonicNs) }
     }
 
     private func pushLoop() {

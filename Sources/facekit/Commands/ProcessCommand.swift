@@ -17,7 +17,7 @@ import Recording
 /// that could be read was tracked and exported. Media that cannot be read at all is an error.
 struct ProcessCommand: Command {
     static let path = ["process"]
-    static let synopsis = "facekit process <media> --out DIR [--format csv|jsonl|hdf5|openface|pyfeat] [--participant ID] [--model FILE] [--max-faces N] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR] " + DepthOptions.synopsis + " " + LSLOptions.synopsis
+    static let synopsis = "facekit process <media> --out DIR [--format csv|jsonl|hdf5|openface|pyfeat] [--participant ID] [--model FILE] [--max-faces N] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR] [--json-stream -|FIFO] " + DepthOptions.synopsis + " " + LSLOptions.synopsis
     static let abstract = "Track faces in a video or image file and export the seed's layout (through the session store)."
     let args: ArgumentScanner
     let media: String
@@ -26,7 +26,7 @@ struct ProcessCommand: Command {
     let lsl: LSLOptions
 
     init(arguments: [String]) throws {
-        args = try ArgumentScanner(arguments, valueOptions: Set(["out", "format", "participant", "model", "max-faces", "vertices", "focal-px", "store"]).union(DepthOptions.valueOptions).union(LSLOptions.valueOptions),
+        args = try ArgumentScanner(arguments, valueOptions: Set(["out", "format", "participant", "model", "max-faces", "vertices", "focal-px", "store", "json-stream"]).union(DepthOptions.valueOptions).union(LSLOptions.valueOptions),
                                    flagOptions: Set(["image-mode", "no-smoothing"]).union(LSLOptions.flagOptions))
         guard args.positionals.count == 1 else { throw UsageError("name one video or image file") }
         media = args.positionals[0]
@@ -90,6 +90,14 @@ struct ProcessCommand: Command {
         // Streams open (and wait for an inlet) before the first frame's time is taken, so the
         // replay's sample times are not already seconds old when they are pushed.
         let lab = lsl.start(media: media, nominalRate: input.nominalRate, recorder: recorder)
+        // The seed's per-frame face JSON, live: `-` is standard output (the summary then goes
+        // to standard error).
+        let jsonTarget = args.value("json-stream")
+        var json: FaceJSONStream? = nil
+        if let j = jsonTarget {
+            do { json = try FaceJSONStream(j == "-" ? .standardOutput : .fifo(j), maxFaces: cfg.maxTrackedFaces) }
+            catch { lab?.close(); _ = try? recorder.stop(); throw CommandFailure(error.description) }
+        }
         // Frame times: the session's start plus the media timestamp, so exports carry media time.
         let t0 = Int64(MonotonicClock.now())
         lab?.markers.push("session.start \(participant)", monotonicNs: t0)
@@ -105,6 +113,7 @@ struct ProcessCommand: Command {
                 let f = tracker.frame
                 record.fill(from: f, monotonicNs: t0 + tsNs)
                 lab?.face.push(record)
+                json?.push(f, monotonicNs: t0 + tsNs)
                 frames += 1
                 if f.isFaceTracked { withFace += 1 }
                 switch recorder.appendWaiting(record) {
@@ -114,6 +123,7 @@ struct ProcessCommand: Command {
                 }
             }
         } catch {
+            json?.close()
             lab?.close()
             _ = try? recorder.stop()
             throw error is CommandFailure ? error : CommandFailure("\(error)")
@@ -128,6 +138,11 @@ struct ProcessCommand: Command {
             if let f = attachment.stream.failure, f.kind != .ended { recorder.addEvent("depth off: \(f)", source: "system") }
             printError(DepthOptions.summary(attachment, frames: frames, recording: stored))
         }
+        if let json {
+            json.close()
+            let c = json.counters
+            printError("facekit: JSON stream to \(json.target): \(c.written) of \(c.frames) frames written, \(c.dropped) dropped (writer behind), \(c.unread) without a reader")
+        }
         if let lab {
             lab.markers.push("session.stop")
             // Markers received up to here are session events; the inlet stops before the session.
@@ -141,8 +156,9 @@ struct ProcessCommand: Command {
         let exporter = Exporter(store: store)
         let result = try exporter.export(sessionID: summary.sessionID, to: out, options: ExportOptions(format: format))
         let ms = frames > 0 ? Double(trackNs) / 1e6 / Double(frames) : 0
-        print("\(media): \(frames) frames, face in \(withFace), \(String(format: "%.1f", ms)) ms/frame tracking (\(models.isFixedPoint ? "fixed-point models, \(KernelISA.best.name) kernels" : "float models"))")
-        print("session \(summary.sessionID) -> \(result.directory) (\(result.files.count) files)")
+        let say: (String) -> Void = jsonTarget == "-" ? { printError($0) } : { print($0) }
+        say("\(media): \(frames) frames, face in \(withFace), \(String(format: "%.1f", ms)) ms/frame tracking (\(models.isFixedPoint ? "fixed-point models, \(KernelISA.best.name) kernels" : "float models"))")
+        say("session \(summary.sessionID) -> \(result.directory) (\(result.files.count) files)")
         return 0
     }
 }

@@ -1,0 +1,116 @@
+import FaceTracking
+import LinuxSystem
+import Foundation
+
+/// The live per-frame face JSON (`FaceJSONEncoder`, one line per frame) to standard output or a
+/// FIFO. The tracking thread encodes into a preallocated ring slot and returns; a writer thread
+/// writes the lines. A slow or absent reader never slows tracking: when the ring is full the
+/// frame's line is dropped and counted, and while a FIFO has no reader lines are counted as
+/// unread (the FIFO is reopened when a reader comes).
+public final class FaceJSONStream: @unchecked Sendable {
+    public enum Target: Sendable, Equatable, CustomStringConvertible {
+        case standardOutput
+        /// An existing FIFO (mkfifo -m 0660 PATH; the consumer's group owns it).
+        case fifo(String)
+        public var description: String {
+            switch self { case .standardOutput: return "standard output"; case .fifo(let p): return p }
+        }
+    }
+
+    public struct Counters: Sendable, Equatable {
+        public var frames: UInt64 = 0, written: UInt64 = 0, dropped: UInt64 = 0, unread: UInt64 = 0
+    }
+
+    public let target: Target
+    private let maxFaces: Int
+    private let ring: SlotRing<UInt8, Int>
+    private var encoder = FaceJSONEncoder()
+    /// Unix time minus CLOCK_MONOTONIC at open: frame times become Unix milliseconds.
+    private let epochOffsetNs: Int64
+    private let lock = ConditionLock()
+    private var fd: Int32 = -1
+    private var lastOpenAttemptNs: Int64 = .min
+    private var written: UInt64 = 0, unread: UInt64 = 0
+    private var finished = false
+
+    /// Checks the target and starts the writer thread.
+    public init(_ target: Target, maxFaces: Int = 1, queueCapacity: Int = 32) throws(JSONStreamError) {
+        self.target = target
+        self.maxFaces = max(1, maxFaces)
+        epochOffsetNs = RealtimeClock.now() - Int64(MonotonicClock.now())
+        ring = SlotRing(width: FaceJSONEncoder.lineCapacity(faces: self.maxFaces), capacity: queueCapacity, zero: 0, zeroStamp: 0)
+        switch target {
+        case .standardOutput:
+            fd = 1
+        case .fifo(let path):
+            switch Syscalls.status(path: path) {
+            case .failure(let e):
+                throw JSONStreamError("\(path): no such FIFO for the face JSON stream; create it with mkfifo -m 0660 \(path) (and chgrp it to the reader's group)", cause: e)
+            case .success(let st):
+                guard st.st_mode & S_IFMT == S_IFIFO else {
+                    throw JSONStreamError("\(path) is a \(Syscalls.fileTypeName(st.st_mode)), not a FIFO; the face JSON stream writes to a FIFO (mkfifo -m 0660 \(path))")
+                }
+            }
+        }
+        // A reader that goes away must cost a line, not the process.
+        Syscalls.ignoreSignal(SIGPIPE)
+        let t = Thread { [self] in writeLoop() }
+        t.name = "face-json"
+        t.start()
+    }
+
+    /// Tracking thread: encodes the frame into the ring. Never blocks, never allocates.
+    public func push(_ frame: FaceFrame, monotonicNs: Int64) {
+        let epoch = monotonicNs &+ epochOffsetNs
+        let n = maxFaces
+        ring.offer { encoder.encode(frame, epochNs: epoch, maxFaces: n, into: $0) }
+    }
+
+    public var counters: Counters {
+        let c = ring.counters
+        return lock.withLock { Counters(frames: c.offered, written: written, dropped: c.dropped, unread: unread) }
+    }
+
+    /// Writes what is queued, then stops the writer thread.
+    public func close() {
+        ring.close()
+        lock.withLock { while !finished { lock.wait() } }
+        if case .fifo = target, fd >= 0 { _ = Syscalls.close(fd); fd = -1 }
+    }
+
+    private func writeLoop() {
+        while ring.take({ p, n in deliver(UnsafeRawBufferPointer(start: p, count: n)) }) {}
+        lock.withLock { finished = true; lock.broadcast() }
+    }
+
+    private func deliver(_ line: UnsafeRawBufferPointer) {
+        if fd < 0, case .fifo(let path) = target {
+            // Opening without O_NONBLOCK would wait for a reader; with it, ENXIO says there is
+            // none. Retried at most every 200 ms.
+            let now = Int64(MonotonicClock.now())
+            if now - lastOpenAttemptNs >= 200_000_000 {
+                lastOpenAttemptNs = now
+                if case .success(let f) = Syscalls.open(path, O_WRONLY | O_NONBLOCK) {
+                    // Blocking from here: a slow reader holds up this thread only.
+                    _ = Syscalls.setNonBlocking(f, false)
+                    fd = f
+                }
+            }
+        }
+        guard fd >= 0 else { lock.withLock { unread &+= 1 }; return }
+        switch Syscalls.writeAll(fd, line) {
+        case .success: lock.withLock { written &+= 1 }
+        case .failure:
+            // EPIPE: the reader left. A FIFO waits for the next reader; standard output is done.
+            lock.withLock { unread &+= 1 }
+            if case .fifo = target { _ = Syscalls.close(fd); fd = -1 } else { fd = -2 }
+        }
+    }
+}
+
+/// The face JSON stream's target is missing or unusable.
+public struct JSONStreamError: DomainError {
+    public var message: String
+    public var cause: SystemCallError?
+    public init(_ message: String, cause: SystemCallError? = nil) { self.message = message; self.cause = cause }
+}
