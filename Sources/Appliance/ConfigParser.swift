@@ -121,6 +121,7 @@ extension KioskConfig {
             try g.finish()
         }
         if let l = try r.object("lsl") { c.lsl = try l.lsl() }
+        if let j = try r.object("jsonStream") { c.jsonStream = try j.jsonStream() }
         try r.finish()
         try c.checkLineConflicts(file: file)
         try c.checkMountPoint(file: file)

@@ -106,6 +106,7 @@ public struct KioskConfig: Sendable, Equatable {
     public var outputs: [Output] = []
     public var syncPulse: SyncPulse? = nil
     public var lsl = LSL()
+    public var jsonStream: JSONStream? = nil
 
     public init() {}
 

@@ -43,6 +43,15 @@ public final class LabSync: @unchecked Sendable {
         if let sel = options.inlet, let onMarker { inlet = try MarkerInlet(sel, handler: onMarker) }
     }
 
+    /// Why LSL cannot reach anyone, when the only network interface is loopback: the kiosk's
+    /// unit runs with PrivateNetwork=yes unless the LSL drop-in is installed. nil otherwise.
+    public static func isolatedNetworkHint() -> String? {
+        guard case .success(let names) = Syscalls.directoryEntries("/sys/class/net"), names.sorted() == ["lo"] else { return nil }
+        return "only the loopback interface is visible, so no other machine can see the streams; if facekit runs "
+            + "under facekit.service, install the LSL drop-in: ln -s /usr/share/facekit/systemd/facekit.service.d/lsl.conf "
+            + "/etc/systemd/system/facekit.service.d/ && systemctl daemon-reload && systemctl restart facekit"
+    }
+
     /// Session event for a received marker: the marker's text as the label; the source says it
     /// came over LSL and carries the clock mapping's uncertainty in microseconds.
     public static func eventSource(_ m: MarkerInlet.Marker) -> String {

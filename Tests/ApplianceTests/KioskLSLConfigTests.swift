@@ -46,3 +46,16 @@ import Testing
         }
     }
 }
+
+@Suite struct KioskJSONStreamConfigTests {
+    @Test func fifoPath() throws {
+        #expect(try KioskConfig.parse(Data("{}".utf8)).jsonStream == nil)
+        let c = try KioskConfig.parse(Data("{\"jsonStream\": {\"fifo\": \"/run//facekit-face.fifo\"}}".utf8))
+        #expect(c.jsonStream == .init(fifo: "/run/facekit-face.fifo"))
+        for (doc, key) in [("{\"jsonStream\": {}}", "jsonStream.fifo"), ("{\"jsonStream\": {\"fifo\": \"face.fifo\"}}", "jsonStream.fifo"),
+                           ("{\"jsonStream\": {\"fifo\": \"/run/f\", \"socket\": \"/run/s\"}}", "jsonStream.socket")] {
+            do { _ = try KioskConfig.parse(Data(doc.utf8)); Issue.record("accepted \(doc)") }
+            catch { #expect(error.keyPath == key, "\(doc) → \(error)") }
+        }
+    }
+}

@@ -20,6 +20,29 @@ fi
 for key in Type=notify WatchdogSec= ProtectSystem=strict PrivateNetwork=yes "ReadWritePaths=/var/lib/facekit" DevicePolicy=closed; do
   if grep -q "^$key" "$UNIT"; then echo "PASS: kiosk unit: $key"; else echo "FAIL: kiosk unit: $key missing"; rc=1; fi
 done
+# The Lab Streaming Layer drop-in (installed when lsl is enabled): the unit with it must stay at
+# or below 2.5, and every check the plain unit passes must still pass, except the three about
+# the network that the drop-in exists to open.
+DROPIN="$REPO/rootfs-overlay/usr/share/facekit/systemd/facekit.service.d/lsl.conf"
+LSLMAX=2.5
+R="$(mktemp -d -t facekit-unit.XXXXXX)"
+mkdir -p "$R/etc/systemd/system/facekit.service.d"
+cp "$UNIT" "$R/etc/systemd/system/"; cp "$DROPIN" "$R/etc/systemd/system/facekit.service.d/"
+lsl_out=$(systemd-analyze security --offline=true --root="$R" facekit.service 2>&1) || true
+rm -rf "$R"
+lsl_level=$(printf '%s\n' "$lsl_out" | sed -n 's/.*Overall exposure level for facekit.service: \([0-9.]*\).*/\1/p')
+if [ -n "$lsl_level" ] && awk -v l="$lsl_level" -v m="$LSLMAX" 'BEGIN { exit !(l <= m) }'; then
+  echo "PASS: kiosk unit + LSL drop-in: systemd-analyze security exposure $lsl_level (<= $LSLMAX)"
+else
+  printf '%s\n' "$lsl_out" | grep '✗' || true; echo "FAIL: kiosk unit + LSL drop-in: exposure ${lsl_level:-unknown} > $LSLMAX"; rc=1
+fi
+passed() { printf '%s\n' "$1" | sed -n 's/^✓ \([^ ]*\).*/\1/p' | sort; }
+lost=$(comm -23 <(passed "$out") <(passed "$lsl_out") | grep -vE '^(PrivateNetwork=|RestrictAddressFamilies=~AF_\(INET\|INET6\)|IPAddressDeny=)$' || true)
+if [ -z "$lost" ]; then echo "PASS: LSL drop-in keeps every other hardening ($(passed "$lsl_out" | wc -l) checks pass)"
+else echo "FAIL: LSL drop-in loses: $lost"; rc=1; fi
+grep -q '^PrivateNetwork=no' "$DROPIN" && ! grep -qvE '^(#|$|\[Service\]|PrivateNetwork=|RestrictAddressFamilies=|IPAddressAllow=)' "$DROPIN" \
+  && echo "PASS: LSL drop-in sets only PrivateNetwork, RestrictAddressFamilies, IPAddressAllow" \
+  || { echo "FAIL: LSL drop-in sets more than the network"; rc=1; }
 BIN=${FACEKIT_BIN:-$REPO/.build/release/facekit}
 if [ -x "$BIN" ]; then
   if "$BIN" run --config "$REPO/rootfs-overlay/etc/facekit/facekit.json" --check-config; then

@@ -73,17 +73,24 @@ struct RunCommand: Command {
                     live?.addEvent(m.label, source: LabSync.eventSource(m), monotonicNs: m.monotonicNs)
                 }
                 log.log("lsl.started", ["version": lab?.version ?? "", "stream": config.lsl.name, "markers": config.lsl.markersName])
+                if let hint = LabSync.isolatedNetworkHint() { log.log("lsl.no-network", ["hint": hint]) }
             } catch {
                 log.log("lsl.failed", ["error": error.message])
             }
         }
+        // The face JSON stream: a FIFO that is missing is logged, and the kiosk runs on.
+        var json: FaceJSONStream? = nil
+        if let j = config.jsonStream {
+            do { json = try FaceJSONStream(.fifo(j.fifo)) } catch { log.log("json-stream.failed", ["error": error.description]) }
+        }
         let face = lab?.face
         let pulseIO = (config.syncPulse?.everyNFrames ?? 0) > 0 ? io : nil
-        if face != nil || pulseIO != nil {
-            // On the tracking thread: every frame to the face stream, and each frame handed to
-            // the recorder to the sync pulse counter.
-            live.setFrameHook { _, record, recorder in
+        if face != nil || pulseIO != nil || json != nil {
+            // On the tracking thread: every frame to the face stream and the JSON stream, and
+            // each frame handed to the recorder to the sync pulse counter.
+            live.setFrameHook { frame, record, recorder in
                 face?.push(record)
+                json?.push(frame, monotonicNs: record.monotonicNs)
                 if recorder != nil { pulseIO?.frameRecorded() }
             }
         }
@@ -111,6 +118,7 @@ struct RunCommand: Command {
         let code = daemon.run(presentSticks: present)
         uevents?.stop()
         poller.stop()
+        json?.close()
         lab?.close()
         return code
     }
