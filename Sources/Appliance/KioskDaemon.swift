@@ -43,7 +43,12 @@ public final class KioskDaemon: @unchecked Sendable {
     private let wake = NSCondition()
     private var queue: [Message] = []
     public private(set) var machine = KioskStateMachine()
+    /// The stick the next export goes to: the last one plugged that is still in.
     private var stickDisk: String?
+    /// Every stick plugged and not removed, oldest first. Two sticks can be in at once.
+    private var sticks: [String] = []
+    /// The stick the running export writes to; only its removal cancels the export.
+    private var exportDisk: String?
     private var interpreter: InputInterpreter
     private var sessionID: String?
     private var lastCameraAttemptNs: Int64 = 0
@@ -138,17 +143,25 @@ public final class KioskDaemon: @unchecked Sendable {
             }
         case .stick(.added(let d)) where !d.isPartition:
             stickDisk = d.name
+            if !sticks.contains(d.name) { sticks.append(d.name) }
             log.log("stick.added", ["device": d.node])
             apply(.stickInserted)
-        case .stick(.removed(let d)) where !d.isPartition && d.name == stickDisk:
-            stickDisk = nil
-            if exportThread != nil { exportCancelled.cancel() }
+        case .stick(.removed(let d)) where !d.isPartition && sticks.contains(d.name):
+            sticks.removeAll { $0 == d.name }
+            if d.name == stickDisk { stickDisk = sticks.last }
+            if exportThread != nil && d.name == exportDisk { exportCancelled.cancel() }
+            // Another stick still in: the machine keeps its stick (a pulled export still ends
+            // in exportFailed, and the stick left is exported next).
+            guard sticks.isEmpty else {
+                log.log("stick.removed", ["device": d.node, "remaining": sticks.map { "/dev/" + $0 }.joined(separator: ",")])
+                break
+            }
             log.log("stick.removed", ["device": d.node])
             apply(.stickRemoved)
         case .stick:
             break
         case .exportDone(.success(let r)):
-            exportThread = nil
+            exportThread = nil; exportDisk = nil
             log.log("export.done", ["device": r.device, "filesystem": r.filesystem, "sessions": r.exported.count,
                                     "frames": r.exported.map(\.frames).reduce(0, +), "seconds": String(format: "%.2f", r.seconds),
                                     "failed": r.failed.count])
@@ -157,7 +170,7 @@ public final class KioskDaemon: @unchecked Sendable {
             apply(r.failed.isEmpty ? .exportSucceeded : .exportIncomplete)
             if machine.safeToRemove { log.log("stick.safe-to-remove", ["device": r.device]) }
         case .exportDone(.failure(let e)):
-            exportThread = nil
+            exportThread = nil; exportDisk = nil
             log.log("export.failed", ["error": e.description])
             apply(.exportFailed)
         case .inputProblem(let p):
@@ -227,6 +240,7 @@ public final class KioskDaemon: @unchecked Sendable {
             return
         }
         log.log("export.started", ["device": "/dev/" + disk])
+        exportDisk = disk
         let job = exportJob
         let log = self.log
         let cancelled = CancelFlag()
