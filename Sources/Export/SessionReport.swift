@@ -21,6 +21,8 @@ public struct SessionReport {
     static let maxColumns = Int(ReportPlots.plotWidth)
     /// Markers drawn and listed; a session with more says how many were left out.
     static let maxMarkers = 400
+    /// Pauses shaded (session.json comes from the card: its segment list is not trusted to be short).
+    static let maxPauses = 400
 
     let session: StoredSession
     let events: [SessionEvent]
@@ -68,7 +70,7 @@ public struct SessionReport {
         }
         let drawn = markers.filter { $0.time >= 0 && $0.time <= span }
         var pauses: [ReportPlots.Pause] = []
-        for k in 0..<max(0, m.segments.count - 1) {
+        for k in 0..<max(0, m.segments.count - 1) where pauses.count < Self.maxPauses {
             guard let end = m.segments[k].endMonotonicNs else { continue }
             pauses.append(.init(start: SessionQuality.seconds(end, since: firstNs), end: SessionQuality.seconds(m.segments[k + 1].startMonotonicNs, since: firstNs)))
         }

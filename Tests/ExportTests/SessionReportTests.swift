@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Testing
 @testable import Export
 @testable import Recording
@@ -210,6 +211,37 @@ import Testing
         let html = try report(store, rec.sessionID)
         #expect(html.contains("data-kind=\"noFrames\"") && html.contains("before any frame"))
         #expect(html.components(separatedBy: "<svg class=\"plot\"").count - 1 == 19)
+    }
+
+    @Test func aPauseIsShadedAndNeitherAGapNorLostFrames() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try store.create(participant: "PAUSE", config: SessionConfig(vertices: .none, flushIntervalMs: 20))
+        let gen = SyntheticFrames(seed: 1, startNs: 0, fps: 30)
+        var r = FrameRecord()
+        // 30 fps from each segment's start on the monotonic clock (the segments' own), 1.5 s of
+        // pause between the two runs.
+        func frames(_ range: Range<Int64>) {
+            let base = Int64(MonotonicClock.now())
+            for i in range {
+                gen.fill(&r, index: i * 10)   // every 10th synthetic frame: always a face
+                r.monotonicNs = base + (i - range.lowerBound) * gen.periodNs
+                _ = rec.appendWaiting(r)
+            }
+        }
+        frames(0..<20)
+        try rec.pause()
+        MonotonicClock.sleep(nanoseconds: 1_500_000_000)
+        try rec.resume()
+        frames(20..<40)
+        try rec.stop()
+        let s = try store.open(rec.sessionID)
+        #expect(s.metadata.segments.count == 2)
+        let html = try SessionReport(session: s, events: []).html()
+        // One shaded pause in each of the 18 timelines (the histogram has none).
+        #expect(html.components(separatedBy: "<rect class=\"pause\"").count - 1 == 18)
+        #expect(html.contains("No stretch without a face longer than 1 s."))
+        #expect(html.contains("<td>camera → recorder</td><td>0</td>"))
     }
 
     @Test func theVersionIsTheRepositorysAndSessionsRecordIt() throws {
