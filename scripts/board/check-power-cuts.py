@@ -23,7 +23,10 @@ boot i+1 shows what it left. Per cut:
 Prints one line per cut, then the distribution of frames lost (min/median/max, histogram) and the
 phases the cuts fell in. Exit status 0 only if every cut passed.
 """
-import hashlib, json, os, re, statistics, sys
+import json, os, re, statistics, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stick_exports import export_problem  # noqa: E402
 
 HEADER = 128  # FrameLog.headerSize
 LINE = re.compile(r"^\[\s*([0-9.]+)\] (.*)$")
@@ -57,25 +60,6 @@ def markers(lines, tag):
                     m = {"unreadable": raw}
             out[f["session"]] = dict(f, marker=m)
     return out
-
-
-def on_stick(stick, marker, frames):
-    """Whether the export the marker names is complete on the stick; the reason if not."""
-    d = os.path.join(stick, marker.get("directory", "?"))
-    try:
-        man = json.load(open(os.path.join(d, "manifest.json")))
-    except (OSError, ValueError) as e:
-        return f"no readable manifest at {d}: {e}"
-    for f in man["files"]:
-        try:
-            data = open(os.path.join(d, f["path"]), "rb").read()
-        except OSError:
-            return f"{f['path']} missing"
-        if len(data) != f["size"] or hashlib.sha256(data).hexdigest() != f["sha256"]:
-            return f"{f['path']} does not match the manifest"
-    if man["frameCount"] != frames or marker.get("frames") != frames:
-        return f"frames: manifest {man['frameCount']}, marker {marker.get('frames')}, session {frames}"
-    return None
 
 
 def phase_at_cut(lines):
@@ -127,12 +111,12 @@ def judge(out, i, planned):
     # Markers written during boot i: by its first export (stick1) or its cycle (stick2).
     for sid, v in before.items():
         if v["marker"] is not None and (raw_before.get(sid, {}).get("marker") is None):
-            why = on_stick(os.path.join(out, f"boot{i}", "stick1"), v["marker"], listing.get(sid, {}).get("frameCount"))
+            why = export_problem(os.path.join(out, f"boot{i}", "stick1"), v["marker"], listing.get(sid, {}).get("frameCount"))
             if why:
                 problems.append(f"{sid}: marked exported by boot {i}'s first export but {why}")
     for sid, v in raw_after.items():
         if v["marker"] is not None and before.get(sid, {}).get("marker") is None:
-            why = on_stick(os.path.join(out, f"boot{i}", "stick2"), v["marker"], listing.get(sid, {}).get("frameCount"))
+            why = export_problem(os.path.join(out, f"boot{i}", "stick2"), v["marker"], listing.get(sid, {}).get("frameCount"))
             if why:
                 problems.append(f"{sid}: marked exported before the cut but {why}")
     for sid, v in before.items():
