@@ -93,7 +93,14 @@ def judge(out, i, planned):
     raw_after = markers(b, "CUT-RAW:")           # what cut i left
     after = markers(b, "CUT-VERIFY:")            # boot i+1 after its export
     listing = {s["sessionID"]: s for s in json.load(open(os.path.join(out, f"boot{i + 1}", "results", "cut-list.json")))}
-    started = [fields(l)["session"] for _, l in a if "event=session.started" in l]
+    # The guest's own line names the session at once; the kiosk's log reaches the console later
+    # (through tail -f) and may not have when the power goes.
+    started = []
+    for _, l in a:
+        if "event=session.started" in l or l.startswith("BOARD: PHASE recording session="):
+            sid = fields(l)["session"]
+            if sid not in started:
+                started.append(sid)
     deleted = {fields(l)["session"] for _, l in a if l.startswith("CUT-DELETED: ")}
     before = {k: v for k, v in before.items() if k not in deleted}
     for sid in list(before) + started:
