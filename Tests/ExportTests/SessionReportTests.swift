@@ -157,6 +157,36 @@ import Testing
         #expect(q.cameraMissedPerColumn.reduce(0, +) == 5)
     }
 
+    @Test func clockJumpsAreFoundCountedAndWarnedAbout() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try store.create(participant: "CLOCK", config: SessionConfig(vertices: .none, flushIntervalMs: 20))
+        let gen = SyntheticFrames(seed: 2, startNs: 10_000_000_000, fps: 30)
+        var r = FrameRecord()
+        for i in Int64(0)..<100 {
+            gen.fill(&r, index: i)
+            // Frame 40 goes 2 s back in time, frames from 70 on leap 90 s forward.
+            if i == 40 { r.monotonicNs -= 2_000_000_000 }
+            if i >= 70 { r.monotonicNs += 90_000_000_000 }
+            _ = rec.appendWaiting(r)
+        }
+        try rec.stop()
+        let s = try store.open(rec.sessionID)
+        let reader = try s.framesReader()
+        var q = SessionQuality(firstNs: try reader.frame(at: 0).monotonicNs, lastNs: try reader.frame(at: reader.count - 1).monotonicNs,
+                               segmentStartsNs: s.metadata.segments.map(\.startMonotonicNs), columns: 900)
+        reader.seek(to: 0)
+        while try reader.nextBatch({ _, b, n in for k in 0..<n { q.add(reader.view(b, k)) } }) {}
+        q.finish()
+        // Back at 40, forward again at 41 (2 s: within the leap limit), the 90 s leap at 70.
+        #expect(q.clockJumpCount == 2)
+        let steps: [Double] = q.clockJumps.map { ($0.step * 1000).rounded() }
+        let period = 1000.0 / 30
+        #expect(steps == [(period - 2000).rounded(), (period + 90_000).rounded()])
+        let html = try SessionReport(session: s, events: []).html()
+        #expect(html.contains("data-kind=\"clockJumps\""))
+    }
+
     @Test func everyExportCarriesTheReportInItsManifestWithThumbnails() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
