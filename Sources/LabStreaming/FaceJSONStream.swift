@@ -29,9 +29,9 @@ public final class FaceJSONStream: @unchecked Sendable {
     private let epochOffsetNs: Int64
     private let lock = ConditionLock()
     private var fd: Int32 = -1
-    private var lastOpenAttemptNs: Int64 = .min
+    private var lastOpenAttemptNs: Int64? = nil
     private var written: UInt64 = 0, unread: UInt64 = 0
-    private var finished = false
+    private var finished = false, closing = false
 
     /// Checks the target and starts the writer thread.
     public init(_ target: Target, maxFaces: Int = 1, queueCapacity: Int = 32) throws(JSONStreamError) {
@@ -71,40 +71,61 @@ public final class FaceJSONStream: @unchecked Sendable {
         return lock.withLock { Counters(frames: c.offered, written: written, dropped: c.dropped, unread: unread) }
     }
 
-    /// Writes what is queued, then stops the writer thread.
-    public func close() {
+    /// Writes what is queued, then stops the writer thread. A FIFO reader that stopped reading
+    /// gets one more second; then its lines are given up. Standard output is written with
+    /// blocking writes (its descriptor is shared with the shell), so a stalled reader there is
+    /// waited for at most `stdoutGraceNs`.
+    public func close(stdoutGraceNs: Int64 = 5_000_000_000) {
+        lock.withLock { closing = true }
         ring.close()
-        lock.withLock { while !finished { lock.wait() } }
-        if case .fifo = target, fd >= 0 { _ = Syscalls.close(fd); fd = -1 }
+        let deadline = Int64(MonotonicClock.now()) + stdoutGraceNs
+        lock.withLock { while !finished { if !lock.wait(untilMonotonic: deadline) { break } } }
     }
 
     private func writeLoop() {
         while ring.take({ p, n in deliver(UnsafeRawBufferPointer(start: p, count: n)) }) {}
+        if case .fifo = target, fd >= 0 { _ = Syscalls.close(fd); fd = -1 }
         lock.withLock { finished = true; lock.broadcast() }
     }
 
     private func deliver(_ line: UnsafeRawBufferPointer) {
-        if fd < 0, case .fifo(let path) = target {
+        // No new reader is waited for once closing: a reader that stalled would cost a second a line.
+        if fd == -1, case .fifo(let path) = target, !lock.withLock({ closing }) {
             // Opening without O_NONBLOCK would wait for a reader; with it, ENXIO says there is
             // none. Retried at most every 200 ms.
             let now = Int64(MonotonicClock.now())
-            if now - lastOpenAttemptNs >= 200_000_000 {
+            if lastOpenAttemptNs.map({ now - $0 >= 200_000_000 }) ?? true {
                 lastOpenAttemptNs = now
-                if case .success(let f) = Syscalls.open(path, O_WRONLY | O_NONBLOCK) {
-                    // Blocking from here: a slow reader holds up this thread only.
-                    _ = Syscalls.setNonBlocking(f, false)
-                    fd = f
-                }
+                if case .success(let f) = Syscalls.open(path, O_WRONLY | O_NONBLOCK) { fd = f }
             }
         }
         guard fd >= 0 else { lock.withLock { unread &+= 1 }; return }
-        switch Syscalls.writeAll(fd, line) {
-        case .success: lock.withLock { written &+= 1 }
-        case .failure:
-            // EPIPE: the reader left. A FIFO waits for the next reader; standard output is done.
-            lock.withLock { unread &+= 1 }
-            if case .fifo = target { _ = Syscalls.close(fd); fd = -1 } else { fd = -2 }
+        let ok: Bool
+        if case .fifo = target { ok = writeFIFO(line) } else { ok = (try? Syscalls.writeAll(fd, line).get()) != nil }
+        if ok { lock.withLock { written &+= 1 }; return }
+        // EPIPE (the reader left) or a reader stalled at shutdown. A FIFO waits for the next
+        // reader; standard output is done.
+        lock.withLock { unread &+= 1 }
+        if case .fifo = target { _ = Syscalls.close(fd); fd = -1 } else { fd = -2 }
+    }
+
+    /// The FIFO stays non-blocking, so a reader that stops reading can hold this thread only
+    /// while there is no shutdown: each wait for room is 100 ms, and after `close` one second.
+    private func writeFIFO(_ line: UnsafeRawBufferPointer) -> Bool {
+        var done = 0
+        var shutdownDeadline: Int64? = nil
+        while done < line.count {
+            switch Syscalls.write(fd, UnsafeRawBufferPointer(rebasing: line[done...])) {
+            case .success(let n): done += n
+            case .failure(let e) where e.errno == .wouldBlock:
+                if shutdownDeadline == nil, lock.withLock({ closing }) { shutdownDeadline = Int64(MonotonicClock.now()) + 1_000_000_000 }
+                if let d = shutdownDeadline, Int64(MonotonicClock.now()) >= d { return false }
+                _ = Syscalls.poll(fd, events: Int16(POLLOUT), timeoutMs: 100)
+            case .failure:
+                return false
+            }
         }
+        return true
     }
 }
 

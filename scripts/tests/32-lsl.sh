@@ -25,6 +25,39 @@ grep -q "Lab Streaming Layer is off: cannot load .*no-such-liblsl.so.2.*install 
 grep -q "^session " "$W/nolib.out" || die "no session exported without liblsl"
 echo "PASS: 32-lsl: without liblsl: $(grep -o 'Lab Streaming Layer is off: cannot load [^ ]*' "$W/nolib.err")…; session exported"
 
+log "the face JSON stream: standard output, a FIFO with a reader, a stalled reader, no reader"
+"$FACEKIT" process testdata/face_noface.mov --out "$W/json" --store "$W/json-store" --format csv --json-stream - \
+  > "$W/stream.jsonl" 2> "$W/json.err" || die "process --json-stream - failed: $(tail -3 "$W/json.err")"
+"$VENV/bin/python" "$REPO/scripts/verify/lsl/check_json_stream.py" "$W/stream.jsonl" "$W"/json/session_* \
+  || die "the JSON stream on standard output does not match the export"
+echo "PASS: 32-lsl: JSON stream on stdout = the export, field by field ($(grep -o 'JSON stream to standard output: [^,]*' "$W/json.err"))"
+mkfifo -m 0660 "$W/face.fifo"
+timeout 120 cat "$W/face.fifo" > "$W/fifo.jsonl" 2>/dev/null &
+reader=$!
+"$FACEKIT" process testdata/face_noface.mov --out "$W/json2" --store "$W/json2-store" --format csv --json-stream "$W/face.fifo" \
+  > "$W/json2.out" 2> "$W/json2.err" || die "process --json-stream FIFO failed: $(tail -3 "$W/json2.err")"
+wait "$reader"
+"$VENV/bin/python" "$REPO/scripts/verify/lsl/check_json_stream.py" "$W/fifo.jsonl" "$W"/json2/session_* > /dev/null \
+  || die "the JSON stream through a FIFO does not match the export"
+echo "PASS: 32-lsl: JSON stream through a FIFO = the export ($(grep -o '[0-9]* of [0-9]* frames written' "$W/json2.err"))"
+# A reader that opens the FIFO and never reads: the pipe fills, then lines are dropped and
+# counted while tracking goes on.
+timeout 150 "$VENV/bin/python" -c 'import os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); time.sleep(120)' "$W/face.fifo" 2>/dev/null &
+stalled=$!
+trap 'kill "$stalled" 2>/dev/null || true; rm -rf "$W"' EXIT
+timeout 120 "$FACEKIT" process testdata/face_noface.mov --out "$W/json3" --store "$W/json3-store" --format csv --json-stream "$W/face.fifo" \
+  > "$W/json3.out" 2> "$W/json3.err" || die "process with a stalled FIFO reader failed: $(tail -3 "$W/json3.err")"
+kill "$stalled" 2>/dev/null; wait "$stalled" 2>/dev/null || true
+dropped=$(sed -n 's/.*frames written, \([0-9]*\) dropped.*/\1/p' "$W/json3.err")
+[ "${dropped:-0}" -gt 0 ] || die "a stalled reader: no line was dropped ($(grep 'JSON stream' "$W/json3.err"))"
+echo "PASS: 32-lsl: stalled reader: $(grep -o '[0-9]* of [0-9]* frames written, [0-9]* dropped' "$W/json3.err"), the replay finished" \
+  "($(grep -o '[0-9.]* ms/frame' "$W/json3.out") tracking; $(grep -o '[0-9.]* ms/frame' "$W/json2.out") with a reader)"
+"$FACEKIT" process testdata/face_noface.mov --out "$W/json4" --store "$W/json4-store" --format csv --json-stream "$W/face.fifo" \
+  > /dev/null 2> "$W/json4.err" || die "process with an unread FIFO failed: $(tail -3 "$W/json4.err")"
+grep -q "0 of 169 frames written, 0 dropped (writer behind), 169 without a reader" "$W/json4.err" \
+  || die "no reader: $(grep 'JSON stream' "$W/json4.err")"
+echo "PASS: 32-lsl: FIFO without a reader: 169 lines counted unread, the replay finished"
+
 log "LabStreaming suites against the pinned liblsl (clock proof, markers over loopback, sender restart)"
 if ls "$REPO"/.build/debug/*PackageTests.xctest >/dev/null 2>&1; then
   if FACEKIT_LSL_LIBRARY="$LIB" unshare -rn sh -c 'ip link set lo up && exec swift test --skip-build --filter "LSLLibraryTests|MarkerLoopbackTests|SlotRingTests|FaceJSONTests"' \
