@@ -18,6 +18,17 @@ public struct FrameLayout: Equatable, Sendable, CustomStringConvertible {
     /// One plane for packed and grey formats, two for NV12 (Y, then CbCr).
     public var planes: [Plane]
 
+    /// The most pixels a replayed file may declare per frame: 8K UHD (7680 × 4320) fits, and so
+    /// does its RGB frame (about 100 MB) in a Raspberry Pi's memory beside the tracker. File
+    /// headers are outside data: without a bound, a 65535 × 65535 JPEG header alone would ask for
+    /// a 12.9 GB frame buffer.
+    public static let maximumPixels = 1 << 25
+
+    /// Whether a header-declared size is one a frame buffer may be made for.
+    public static func isAllowed(width: Int, height: Int) -> Bool {
+        width > 0 && height > 0 && width <= maximumPixels / height
+    }
+
     /// A tightly packed layout, or one with the given first-plane stride (as a driver reports it).
     public init(pixelFormat: PixelFormat, width: Int, height: Int, stride: Int? = nil) {
         self.pixelFormat = pixelFormat

@@ -9,6 +9,18 @@ public enum JPEGScale: Int, Sendable, CaseIterable {
     public func scaled(width: Int, height: Int) -> (width: Int, height: Int) {
         ((width + rawValue - 1) / rawValue, (height + rawValue - 1) / rawValue)
     }
+
+    /// `self`, or the nearest coarser scale whose output stays within `FrameLayout.maximumPixels`
+    /// (a photo from a 100-megapixel camera is still a usable still at 1/2); nil when even 1/8
+    /// is too large, which only a crafted header declares.
+    public func fitting(width: Int, height: Int) -> JPEGScale? {
+        JPEGScale.allCases.first { scale in
+            scale.rawValue >= rawValue && {
+                let s = scale.scaled(width: width, height: height)
+                return FrameLayout.isAllowed(width: s.width, height: s.height)
+            }()
+        }
+    }
 }
 
 /// A libjpeg-turbo decoder reused for every frame (one per thread: it is not thread-safe).

@@ -10,6 +10,8 @@ public final class MJPEGFileSource: FrameSource {
     private let pacing: ReplayPacing
     private let loop: Bool
     private let scale: JPEGScale
+    /// `scale`, or coarser when the frames are too large to decode at it (set by `start`).
+    private var decodeScale: JPEGScale
     private let decodeTo: PixelFormat
     private var file: ByteFile?
     private var map: UnsafeRawBufferPointer?
@@ -29,6 +31,7 @@ public final class MJPEGFileSource: FrameSource {
         self.pacing = pacing
         self.loop = loop
         self.scale = scale
+        decodeScale = scale
         self.decodeTo = decodeTo
         layout = FrameLayout(pixelFormat: decodeTo, width: 0, height: 0)
         clock = ReplayClock(intervalNs: frameIntervalNs, pacing: pacing)
@@ -38,6 +41,9 @@ public final class MJPEGFileSource: FrameSource {
 
     public func start() throws(CaptureError) {
         guard map == nil else { return }
+        guard decodeTo == .rgb24 || decodeTo == .grey else {
+            throw CaptureError(.usage, "MJPEG decodes to RGB24 or GREY, not \(decodeTo.rawValue)")
+        }
         let file = ByteFile(path: name)
         do { try file.open() } catch {
             throw CaptureError(error.code, "cannot read MJPEG file \(name)", cause: error.cause)
@@ -49,8 +55,10 @@ public final class MJPEGFileSource: FrameSource {
         while case .some(let found) = JPEGFrameScanner.next(in: map!, from: probe) {
             let r: Range<Int>
             switch found { case .frame(let x), .truncated(let x): r = x }
-            if let size = try? decoder.imageSize(UnsafeRawBufferPointer(rebasing: map![r])) {
-                let s = scale.scaled(width: size.width, height: size.height)
+            if let size = try? decoder.imageSize(UnsafeRawBufferPointer(rebasing: map![r])),
+               let fitted = scale.fitting(width: size.width, height: size.height) {
+                decodeScale = fitted
+                let s = fitted.scaled(width: size.width, height: size.height)
                 layout = FrameLayout(pixelFormat: decodeTo, width: s.width, height: s.height)
                 break
             }
@@ -88,10 +96,12 @@ public final class MJPEGFileSource: FrameSource {
                 accounting.skipCorrupt()
             case .frame(let r):
                 offset = r.upperBound
+                // A frame that does not decode, or is larger than the first one the buffers were
+                // made for, is skipped and counted like a camera's corrupt frame: the rest of the
+                // file still replays.
                 do {
-                    try decoder.decode(UnsafeRawBufferPointer(rebasing: map[r]), scale: scale, format: decodeTo, into: buffer)
+                    try decoder.decode(UnsafeRawBufferPointer(rebasing: map[r]), scale: decodeScale, format: decodeTo, into: buffer)
                 } catch {
-                    if error.code == .usage { throw error }
                     accounting.skipCorrupt()
                     continue
                 }

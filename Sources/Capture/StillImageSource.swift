@@ -58,10 +58,13 @@ public final class StillImageSource: FrameSource {
         let result: Result<FrameBuffer, CaptureError> = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Result<FrameBuffer, CaptureError> in
             do throws(CaptureError) {
                 let size = try decoder.imageSize(raw)
-                let s = scale.scaled(width: size.width, height: size.height)
+                guard let fitted = scale.fitting(width: size.width, height: size.height) else {
+                    throw CaptureError(.malformedInput, "the JPEG declares \(size.width)x\(size.height) pixels, more than facekit decodes even at 1/8 scale (\(FrameLayout.maximumPixels) pixels); scale it down first (ffmpeg -i IN -vf scale=1920:-2 OUT.jpg)")
+                }
+                let s = fitted.scaled(width: size.width, height: size.height)
                 let b = FrameBuffer(layout: FrameLayout(pixelFormat: format, width: s.width, height: s.height))
                 // A still is decoded once, so accept a slightly damaged one, but say so in counters.
-                let warnings = try decoder.decode(raw, scale: scale, format: format, into: b, acceptWarnings: true)
+                let warnings = try decoder.decode(raw, scale: fitted, format: format, into: b, acceptWarnings: true)
                 if warnings > 0 {
                     damage = "\(name): the JPEG is truncated or damaged (\(warnings) libjpeg warning\(warnings == 1 ? "" : "s"): \(decoder.lastMessage)); frame 0 was decoded with the missing part filled grey"
                 }
@@ -75,7 +78,8 @@ public final class StillImageSource: FrameSource {
 
     /// PNG and other formats: `ffmpeg -f image2pipe -c:v ppm|pgm`, whose header gives the size.
     private func decodeWithFFmpeg() throws(CaptureError) -> FrameBuffer {
-        let p = try Subprocess("ffmpeg", ["-nostdin", "-hide_banner", "-loglevel", "error", "-i", name, "-frames:v", "1",
+        let p = try Subprocess("ffmpeg", ["-nostdin", "-hide_banner", "-loglevel", "error",
+                                          "-max_pixels", String(FrameLayout.maximumPixels), "-i", name, "-frames:v", "1",
                                           "-f", "image2pipe", "-c:v", format == .grey ? "pgm" : "ppm",
                                           "-pix_fmt", format == .grey ? "gray" : "rgb24", "-"],
                                installHint: "apt-get install ffmpeg")
@@ -103,7 +107,7 @@ public final class StillImageSource: FrameSource {
             } else if cur >= 0 { fields.append(cur); cur = -1 }
             i += 1
         }
-        guard fields.count == 3, fields[2] == 255, fields[0] > 0, fields[1] > 0 else {
+        guard fields.count == 3, fields[2] == 255, FrameLayout.isAllowed(width: fields[0], height: fields[1]) else {
             throw CaptureError(.malformedInput, "unexpected PNM header from ffmpeg for \(name)")
         }
         let l = FrameLayout(pixelFormat: format, width: fields[0], height: fields[1])

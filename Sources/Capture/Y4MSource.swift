@@ -86,7 +86,9 @@ public final class Y4MSource: FrameSource {
             default: break
             }
         }
-        guard w > 0, h > 0, w <= 16384, h <= 16384 else { throw CaptureError(.malformedInput, "\(name): bad frame size W\(w) H\(h)") }
+        guard FrameLayout.isAllowed(width: w, height: h) else {
+            throw CaptureError(.malformedInput, "\(name): frame size W\(w) H\(h) is out of range (at most \(FrameLayout.maximumPixels) pixels); scale it down first (ffmpeg -vf scale=1920:-2)")
+        }
         let format: PixelFormat
         switch colorspace {
         case "420jpeg", "420paldv", "420mpeg2", "420": format = .nv12; chromaBytes = 2 * ((w + 1) / 2) * ((h + 1) / 2)

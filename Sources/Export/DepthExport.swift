@@ -76,10 +76,12 @@ enum DepthExport {
         return files
     }
 
-    /// The intrinsics for the export's session.json (nil without a depth log).
-    static func intrinsics(_ s: StoredSession) throws -> DepthIntrinsics? {
+    /// What the export's session.json says of the depth log: its intrinsics and the maps lost
+    /// to damage (nil without a depth log).
+    static func summary(_ s: StoredSession) throws -> (intrinsics: DepthIntrinsics, missing: [DepthLog.Gap])? {
         guard let p = s.depthLogPath else { return nil }
-        return try DepthLogReader(path: p, sessionID: s.metadata.sessionID).intrinsics
+        let log = try DepthLogReader(path: p, sessionID: s.metadata.sessionID)
+        return (log.intrinsics, log.missing)
     }
 }
 

@@ -80,10 +80,26 @@ struct ExportedSessionInfo: Codable {
     var captureDepthMaps: String?
     /// Frame indices missing because their records in frames.log are damaged (absent when none).
     var gaps: [Int64]?
+    /// Depth maps missing because their records in depth.log are damaged (absent when none).
+    var depthGaps: [ExportedDepthGap]?
     /// How the action units were derived and scaled (`ActionUnitExport.mappingVersion`).
     var auMappingVersion: String?
     /// Which mesh vertices the 68-point columns are (`FaceLandmarks68.name`).
     var landmarkMapping68: String?
+}
+
+/// One damaged stretch of depth.log in session.json: the lost maps' depth.log sequence numbers
+/// and the colour frames of the intact maps on either side.
+struct ExportedDepthGap: Codable {
+    var firstSequence: UInt64
+    var lastSequence: UInt64
+    var afterFrameIndex: Int64?
+    var beforeFrameIndex: Int64
+
+    init(_ g: DepthLog.Gap) {
+        firstSequence = g.firstSequence; lastSequence = g.lastSequence
+        afterFrameIndex = g.afterFrameIndex; beforeFrameIndex = g.beforeFrameIndex
+    }
 }
 
 struct ExportedEvent: Codable {
@@ -169,7 +185,9 @@ public final class Exporter: Sendable {
         var images: [(frameIndex: Int64, path: String)] = []
         if options.includeImages { (images, skipped) = try ImageFiles.vetted(session) }
         var info = sessionInfo(session)
-        info.depth = try DepthExport.intrinsics(session)
+        let depth = try DepthExport.summary(session)
+        info.depth = depth?.intrinsics
+        info.depthGaps = depth.flatMap { $0.missing.isEmpty ? nil : $0.missing.map(ExportedDepthGap.init) }
         info.captureDepthMaps = session.metadata.config.captureDepthMaps?.description
         info.gaps = session.gaps.isEmpty ? nil : session.gaps
         info.auMappingVersion = ActionUnitExport.mappingVersion

@@ -68,6 +68,20 @@ public enum DepthLog {
         var payloadLength: Int
     }
 
+    /// Depth maps lost to a damaged stretch of the log: the records' sequence numbers are
+    /// consecutive, so the first intact record after the damage says how many are missing. The
+    /// colour frames they were matched to are not known; the intact maps around the stretch
+    /// bound them.
+    public struct Gap: Sendable, Equatable {
+        public var firstSequence: UInt64
+        public var lastSequence: UInt64
+        /// The colour frame of the last intact map before the stretch (nil at the log's start).
+        public var afterFrameIndex: Int64?
+        /// The colour frame of the first intact map after it.
+        public var beforeFrameIndex: Int64
+        public var count: UInt64 { lastSequence - firstSequence + 1 }
+    }
+
     /// The header of a new log (`sessionID` empty outside a session).
     public static func header(for k: DepthIntrinsics, sessionID: String) -> [UInt8] {
         var h = commonHeader(for: k, version: version, size: headerSize)
@@ -199,6 +213,8 @@ public enum DepthLog {
         /// Every offset where damage starts and intact records follow; the maps after each are
         /// kept in `entries` (a closed log is salvaged, not given up at the first bad byte).
         public var damagedAt: [Int64] = []
+        /// The maps each damaged stretch lost (none when damage only inserted bytes).
+        public var missing: [Gap] = []
         /// Bytes after the last intact record (a crash mid-write, or damage at the very end).
         public var isTornTail: Bool { validEnd < fileSize }
     }
@@ -231,24 +247,29 @@ public enum DepthLog {
             // the records from there on are kept. Records start with a magic number, so only its
             // occurrences are checked.
             var probe = off + 1
-            var resumeAt: (Int64, UInt64)? = nil
+            var resumeAt: (Int64, Entry)? = nil
             scanning: while probe + Int64(framingSize) <= size {
                 let n = try Syscalls.preadFully(fd, window, at: probe).orThrow("reading", path)
                 if n < 4 { break }
                 for i in 0...(n - 4) where window[i] == magicBytes[0] && window[i + 1] == magicBytes[1]
                     && window[i + 2] == magicBytes[2] && window[i + 3] == magicBytes[3] {
                     if let e = try record(fd: fd, path: path, at: probe + Int64(i), size: size, buffer: &buf, expectSeq: nil), e.seq >= expect {
-                        resumeAt = (probe + Int64(i), e.seq)
+                        resumeAt = (probe + Int64(i), e)
                         break scanning
                     }
                 }
                 probe += Int64(n - 3)
             }
-            guard let (at, seq) = resumeAt else { break }
+            guard let (at, next) = resumeAt else { break }
             if result.midFileDamageAt == nil { result.midFileDamageAt = off }
             result.damagedAt.append(off)
+            if next.seq > expect {
+                result.missing.append(Gap(firstSequence: expect, lastSequence: next.seq - 1,
+                                          afterFrameIndex: result.entries.last?.matchedFrameIndex,
+                                          beforeFrameIndex: next.matchedFrameIndex))
+            }
             off = at
-            expect = seq
+            expect = next.seq
         }
         return result
     }
@@ -301,6 +322,8 @@ public final class DepthLogReader {
 
     /// Where damaged stretches start; the maps after each are kept (see `DepthLog.ScanResult`).
     public let damagedAt: [Int64]
+    /// The maps lost in those stretches.
+    public let missing: [DepthLog.Gap]
 
     /// Opens and validates the log. A torn tail (a live session) is ignored; damaged records in
     /// the middle are skipped (`damagedAt`) and the maps after them kept.
@@ -308,6 +331,7 @@ public final class DepthLogReader {
         self.path = path
         let scan = try DepthLog.scan(path: path, sessionID: sessionID)
         damagedAt = scan.damagedAt
+        missing = scan.missing
         intrinsics = scan.intrinsics
         entries = scan.entries
         fd = try SessionFile.open(path, O_RDONLY)

@@ -85,9 +85,16 @@ import Depth
 
         let reader = try DepthLogReader(path: path)
         #expect(reader.entries.map(\.matchedFrameIndex) == [0, 1, 3, 4] && reader.damagedAt == [third])
+        #expect(reader.missing == [DepthLog.Gap(firstSequence: 2, lastSequence: 2, afterFrameIndex: 1, beforeFrameIndex: 3)])
         #expect(try reader.readAll() == [0, 1, 3, 4].map { testMap($0) })
         try FileManager.default.createDirectory(atPath: d.path + "/out", withIntermediateDirectories: true)
         let result = try Exporter(store: store).export(sessionID: id, to: d.path + "/out", options: ExportOptions(format: format))
+        // session.json names the lost map, so an analysis knows the depth stream has a hole there.
+        let info = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: result.directory + "/session.json"))) as! [String: Any]
+        let gaps = info["depthGaps"] as? [[String: Any]]
+        #expect(gaps?.count == 1)
+        #expect(gaps?.first?["firstSequence"] as? Int == 2 && gaps?.first?["lastSequence"] as? Int == 2)
+        #expect(gaps?.first?["afterFrameIndex"] as? Int == 1 && gaps?.first?["beforeFrameIndex"] as? Int == 3)
         if format == .csv {
             #expect(!FileManager.default.fileExists(atPath: result.directory + "/" + DepthExport.pngName(frameIndex: 2)))
             #expect(FileManager.default.fileExists(atPath: result.directory + "/" + DepthExport.pngName(frameIndex: 3)))

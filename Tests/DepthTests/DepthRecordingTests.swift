@@ -101,6 +101,7 @@ let testIntrinsics = DepthIntrinsics(width: 64, height: 48, fx: 57.5, fy: 57.5, 
         #expect(s.metadata.state == .interrupted)
         let reader = try DepthLogReader(path: s.depthLogPath!, sessionID: id)
         #expect(reader.damagedAt == [Int64(DepthLog.headerSize)])
+        #expect(reader.missing == [DepthLog.Gap(firstSequence: 0, lastSequence: 0, afterFrameIndex: nil, beforeFrameIndex: reader.entries[0].matchedFrameIndex)])
         #expect(try reader.readAll() == Array(maps.dropFirst()))
     }
 
