@@ -131,167 +131,34 @@ public enum GraphImporter {
             return act.rawValue
         }
 
+        /// One TFLite operator, dispatched on its builtin code to the function that imports it.
         mutating func add(_ op: TFLiteModel.Operator, index k: Int) throws(CoreError) {
             guard op.outputs.count == 1 else { throw .unsupported(reason: "operator with several outputs", code: k) }
-            let out = op.outputs[0]
-            let ins = op.inputs
-            func need(_ n: Int) throws(CoreError) {
-                guard ins.count >= n else { throw .invalidGraph(op: k, reason: "too few inputs") }
-                for i in 0 ..< n where ins[i] < 0 { throw .invalidGraph(op: k, reason: "required input omitted") }
-            }
-            let o = op.options
-            switch op.opcode {
-            case 6: // DEQUANTIZE: fold a constant float16 (or float32) tensor
-                try need(1)
-                let t = model.tensors[ins[0]]
-                guard let d = t.data, t.type == .float16 || t.type == .float32 else {
-                    throw .unsupported(reason: "DEQUANTIZE of a non-constant or non-float16 tensor", code: k)
-                }
-                guard model.tensors[out].shape == t.shape, !produced[out] else { throw .invalidGraph(op: k, reason: "DEQUANTIZE changes the shape") }
-                floatConst[out] = Self.decodeFloats(d, count: t.elementCount, half: t.type == .float16)
-                produced[out] = true
-            case 3, 4: // CONV_2D, DEPTHWISE_CONV_2D
-                try need(2)
-                let depthwise = op.opcode == 4
-                let x = try operand(ins[0], op: k)
-                let xs = shapeOf(ins[0]); let fs = shapeOf(ins[1])
-                guard xs.count == 4, fs.count == 4, xs[0] == 1, tensors[x].isConstant == false else { throw .invalidGraph(op: k, reason: "convolution expects a 1×H×W×C activation and a rank-4 filter") }
-                guard let filter = floatConst[ins[1]] else { throw .unsupported(reason: "non-constant convolution filter", code: k) }
-                guard o.strideH >= 1, o.strideW >= 1, o.dilationH >= 1, o.dilationW >= 1,
-                      o.strideH <= 64, o.strideW <= 64, o.dilationH <= 64, o.dilationW <= 64 else { throw .invalidGraph(op: k, reason: "bad stride or dilation") }
-                let (cout, kh, kw) = depthwise ? (fs[3], fs[1], fs[2]) : (fs[0], fs[1], fs[2])
-                let cin = xs[3]
-                if depthwise {
-                    guard fs[0] == 1, cin > 0, cout % cin == 0 else { throw .invalidGraph(op: k, reason: "depthwise filter does not match input channels") }
-                    if cout != cin { throw .unsupported(reason: "depthwise multiplier other than 1", code: cout / cin) }
-                } else {
-                    guard fs[3] == cin else { throw .unsupported(reason: "grouped convolution", code: k) }
-                }
-                guard kh >= 1, kw >= 1, cout >= 1 else { throw .invalidGraph(op: k, reason: "empty filter") }
-                var bias = [Float](repeating: 0, count: cout)
-                if ins.count >= 3 && ins[2] >= 0 {
-                    guard let bv = floatConst[ins[2]], bv.count == cout else { throw .invalidGraph(op: k, reason: "bias does not match output channels") }
-                    bias = bv
-                }
-                guard let h = Padding.compute(input: xs[1], kernel: kh, stride: o.strideH, dilation: o.dilationH, same: o.padding == 0),
-                      let w = Padding.compute(input: xs[2], kernel: kw, stride: o.strideW, dilation: o.dilationW, same: o.padding == 0)
-                else { throw .invalidGraph(op: k, reason: "kernel larger than input") }
-                let act = try activationCode(o.activation, op: k)
-                let packed: [Float]; let pshape: [Int]
-                if depthwise { packed = filter; pshape = [kh, kw, cout] }
-                else { packed = Packing.ohwiToHWIO(filter, cout: cout, kh: kh, kw: kw, cin: cin); pshape = [kh, kw, cin, cout] }
-                let ft = constant(packed, shape: pshape, name: model.tensors[ins[1]].name)
-                let bt = constant(bias, shape: [cout], name: ins.count >= 3 && ins[2] >= 0 ? model.tensors[ins[2]].name : "bias")
-                try emit(depthwise ? .depthwiseConv2d : .conv2d, [x, ft, bt], out: out, expected: [1, h.out, w.out, cout],
-                         params: [o.strideH, o.strideW, o.dilationH, o.dilationW, h.before, w.before, act], op: k)
-            case 17: // MAX_POOL_2D
-                try need(1)
-                let x = try operand(ins[0], op: k); let xs = shapeOf(ins[0])
-                guard xs.count == 4, xs[0] == 1, !tensors[x].isConstant else { throw .invalidGraph(op: k, reason: "pool expects a 1×H×W×C activation") }
-                guard o.strideH >= 1, o.strideW >= 1, o.filterH >= 1, o.filterW >= 1, o.strideH <= 64, o.strideW <= 64,
-                      o.filterH <= 64, o.filterW <= 64 else { throw .invalidGraph(op: k, reason: "bad pool window") }
-                guard let h = Padding.compute(input: xs[1], kernel: o.filterH, stride: o.strideH, dilation: 1, same: o.padding == 0),
-                      let w = Padding.compute(input: xs[2], kernel: o.filterW, stride: o.strideW, dilation: 1, same: o.padding == 0)
-                else { throw .invalidGraph(op: k, reason: "pool window larger than input") }
-                try emit(.maxPool2d, [x], out: out, expected: [1, h.out, w.out, xs[3]],
-                         params: [o.strideH, o.strideW, o.filterH, o.filterW, h.before, w.before, try activationCode(o.activation, op: k)], op: k)
-            case 0, 41, 18, 42, 99, 54: // ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, PRELU
-                try need(2)
-                let a = try operand(ins[0], op: k), bb = try operand(ins[1], op: k)
-                guard let shape = Broadcast.shape(shapeOf(ins[0]), shapeOf(ins[1])) else { throw .invalidGraph(op: k, reason: "operands do not broadcast") }
-                let code: OpCode
-                switch op.opcode {
-                case 0: code = .add
-                case 41: code = .sub
-                case 18: code = .mul
-                case 42: code = .div
-                case 99: code = .squaredDifference
-                default: code = .prelu
-                }
-                let params = (code == .prelu || code == .squaredDifference) ? [] : [try activationCode(o.activation, op: k)]
-                try emit(code, [a, bb], out: out, expected: shape, params: params, op: k)
-            case 19, 59, 75, 76, 14: // RELU, NEG, SQRT, RSQRT, LOGISTIC
-                try need(1)
-                let x = try operand(ins[0], op: k)
-                let code: OpCode = op.opcode == 19 ? .relu : op.opcode == 59 ? .neg : op.opcode == 75 ? .sqrt : op.opcode == 76 ? .rsqrt : .logistic
-                try emit(code, [x], out: out, expected: shapeOf(ins[0]), params: [], op: k)
-            case 34: // PAD
-                try need(2)
-                let x = try operand(ins[0], op: k); let xs = shapeOf(ins[0])
-                let p = try int32Const(ins[1], op: k)
-                guard p.count == 2 * xs.count else { throw .invalidGraph(op: k, reason: "paddings do not match the input rank") }
-                var shape: [Int] = []
-                for d in 0 ..< xs.count {
-                    guard p[2 * d] >= 0, p[2 * d + 1] >= 0, p[2 * d] <= 1 << 16, p[2 * d + 1] <= 1 << 16 else { throw .invalidGraph(op: k, reason: "bad padding") }
-                    shape.append(xs[d] + p[2 * d] + p[2 * d + 1])
-                }
-                try emit(.pad, [x], out: out, expected: shape, params: p, op: k)
-            case 22: // RESHAPE: the stored output shape must keep the element count
-                try need(1)
-                let x = try operand(ins[0], op: k)
-                guard model.tensors[out].elementCount == model.tensors[ins[0]].elementCount else { throw .invalidGraph(op: k, reason: "reshape changes the element count") }
-                try emit(.reshape, [x], out: out, expected: shapeOf(out), params: [], op: k)
-            case 2: // CONCATENATION
-                try need(1)
-                let rank = shapeOf(ins[0]).count
-                guard rank >= 1 else { throw .invalidGraph(op: k, reason: "concatenation of scalars") }
-                let axis = o.axis < 0 ? o.axis + rank : o.axis
-                guard axis >= 0, axis < rank else { throw .invalidGraph(op: k, reason: "concatenation axis out of range") }
-                var shape = shapeOf(ins[0]); shape[axis] = 0
-                var xs: [Int] = []
-                for i in ins {
-                    xs.append(try operand(i, op: k))
-                    let s = shapeOf(i)
-                    guard s.count == rank else { throw .invalidGraph(op: k, reason: "concatenation inputs differ in rank") }
-                    for d in 0 ..< rank where d != axis { guard s[d] == shape[d] else { throw .invalidGraph(op: k, reason: "concatenation inputs differ in shape") } }
-                    shape[axis] += s[axis]
-                }
-                guard o.activation == 0 else { throw .unsupported(reason: "fused activation on concatenation", code: Int(o.activation)) }
-                try emit(.concatenation, xs, out: out, expected: shape, params: [axis], op: k)
-            case 45: // STRIDED_SLICE
-                try need(4)
-                let x = try operand(ins[0], op: k); let xs = shapeOf(ins[0])
-                let begin = try int32Const(ins[1], op: k), end = try int32Const(ins[2], op: k), strides = try int32Const(ins[3], op: k)
-                guard o.ellipsisMask == 0, o.newAxisMask == 0 else { throw .unsupported(reason: "strided slice with ellipsis or new-axis mask", code: k) }
-                guard begin.count == xs.count, end.count == xs.count, strides.count == xs.count else { throw .invalidGraph(op: k, reason: "slice bounds do not match the rank") }
-                var params: [Int] = []; var shape: [Int] = []
-                for a in 0 ..< xs.count {
-                    guard let r = StridedSliceAxis.resolve(n: xs[a], begin: begin[a], end: end[a], stride: strides[a],
-                                                           beginMask: o.beginMask >> a & 1 == 1, endMask: o.endMask >> a & 1 == 1,
-                                                           shrink: o.shrinkAxisMask >> a & 1 == 1, offset: o.offset)
-                    else { throw .invalidGraph(op: k, reason: "bad slice") }
-                    params.append(r.start); params.append(r.step); params.append(r.length)
-                    if !r.shrink { shape.append(r.length) }
-                }
-                try emit(.stridedSlice, [x], out: out, expected: shape, params: params, op: k)
-            case 39: // TRANSPOSE
-                try need(2)
-                let x = try operand(ins[0], op: k); let xs = shapeOf(ins[0])
-                let perm = try int32Const(ins[1], op: k)
-                guard perm.count == xs.count else { throw .invalidGraph(op: k, reason: "permutation length differs from the rank") }
-                var seen = [Bool](repeating: false, count: xs.count)
-                var shape: [Int] = []
-                for p in perm {
-                    guard p >= 0, p < xs.count, !seen[p] else { throw .invalidGraph(op: k, reason: "not a permutation") }
-                    seen[p] = true; shape.append(xs[p])
-                }
-                try emit(.transpose, [x], out: out, expected: shape, params: perm, op: k)
-            case 40, 74: // MEAN, SUM
-                try need(2)
-                let x = try operand(ins[0], op: k); let xs = shapeOf(ins[0])
-                var reduce = [Bool](repeating: false, count: xs.count)
-                for a in try int32Const(ins[1], op: k) {
-                    let ax = a < 0 ? a + xs.count : a
-                    guard ax >= 0, ax < xs.count else { throw .invalidGraph(op: k, reason: "reduction axis out of range") }
-                    reduce[ax] = true
-                }
-                var axes: [Int] = []; var shape: [Int] = []
-                for d in 0 ..< xs.count {
-                    if reduce[d] { axes.append(d); if o.keepDims { shape.append(1) } } else { shape.append(xs[d]) }
-                }
-                try emit(op.opcode == 40 ? .mean : .sum, [x], out: out, expected: shape, params: axes, op: k)
-            default:
-                throw .unsupported(reason: "TFLite operator", code: Int(op.opcode))
+            guard let builtin = op.builtin else { throw .unsupported(reason: "TFLite operator", code: Int(op.opcode)) }
+            let node = Node(inputs: op.inputs, output: op.outputs[0], options: op.options, index: k)
+            switch builtin {
+            case .dequantize: try importDequantize(node)
+            case .conv2d: try importConvolution(node, depthwise: false)
+            case .depthwiseConv2d: try importConvolution(node, depthwise: true)
+            case .maxPool2d: try importMaxPool(node)
+            case .add: try importBinary(node, .add)
+            case .sub: try importBinary(node, .sub)
+            case .mul: try importBinary(node, .mul)
+            case .div: try importBinary(node, .div)
+            case .squaredDifference: try importBinary(node, .squaredDifference)
+            case .prelu: try importBinary(node, .prelu)
+            case .relu: try importUnary(node, .relu)
+            case .neg: try importUnary(node, .neg)
+            case .sqrt: try importUnary(node, .sqrt)
+            case .rsqrt: try importUnary(node, .rsqrt)
+            case .logistic: try importUnary(node, .logistic)
+            case .pad: try importPad(node)
+            case .reshape: try importReshape(node)
+            case .concatenation: try importConcatenation(node)
+            case .stridedSlice: try importStridedSlice(node)
+            case .transpose: try importTranspose(node)
+            case .mean: try importReduction(node, .mean)
+            case .sum: try importReduction(node, .sum)
             }
         }
     }
