@@ -1,3 +1,4 @@
+internal import FaceKernels
 /// Executes an integer `Graph` (int16 activations, int8 or int16 weights; see `Quantizer`). Like
 /// `FloatEngine`, everything is prepared in `init` and `run()` allocates nothing. Inputs are
 /// given as floats and quantized on entry; outputs are dequantized on exit — the only float
@@ -7,6 +8,8 @@ public final class QuantizedEngine: InferenceEngine {
     public let plan: MemoryPlan
     /// The copy of the kernels this engine runs (`KernelISA`).
     public let kernels: KernelISA
+    /// That copy's functions, taken once here.
+    private let table: KernelTable
     private let arena: UnsafeMutableRawPointer
     private let weights: UnsafeMutableRawPointer
     private let scratch: UnsafeMutableRawPointer
@@ -52,6 +55,7 @@ public final class QuantizedEngine: InferenceEngine {
             throw .invalidArgument(reason: "this CPU cannot run the kernels asked for (KernelISA.available lists those it can)")
         }
         self.kernels = kernels
+        table = KernelTable(kernels)
         guard graph.isQuantized else { throw .invalidArgument(reason: "the fixed-point engine needs a quantized model (facekit model convert without --float)") }
         for i in graph.inputs + graph.outputs where graph.tensors[i].type != .int16 {
             throw .unsupported(reason: "quantized graph inputs and outputs must be int16", code: Int(graph.tensors[i].type.rawValue))
@@ -68,8 +72,8 @@ public final class QuantizedEngine: InferenceEngine {
         var packedBytes = 0, scratchNeed = QuantizedEngine.minimumScratchBytes
         for op in graph.ops where op.code == .conv2d || op.code == .depthwiseConv2d {
             let g = FloatKernels.geometry(op, graph.tensors), dw = op.code == .depthwiseConv2d
-            packedBytes += kernels.packedBytes(g, depthwise: dw) + QuantizedEngine.negativeBytes(op, g)
-            if !dw { scratchNeed = max(scratchNeed, kernels.scratchBytes(g)) }
+            packedBytes += table.packedBytes(g, dw) + QuantizedEngine.negativeBytes(op, g)
+            if !dw { scratchNeed = max(scratchNeed, table.scratchBytes(g)) }
         }
         scratchBytes = scratchNeed
         scratch = UnsafeMutableRawPointer.allocate(byteCount: scratchNeed, alignment: MemoryPlan.alignment)
@@ -213,8 +217,8 @@ public final class QuantizedEngine: InferenceEngine {
             let g = FloatKernels.geometry(op, ts), dw = op.code == .depthwiseConv2d
             let dst = (packed + packedUsed).assumingMemoryBound(to: SIMD8<Int32>.self)
             let w = WeightPlane(ts[op.inputs[1]], in: weights)
-            if dw { TiledConvolution.packDepthwise(g, weights: w, into: dst) } else { kernels.packConv(g, weights: w, into: UnsafeMutableRawPointer(dst)) }
-            packedUsed += kernels.packedBytes(g, depthwise: dw)
+            if dw { TiledConvolution.packDepthwise(g, weights: w, into: dst) } else { table.packConv(g, w, UnsafeMutableRawPointer(dst)) }
+            packedUsed += table.packedBytes(g, dw)
             inputs[1] = UnsafeMutableRawPointer(dst)
         }
         return Step(kind: kind, inputs: inputs, output: pointers[op.output])
@@ -242,14 +246,14 @@ public final class QuantizedEngine: InferenceEngine {
     public func quantizeInputs() {
         for (k, t) in graph.inputs.enumerated() {
             let src = floatInputs[k]
-            kernels.quantize(src.baseAddress!, inverseScale: 1 / graph.tensors[t].scale, pointers[t].assumingMemoryBound(to: Int16.self), count: src.count)
+            table.quantize(src.baseAddress!, inverseScale: 1 / graph.tensors[t].scale, pointers[t].assumingMemoryBound(to: Int16.self), count: src.count)
         }
     }
 
     func dequantizeOutputs() {
         for (k, t) in graph.outputs.enumerated() {
             let dst = floatOutputs[k]
-            kernels.dequantize(pointers[t].assumingMemoryBound(to: Int16.self), scale: graph.tensors[t].scale, dst.baseAddress!, count: dst.count)
+            table.dequantize(pointers[t].assumingMemoryBound(to: Int16.self), scale: graph.tensors[t].scale, dst.baseAddress!, count: dst.count)
         }
     }
 
@@ -286,24 +290,24 @@ public final class QuantizedEngine: InferenceEngine {
         let out = i16(s.output)
         switch s.kind {
         case let .conv(g, r):
-            kernels.conv(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: SIMD8<Int32>.self),
+            table.conv(g, input: i16(s.inputs[0]), weights: UnsafeRawPointer(s.inputs[1]),
                                   bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
                                   r, output: out, scratch: scratch)
         case let .depthwise(g, r):
-            kernels.depthwise(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: SIMD8<Int32>.self),
+            table.depthwise(g, input: i16(s.inputs[0]), weights: s.inputs[1].assumingMemoryBound(to: SIMD8<Int32>.self),
                                        bias: s.inputs[2].assumingMemoryBound(to: Int32.self), multipliers: s.inputs[3].assumingMemoryBound(to: Int32.self),
                                        r, output: out)
         case let .addPReLU(p, mp, c, sh, n):
-            kernels.addPReLU(i16(s.inputs[0]), i16(s.inputs[1]), p, positive: mp, negative: s.inputs[2].assumingMemoryBound(to: Int32.self),
+            table.addPReLU(i16(s.inputs[0]), i16(s.inputs[1]), p, positive: mp, negative: s.inputs[2].assumingMemoryBound(to: Int32.self),
                                       channels: c, shift: sh, out, count: n)
         case .fused:
             break
         case let .maxPool(g, lo, hi):
-            kernels.maxPool(g, input: i16(s.inputs[0]), lo: lo, hi: hi, output: out)
+            table.maxPool(g, input: i16(s.inputs[0]), lo: lo, hi: hi, output: out)
         case let .binary(k, bc, p):
-            kernels.binary(k, bc, i16(s.inputs[0]), i16(s.inputs[1]), p, out)
+            table.binary(k, bc, i16(s.inputs[0]), i16(s.inputs[1]), p, out)
         case let .prelu(mp, c, sh, n):
-            kernels.prelu(i16(s.inputs[0]), positive: mp, negative: s.inputs[1].assumingMemoryBound(to: Int32.self), channels: c, shift: sh, out, count: n)
+            table.prelu(i16(s.inputs[0]), positive: mp, negative: s.inputs[1].assumingMemoryBound(to: Int32.self), channels: c, shift: sh, out, count: n)
         case let .relu(n):
             let x = i16(s.inputs[0]); for j in 0 ..< n { out[j] = max(x[j], 0) }
         case let .neg(n):
@@ -331,7 +335,7 @@ public final class QuantizedEngine: InferenceEngine {
                 }
             }
         case let .reduce(dims, axes, m, sh):
-            kernels.reduce(i16(s.inputs[0]), dims: dims, reduce: axes, m: m, s: sh, out, scratch: scratch.assumingMemoryBound(to: Int64.self))
+            table.reduce(i16(s.inputs[0]), dims: dims, reduce: axes, m: m, s: sh, out, scratch: scratch.assumingMemoryBound(to: Int64.self))
         }
     }
 }

@@ -1,3 +1,4 @@
+internal import FaceKernels
 /// Converts a float graph into the integer graph the fixed-point engine runs.
 ///
 /// - Weights of CONV_2D and DEPTHWISE_CONV_2D: symmetric, one scale per output channel; int8

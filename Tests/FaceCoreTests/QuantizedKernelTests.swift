@@ -118,7 +118,7 @@ import Testing
             }
             for (k, isa) in KernelISA.available.enumerated() {
                 var out = opts[k]  // Swift 6.0 does not pass an array element where a pointer is taken
-                isa.packAndRun(depthwise: depthwise, g, input: x, weights: w, bias: bias, multipliers: m, r, output: &out)
+                isa.kernels.packAndRun(depthwise: depthwise, g, input: x, weights: w, bias: bias, multipliers: m, r, output: &out)
                 opts[k] = out
             }
         } } }
@@ -200,7 +200,7 @@ import Testing
             let want = (0 ..< n).map { QuantizedKernels.apply(.add, Int64(a[$0]), Int64(b[$0]), p) }
             for isa in KernelISA.available {
                 var out = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
-                isa.binary(.add, Broadcast4(out: [rows, w], a: [rows, w], b: [rows, w]), a, b, p, &out)
+                isa.kernels.binary(.add, Broadcast4(out: [rows, w], a: [rows, w], b: [rows, w]), a, b, p, &out)
                 #expect(Array(out[0 ..< n]) == want, "\(isa.name) \(rows)x\(w)")
                 #expect(out[n...].allSatisfy { $0 == Self.guardValue })
             }
@@ -237,7 +237,7 @@ import Testing
                 let out = [3, n]
                 for isa in KernelISA.available {
                     var got = [Int16](repeating: Self.guardValue, count: 3 * n + Self.guardCount)
-                    isa.binary(k, Broadcast4(out: out, a: shapeA, b: shapeB), a, b, p, &got)
+                    isa.kernels.binary(k, Broadcast4(out: out, a: shapeA, b: shapeB), a, b, p, &got)
                     func at(_ v: [Int16], _ shape: [Int], _ r: Int, _ c: Int) -> Int64 {
                         let cols = shape.last!, rows = shape.count == 2 ? shape[0] : 1
                         return Int64(v[(rows == 1 ? 0 : r) * cols + (cols == 1 ? 0 : c)])
@@ -277,7 +277,7 @@ import Testing
                 QuantizedKernels.prelu(sum, positive: 12_345, negative: mn, channels: mn.count, shift: shift, &ref, count: n)
                 for isa in KernelISA.available {
                     var opt = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
-                    isa.addPReLU(a, b, p, positive: 12_345, negative: mn, channels: mn.count, shift: shift, &opt, count: n)
+                    isa.kernels.addPReLU(a, b, p, positive: 12_345, negative: mn, channels: mn.count, shift: shift, &opt, count: n)
                     #expect(ref == opt, "\(isa.name): add+prelu c=\(c) shared=\(shared) shift=\(shift)")
                 }
                 if shift == 12 && c == 16 && !shared { #expect(ref.contains(32_767) && ref.contains(-32_767), "the clamp is reached") }
@@ -295,7 +295,7 @@ import Testing
             let mp: Int32 = 11_111, s = 13
             for isa in KernelISA.available {
                 var out = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
-                isa.prelu(x, positive: mp, negative: mn, channels: c, shift: s, &out, count: n)
+                isa.kernels.prelu(x, positive: mp, negative: mn, channels: c, shift: s, &out, count: n)
                 for i in 0 ..< n {
                     let m = x[i] >= 0 ? Int64(mp) : Int64(mn[i % c])
                     #expect(out[i] == FixedPoint.clamp16(FixedPoint.apply(Int64(x[i]), m, s)), "\(isa.name): prelu c=\(c) i=\(i)")
@@ -318,7 +318,7 @@ import Testing
             QuantizedKernels.maxPoolReference(g, input: x, lo: lo, hi: hi, output: &ref)
             for isa in KernelISA.available {
                 var out = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
-                isa.maxPool(g, input: x, lo: lo, hi: hi, output: &out)
+                isa.kernels.maxPool(g, input: x, lo: lo, hi: hi, output: &out)
                 #expect(out == ref, "\(isa.name): 2x2 pool c=\(c) \(inH)x\(inW) clamp \(lo)...\(hi)")
             }
         } } }
@@ -327,7 +327,7 @@ import Testing
         let x = Self.i16(5 * 6 * 12, &rng)
         var ref = [Int16](repeating: 0, count: 5 * 6 * 12), out = ref
         QuantizedKernels.maxPoolReference(g, input: x, lo: -32767, hi: 32767, output: &ref)
-        KernelISA.best.maxPool(g, input: x, lo: -32767, hi: 32767, output: &out)
+        KernelISA.best.kernels.maxPool(g, input: x, lo: -32767, hi: 32767, output: &out)
         #expect(out == ref && ref[0] == max(x[0], x[12], x[72], x[84]))
     }
 
@@ -353,7 +353,7 @@ import Testing
             for isa in KernelISA.available {
                 for n in [xs.count, 7, 1] {
                     var out = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
-                    isa.quantize(xs, inverseScale: inv, &out, count: n)
+                    isa.kernels.quantize(xs, inverseScale: inv, &out, count: n)
                     #expect(Array(out[0 ..< n]) == Array(want[0 ..< n]), "\(isa.name) inv=\(inv) n=\(n)")
                     #expect(out[n...].allSatisfy { $0 == Self.guardValue })
                 }

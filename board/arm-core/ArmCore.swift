@@ -1,4 +1,4 @@
-// armcore: the test driver of FaceCore's aarch64 build (issue 9). Embedded-Swift clean, so the
+// armcore: the test driver of FaceCore's aarch64 build. Embedded-Swift clean, so the
 // same file is compiled twice: for aarch64 in Embedded mode (scripts/build-core-arm, run under
 // qemu-aarch64-static) and for the host with the ordinary toolchain; scripts/tests/50-arm-core.sh
 // compares the two byte for byte. C stdio through @_extern(c): no Glibc module, no Foundation.
@@ -16,6 +16,7 @@
 //   armcore convert <bundle.task> <calibration list> <out.fkm>
 //       Host helper: the conversion of `facekit model convert` (Quantizer.convert; FaceCore only).
 import FaceCore
+import FaceKernels
 
 // MARK: C library
 
@@ -142,7 +143,7 @@ func checkKernel(depthwise: Bool, _ g: ConvGeometry, input: UnsafePointer<Int16>
         // The engine's tiled kernels in every copy this CPU runs, on weights packed here as the
         // engine packs them at set-up.
         for isa in KernelISA.available {
-            isa.packAndRun(depthwise: depthwise, g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: opt)
+            isa.kernels.packAndRun(depthwise: depthwise, g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: opt)
             for i in 0 ..< n where ref[i] != opt[i] { bad += 1 }
         }
     }

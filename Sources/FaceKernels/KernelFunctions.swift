@@ -1,0 +1,84 @@
+import FaceKernelTypes
+
+/// This compiled copy's kernels as a `KernelCopy`. The same source is compiled into every copy;
+/// the copy built for the Armv8.2 dot product (`FACEKIT_DOTPROD`) runs its CONV_2D through
+/// `convDot`, whose weights have a layout of their own, and everything else as the others do.
+public enum KernelFunctions: KernelCopy {
+    public static func packedBytes(_ g: ConvGeometry, depthwise dw: Bool) -> Int {
+        #if arch(arm64) && FACEKIT_DOTPROD
+        if !dw { return TiledConvolution.dotPackedBytes(g) }
+        #endif
+        return TiledConvolution.packedBytes(g, depthwise: dw)
+    }
+
+    public static func scratchBytes(_ g: ConvGeometry) -> Int {
+        #if arch(arm64) && FACEKIT_DOTPROD
+        return TiledConvolution.dotScratchBytes(g)
+        #else
+        return TiledConvolution.scratchBytes(g)
+        #endif
+    }
+
+    public static func packConv(_ g: ConvGeometry, weights: WeightPlane, into plane: UnsafeMutableRawPointer) {
+        #if arch(arm64) && FACEKIT_DOTPROD
+        TiledConvolution.packDot(g, weights: weights, into: plane)
+        #else
+        TiledConvolution.packConv(g, weights: weights, into: plane.assumingMemoryBound(to: SIMD8<Int32>.self))
+        #endif
+    }
+
+    public static func conv(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafeRawPointer, bias: UnsafePointer<Int32>,
+                            multipliers: UnsafePointer<Int32>, _ r: Requant, output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
+        #if arch(arm64) && FACEKIT_DOTPROD
+        TiledConvolution.convDot(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
+        #else
+        TiledConvolution.conv(g, input: input, weights: weights.assumingMemoryBound(to: SIMD8<Int32>.self), bias: bias, multipliers: multipliers,
+                              r, output: output, scratch: scratch)
+        #endif
+    }
+
+    public static func depthwise(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>, bias: UnsafePointer<Int32>,
+                                 multipliers: UnsafePointer<Int32>, _ r: Requant, output: UnsafeMutablePointer<Int16>) {
+        TiledConvolution.depthwise(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: output)
+    }
+
+    public static func packAndRun(depthwise dw: Bool, _ g: ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
+                                  bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant, output: UnsafeMutablePointer<Int16>) {
+        #if arch(arm64) && FACEKIT_DOTPROD
+        if !dw { return TiledConvolution.packAndRunDot(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: output) }
+        #endif
+        TiledConvolution.packAndRun(depthwise: dw, g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: output)
+    }
+
+    public static func addPReLU(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ p: BinaryParams, positive mp: Int32,
+                                negative mn: UnsafePointer<Int32>, channels c: Int, shift ps: Int, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
+        QuantizedKernels.addPReLU(a, b, p, positive: mp, negative: mn, channels: c, shift: ps, out, count: n)
+    }
+
+    public static func binary(_ k: BinaryKind, _ bc: Broadcast4, _ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ p: BinaryParams,
+                              _ out: UnsafeMutablePointer<Int16>) {
+        QuantizedKernels.binary(k, bc, a, b, p, out)
+    }
+
+    public static func prelu(_ x: UnsafePointer<Int16>, positive mp: Int32, negative mn: UnsafePointer<Int32>, channels c: Int, shift s: Int,
+                             _ out: UnsafeMutablePointer<Int16>, count n: Int) {
+        QuantizedKernels.prelu(x, positive: mp, negative: mn, channels: c, shift: s, out, count: n)
+    }
+
+    public static func quantize(_ x: UnsafePointer<Float>, inverseScale inv: Float, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
+        QuantizedKernels.quantize(x, inverseScale: inv, out, count: n)
+    }
+
+    public static func dequantize(_ x: UnsafePointer<Int16>, scale s: Float, _ out: UnsafeMutablePointer<Float>, count n: Int) {
+        QuantizedKernels.dequantize(x, scale: s, out, count: n)
+    }
+
+    public static func reduce(_ x: UnsafePointer<Int16>, dims d: (Int, Int, Int, Int), reduce r: (Bool, Bool, Bool, Bool), m: Int64, s: Int,
+                              _ out: UnsafeMutablePointer<Int16>, scratch: UnsafeMutablePointer<Int64>) {
+        QuantizedKernels.reduce(x, dims: d, reduce: r, m: m, s: s, out, scratch: scratch)
+    }
+
+    public static func maxPool(_ g: ConvGeometry, input: UnsafePointer<Int16>, lo: Int16, hi: Int16, output: UnsafeMutablePointer<Int16>) {
+        QuantizedKernels.maxPool(g, input: input, lo: lo, hi: hi, output: output)
+    }
+}
