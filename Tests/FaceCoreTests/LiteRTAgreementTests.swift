@@ -2,7 +2,7 @@ import Testing
 @testable import FaceCore
 
 /// The float engine against LiteRT's reference kernels on real face crops
-/// (scripts/reference/make-model-io): issue 2's acceptance bounds.
+/// (scripts/reference/make-model-io), within the float engine's acceptance bounds.
 @Suite(.serialized) struct LiteRTAgreementTests {
     /// Coordinate outputs (detector regressors, landmarks) are in input-pixel units: |Δ| ≤ 0.01
     /// for every value that is a coordinate in or near the image (|value| ≤ 2 × the input side).

@@ -30,7 +30,7 @@ enum Fixtures {
     }
 }
 
-/// Per-media agreement with MediaPipe: what issue 4 item 6 measures.
+/// Per-media agreement with MediaPipe: detection agreement, landmark, blend-shape and head-pose error.
 struct Agreement: CustomStringConvertible {
     var media = ""
     var frames = 0

@@ -1,6 +1,6 @@
 /* bbcount: a QEMU TCG plugin (linux-user, plugin API 1, QEMU 7.2) that counts how often each
  * translated block runs inside marked windows, and records its instruction bytes, so that
- * scripts/arm-bench can cost every hot block with llvm-mca (issue 26). Only the windows count:
+ * scripts/arm-bench can cost every hot block with llvm-mca. Only the windows count:
  * the model's set-up, file reading and the Python interpreter's start are not the inference.
  *
  * A window opens and closes at each marker; two kinds, so that neither engine needs a change:

@@ -1,4 +1,4 @@
-"""LiteRT's side of scripts/arm-bench (issue 26): one inference of a float .tflite model with
+"""LiteRT's side of scripts/arm-bench: one inference of a float .tflite model with
 LiteRT's default CPU path (the XNNPACK delegate, one thread), run by an arm64 CPython 3.11 under
 qemu-aarch64 with the bbcount plugin. The counted window is the second invoke() only: the first
 one may still pack weights or plan memory, which a running kiosk does once.

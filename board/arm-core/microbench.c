@@ -1,4 +1,4 @@
-/* Microbenchmarks with known throughput, to validate scripts/arm-bench's cost model (issue 26):
+/* Microbenchmarks with known throughput, to validate scripts/arm-bench's cost model:
  * each loop runs ITER times between two marker system calls (bbcount's sys= marker), and the
  * model's cycles per iteration are compared with Arm's software optimization guides (Cortex-A72
  * SOG, UAN 0016A; Cortex-A76 SOG, PJDOC-466751330-7215):
