@@ -32,7 +32,7 @@ extension ObjectReader {
     func lsl() throws(ConfigError) -> KioskConfig.LSL {
         var l = KioskConfig.LSL()
         l.enabled = try bool("enabled", l.enabled)
-        l.library = try optionalString("library").map { s throws(ConfigError) in try string("library", s, absolutePath: true) }
+        if let s = try optionalString("library") { l.library = try string("library", s, absolutePath: true) }
         l.name = try string("name", l.name)
         l.type = try string("type", l.type)
         l.markersName = try string("markersName", l.markersName)
