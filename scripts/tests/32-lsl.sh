@@ -58,10 +58,10 @@ grep -q "0 of 169 frames written, 0 dropped (writer behind), 169 without a reade
   || die "no reader: $(grep 'JSON stream' "$W/json4.err")"
 echo "PASS: 32-lsl: FIFO without a reader: 169 lines counted unread, the replay finished"
 
-log "LabStreaming suites against the pinned liblsl (clock proof, markers over loopback, sender restart)"
+log "LabStreaming and kiosk suites against the pinned liblsl (clock proof, markers over loopback, sender restart, GPIO edges)"
 if ls "$REPO"/.build/debug/*PackageTests.xctest >/dev/null 2>&1; then
-  if FACEKIT_LSL_LIBRARY="$LIB" unshare -rn sh -c 'ip link set lo up && exec swift test --skip-build --filter "LSLLibraryTests|MarkerLoopbackTests|SlotRingTests|FaceJSONTests"' \
-       > "$W/swift.txt" 2>&1 && grep -q "MarkerLoopbackTests passed" "$W/swift.txt" && grep -q "localClockIsClockMonotonic() passed" "$W/swift.txt"; then
+  if FACEKIT_LSL_LIBRARY="$LIB" unshare -rn sh -c 'ip link set lo up && exec swift test --skip-build --filter "LSLLibraryTests|MarkerLoopbackTests|SlotRingTests|FaceJSONTests|KioskLSLMarkersTests"' \
+       > "$W/swift.txt" 2>&1 && grep -q "MarkerLoopbackTests passed" "$W/swift.txt" && grep -q "KioskLSLMarkersTests passed" "$W/swift.txt" && grep -q "localClockIsClockMonotonic() passed" "$W/swift.txt"; then
     echo "PASS: 32-lsl: $(grep -E "Test run with" "$W/swift.txt" | tail -1)"
   else
     grep -E "✘|error" "$W/swift.txt" | head -20; echo "FAIL: 32-lsl: LabStreaming suites"; exit 1
