@@ -2,8 +2,8 @@ import FaceTracking
 import LinuxSystem
 import Foundation
 
-/// The live per-frame face JSON (`FaceJSONEncoder`, one line per frame) to standard output or a
-/// FIFO. The tracking thread encodes into a preallocated ring slot and returns; a writer thread
+/// The live per-frame face JSON (`FaceJSONEncoder`, one line per frame) to standard output, a
+/// FIFO or the clients of a UNIX stream socket. The tracking thread encodes into a preallocated ring slot and returns; a writer thread
 /// writes the lines. A slow or absent reader never slows tracking: when the ring is full the
 /// frame's line is dropped and counted, and while a FIFO has no reader lines are counted as
 /// unread (the FIFO is reopened when a reader comes).
@@ -12,14 +12,28 @@ public final class FaceJSONStream: @unchecked Sendable {
         case standardOutput
         /// An existing FIFO (mkfifo -m 0660 PATH; the consumer's group owns it).
         case fifo(String)
+        /// A UNIX stream socket facekit creates at `path`, mode 0660, owned by `group` when
+        /// given; every connected client gets every line. A client that cannot take a whole line
+        /// at once (its socket buffer is full: it stopped reading) is disconnected, so no client
+        /// ever sees a torn line.
+        case socket(path: String, group: String?)
         public var description: String {
-            switch self { case .standardOutput: return "standard output"; case .fifo(let p): return p }
+            switch self {
+            case .standardOutput: return "standard output"
+            case .fifo(let p): return p
+            case .socket(let p, _): return p
+            }
         }
     }
 
     public struct Counters: Sendable, Equatable {
         public var frames: UInt64 = 0, written: UInt64 = 0, dropped: UInt64 = 0, unread: UInt64 = 0
+        /// Socket clients disconnected because they fell behind.
+        public var disconnected: UInt64 = 0
     }
+
+    /// Socket clients served at once; more are turned away.
+    public static let maxClients = 8
 
     public let target: Target
     private let maxFaces: Int
@@ -30,7 +44,8 @@ public final class FaceJSONStream: @unchecked Sendable {
     private let lock = ConditionLock()
     private var fd: Int32 = -1
     private var lastOpenAttemptNs: Int64? = nil
-    private var written: UInt64 = 0, unread: UInt64 = 0
+    private var written: UInt64 = 0, unread: UInt64 = 0, disconnected: UInt64 = 0
+    private var clients = [Int32](repeating: -1, count: FaceJSONStream.maxClients)
     private var finished = false, closing = false
 
     /// Checks the target and starts the writer thread.
@@ -51,6 +66,25 @@ public final class FaceJSONStream: @unchecked Sendable {
                     throw JSONStreamError("\(path) is a \(Syscalls.fileTypeName(st.st_mode)), not a FIFO; the face JSON stream writes to a FIFO (mkfifo -m 0660 \(path))")
                 }
             }
+        case .socket(let path, let group):
+            let gid: gid_t?
+            if let g = group {
+                guard let id = Syscalls.groupID(named: g) else {
+                    throw JSONStreamError("\(path): no group named '\(g)' for the face JSON socket; create it (groupadd \(g)) or name another")
+                }
+                gid = id
+            } else { gid = nil }
+            switch Syscalls.listenUnix(path) {
+            case .success(let f): fd = f
+            case .failure(let e): throw JSONStreamError("\(path): cannot create the face JSON socket (is something else there, or the directory read-only?)", cause: e)
+            }
+            // Readable and writable by the owner and the group only: a client must connect(2),
+            // which needs write permission on the socket file.
+            let perms = Syscalls.setMode(path, 0o660).flatMap { _ in gid.map { Syscalls.setGroup(path, $0) } ?? .success(()) }
+            if case .failure(let e) = perms {
+                _ = Syscalls.close(fd); _ = Syscalls.unlink(path)
+                throw JSONStreamError("\(path): cannot set mode 0660 and group \(group ?? "-") on the face JSON socket", cause: e)
+            }
         }
         // A reader that goes away must cost a line, not the process.
         Syscalls.ignoreSignal(SIGPIPE)
@@ -68,7 +102,7 @@ public final class FaceJSONStream: @unchecked Sendable {
 
     public var counters: Counters {
         let c = ring.counters
-        return lock.withLock { Counters(frames: c.offered, written: written, dropped: c.dropped, unread: unread) }
+        return lock.withLock { Counters(frames: c.offered, written: written, dropped: c.dropped, unread: unread, disconnected: disconnected) }
     }
 
     /// Writes what is queued, then stops the writer thread. A FIFO reader that stopped reading
@@ -85,10 +119,16 @@ public final class FaceJSONStream: @unchecked Sendable {
     private func writeLoop() {
         while ring.take({ p, n in deliver(UnsafeRawBufferPointer(start: p, count: n)) }) {}
         if case .fifo = target, fd >= 0 { _ = Syscalls.close(fd); fd = -1 }
+        if case .socket(let path, _) = target {
+            for c in clients where c >= 0 { _ = Syscalls.close(c) }
+            _ = Syscalls.close(fd); fd = -1
+            _ = Syscalls.unlink(path)
+        }
         lock.withLock { finished = true; lock.broadcast() }
     }
 
     private func deliver(_ line: UnsafeRawBufferPointer) {
+        if case .socket = target { deliverToClients(line); return }
         // No new reader is waited for once closing: a reader that stalled would cost a second a line.
         if fd == -1, case .fifo(let path) = target, !lock.withLock({ closing }) {
             // Opening without O_NONBLOCK would wait for a reader; with it, ENXIO says there is
@@ -107,6 +147,24 @@ public final class FaceJSONStream: @unchecked Sendable {
         // reader; standard output is done.
         lock.withLock { unread &+= 1 }
         if case .fifo = target { _ = Syscalls.close(fd); fd = -1 } else { fd = -2 }
+    }
+
+    /// Accepts waiting clients, then gives the line to each client that can take all of it now.
+    private func deliverToClients(_ line: UnsafeRawBufferPointer) {
+        while case .success(let c) = Syscalls.accept(fd) {
+            if let slot = clients.firstIndex(of: -1) { clients[slot] = c } else { _ = Syscalls.close(c) }
+        }
+        var took = 0, dropped: UInt64 = 0
+        for k in clients.indices where clients[k] >= 0 {
+            if case .success(let n) = Syscalls.sendNow(clients[k], line), n == line.count { took += 1; continue }
+            // Behind (a full socket buffer: a part of a line would tear the stream) or gone.
+            _ = Syscalls.close(clients[k]); clients[k] = -1
+            dropped += 1
+        }
+        lock.withLock {
+            if took > 0 { written &+= 1 } else { unread &+= 1 }
+            disconnected &+= dropped
+        }
     }
 
     /// The FIFO stays non-blocking, so a reader that stops reading can hold this thread only

@@ -4,7 +4,7 @@ public enum SystemCall: String, Sendable, CaseIterable {
     case flock, fcntl, fstat, lstat, stat, statvfs, lseek, access, opendir, realpath
     case poll, ioctl, mmap, munmap
     case pipe, posix_spawn, kill, waitpid, pthread_create
-    case socket, bind, setsockopt, recv, sendto
+    case socket, bind, setsockopt, recv, sendto, listen, accept, send, chmod, chown
     case mount, umount2, sync
 }
 
@@ -34,6 +34,9 @@ extension SystemCall {
         case .kill: return "signalling"
         case .waitpid: return "waiting for"
         case .socket, .bind: return "opening a socket for"
+        case .listen, .accept: return "accepting connections on"
+        case .send: return "writing to"
+        case .chmod, .chown: return "setting the owner or mode of"
         case .mount: return "mounting"
         case .umount2: return "unmounting"
         }

@@ -35,7 +35,9 @@ import Testing
         ("{\"lsl\": {\"enable\": true}}", "lsl.enable", "unknown key"),
         ("{\"jsonStream\": {}}", "jsonStream.fifo", "missing"),
         ("{\"jsonStream\": {\"fifo\": \"face.fifo\"}}", "jsonStream.fifo", "absolute path"),
-        ("{\"jsonStream\": {\"fifo\": \"/run/f\", \"socket\": \"/run/s\"}}", "jsonStream.socket", "unknown key"),
+        ("{\"jsonStream\": {\"fifo\": \"/run/f\", \"socket\": \"/run/s\"}}", "jsonStream.socket", "not both"),
+        ("{\"jsonStream\": {\"fifo\": \"/run/f\", \"group\": \"lab\"}}", "jsonStream.group", "only for a socket"),
+        ("{\"jsonStream\": {\"socket\": \"/run/s\", \"mode\": 432}}", "jsonStream.mode", "unknown key"),
     ]
 }
 
@@ -43,6 +45,8 @@ import Testing
     @Test func fifoPath() throws {
         #expect(try KioskConfig.parse(Data("{}".utf8)).jsonStream == nil)
         let c = try KioskConfig.parse(Data("{\"jsonStream\": {\"fifo\": \"/run//facekit-face.fifo\"}}".utf8))
-        #expect(c.jsonStream == .init(fifo: "/run/facekit-face.fifo"))
+        #expect(c.jsonStream == .fifo("/run/facekit-face.fifo"))
+        let d = try KioskConfig.parse(Data("{\"jsonStream\": {\"socket\": \"/run/facekit/face.sock\", \"group\": \"lab\"}}".utf8))
+        #expect(d.jsonStream == .socket("/run/facekit/face.sock", group: "lab"))
     }
 }

@@ -58,6 +58,32 @@ grep -q "0 of 169 frames written, 0 dropped (writer behind), 169 without a reade
   || die "no reader: $(grep 'JSON stream' "$W/json4.err")"
 echo "PASS: 32-lsl: FIFO without a reader: 169 lines counted unread, the replay finished"
 
+# A socket facekit creates: mode 0660 and the group asked for, every line to a client.
+"$FACEKIT" process testdata/face_noface.mov --out "$W/json5" --store "$W/json5-store" --format csv \
+  --json-stream "unix:$W/face.sock" --json-group nogroup > "$W/json5.out" 2> "$W/json5.err" &
+fk=$!
+timeout 120 "$VENV/bin/python" - "$W/face.sock" "$W/sock.jsonl" > "$W/sock.txt" <<'PY' || { kill "$fk" 2>/dev/null || true; die "socket client: $(cat "$W/sock.txt")"; }
+import grp, os, socket, stat, sys, time
+path, out = sys.argv[1], sys.argv[2]
+for _ in range(600):
+    if os.path.exists(path): break
+    time.sleep(0.05)
+st = os.stat(path)
+print(f"mode {stat.S_IMODE(st.st_mode):o} group {grp.getgrgid(st.st_gid).gr_name} socket {stat.S_ISSOCK(st.st_mode)}")
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(path)
+with open(out, "wb") as f:
+    while True:
+        b = s.recv(65536)
+        if not b: break
+        f.write(b)
+PY
+wait "$fk" || die "process --json-stream unix: failed: $(tail -3 "$W/json5.err")"
+grep -q "mode 660 group nogroup socket True" "$W/sock.txt" || die "the socket is not mode 0660 group nogroup: $(cat "$W/sock.txt")"
+"$VENV/bin/python" "$REPO/scripts/verify/lsl/check_json_stream.py" "$W/sock.jsonl" "$W"/json5/session_* --joined-late > "$W/sock-check.txt" \
+  || { cat "$W/sock-check.txt"; die "the JSON stream through the socket does not match the export"; }
+[ ! -e "$W/face.sock" ] || die "the socket file was left behind"
+echo "PASS: 32-lsl: JSON socket: $(cat "$W/sock.txt"), $(head -1 "$W/sock-check.txt"), the rest = the export; removed at exit"
+
 log "LabStreaming and kiosk suites against the pinned liblsl (clock proof, markers over loopback, sender restart, GPIO edges)"
 if ls "$REPO"/.build/debug/*PackageTests.xctest >/dev/null 2>&1; then
   if FACEKIT_LSL_LIBRARY="$LIB" unshare -rn sh -c 'ip link set lo up && exec swift test --skip-build --filter "LSLLibraryTests|MarkerLoopbackTests|SlotRingTests|FaceJSONTests|KioskLSLMarkersTests"' \

@@ -17,7 +17,7 @@ import Recording
 /// that could be read was tracked and exported. Media that cannot be read at all is an error.
 struct ProcessCommand: Command {
     static let path = ["process"]
-    static let synopsis = "facekit process <media> --out DIR [--format csv|jsonl|hdf5|openface|pyfeat] [--participant ID] [--model FILE] [--max-faces N] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR] [--json-stream -|FIFO] " + DepthOptions.synopsis + " " + LSLOptions.synopsis
+    static let synopsis = "facekit process <media> --out DIR [--format csv|jsonl|hdf5|openface|pyfeat] [--participant ID] [--model FILE] [--max-faces N] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR] [--json-stream -|FIFO|unix:SOCKET [--json-group GROUP]] " + DepthOptions.synopsis + " " + LSLOptions.synopsis
     static let abstract = "Track faces in a video or image file and export the seed's layout (through the session store)."
     let args: ArgumentScanner
     let media: String
@@ -26,7 +26,7 @@ struct ProcessCommand: Command {
     let lsl: LSLOptions
 
     init(arguments: [String]) throws {
-        args = try ArgumentScanner(arguments, valueOptions: Set(["out", "format", "participant", "model", "max-faces", "vertices", "focal-px", "store", "json-stream"]).union(DepthOptions.valueOptions).union(LSLOptions.valueOptions),
+        args = try ArgumentScanner(arguments, valueOptions: Set(["out", "format", "participant", "model", "max-faces", "vertices", "focal-px", "store", "json-stream", "json-group"]).union(DepthOptions.valueOptions).union(LSLOptions.valueOptions),
                                    flagOptions: Set(["image-mode", "no-smoothing"]).union(LSLOptions.flagOptions))
         guard args.positionals.count == 1 else { throw UsageError("name one video or image file") }
         media = args.positionals[0]
@@ -91,11 +91,13 @@ struct ProcessCommand: Command {
         // replay's sample times are not already seconds old when they are pushed.
         let lab = lsl.start(media: media, nominalRate: input.nominalRate, recorder: recorder)
         // The seed's per-frame face JSON, live: `-` is standard output (the summary then goes
-        // to standard error).
+        // to standard error), `unix:PATH` a socket facekit creates (mode 0660, --json-group).
         let jsonTarget = args.value("json-stream")
         var json: FaceJSONStream? = nil
         if let j = jsonTarget {
-            do { json = try FaceJSONStream(j == "-" ? .standardOutput : .fifo(j), maxFaces: cfg.maxTrackedFaces) }
+            let target: FaceJSONStream.Target = j == "-" ? .standardOutput
+                : j.hasPrefix("unix:") ? .socket(path: String(j.dropFirst(5)), group: args.value("json-group")) : .fifo(j)
+            do { json = try FaceJSONStream(target, maxFaces: cfg.maxTrackedFaces) }
             catch { lab?.close(); _ = try? recorder.stop(); throw CommandFailure(error.description) }
         }
         // Frame times: the session's start plus the media timestamp, so exports carry media time.
@@ -141,7 +143,7 @@ struct ProcessCommand: Command {
         if let json {
             json.close()
             let c = json.counters
-            printError("facekit: JSON stream to \(json.target): \(c.written) of \(c.frames) frames written, \(c.dropped) dropped (writer behind), \(c.unread) without a reader")
+            printError("facekit: JSON stream to \(json.target): \(c.written) of \(c.frames) frames written, \(c.dropped) dropped (writer behind), \(c.unread) without a reader\(c.disconnected > 0 ? ", \(c.disconnected) clients cut off" : "")")
         }
         if let lab {
             lab.markers.push("session.stop")

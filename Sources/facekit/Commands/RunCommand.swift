@@ -81,7 +81,9 @@ struct RunCommand: Command {
         // The face JSON stream: a FIFO that is missing is logged, and the kiosk runs on.
         var json: FaceJSONStream? = nil
         if let j = config.jsonStream {
-            do { json = try FaceJSONStream(.fifo(j.fifo)) } catch { log.log("json-stream.failed", ["error": error.description]) }
+            let target: FaceJSONStream.Target
+            switch j { case .fifo(let p): target = .fifo(p); case .socket(let p, let g): target = .socket(path: p, group: g) }
+            do { json = try FaceJSONStream(target) } catch { log.log("json-stream.failed", ["error": error.description]) }
         }
         let face = lab?.face
         let pulseIO = (config.syncPulse?.everyNFrames ?? 0) > 0 ? io : nil

@@ -1,7 +1,10 @@
 """The live face JSON stream of `facekit process --json-stream` against the session's export and
 the seed's format (face-capture-json-format.md):
 
-    check_json_stream.py STREAM.jsonl EXPORT_DIR STORE_SESSION_DIR
+    check_json_stream.py STREAM.jsonl EXPORT_DIR [--joined-late]
+
+With --joined-late (a socket client that connected during the replay) the lines must be the
+export's last frames, from the frame of the first line's timestamp on.
 
 Every frame has one line; each line has exactly the seed's keys (faces[].detected, blendshapes,
 rotation{pitch,yaw,roll}, translation{x,y,z}, faceState; timestamp as a string of milliseconds);
@@ -58,6 +61,11 @@ def main():
     lines = [l for l in open(stream).read().split("\n") if l]
     rows = list(csv.DictReader(open(os.path.join(export, "metadata.csv"))))
     blend = list(csv.DictReader(open(os.path.join(export, "blendshapes.csv"))))
+    if "--joined-late" in sys.argv[3:] and lines:
+        first = int(json.loads(lines[0])["timestamp"])
+        k = min(range(len(rows)), key=lambda i: abs(float(rows[i]["timestamp"]) * 1000 - first))
+        print(f"client joined at frame {k}")
+        rows, blend = rows[k:], blend[k:]
     names = json.load(open(os.path.join(export, "session.json")))["blendShapeNames"]
     p = problems_of(lines, rows, blend, names)
     states = [json.loads(l)["faces"][0]["faceState"] for l in lines]
