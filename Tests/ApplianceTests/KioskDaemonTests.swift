@@ -49,6 +49,12 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
 
 @Suite(.serialized) struct KioskDaemonTests {
     struct Rig {
+        /// A start/stop button, a TTL marker line and a pause button (also KioskLSLMarkersTests').
+        static let inputs = [
+            KioskConfig.Input(chip: .label("sim"), line: .offset(0), action: .sessionToggle, debounceMs: 30),
+            KioskConfig.Input(chip: .label("sim"), line: .offset(1), action: .marker("ttl"), minPulseUs: 500),
+            KioskConfig.Input(chip: .label("sim"), line: .offset(2), action: .sessionPauseToggle),
+        ]
         let dir: String
         let store: SessionStore
         let recorder: TwinRecorder
@@ -66,11 +72,7 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
             dir = temporaryDirectory("daemon")
             var c = KioskConfig()
             c.dataDirectory = dir
-            c.inputs = [
-                KioskConfig.Input(chip: .label("sim"), line: .offset(0), action: .sessionToggle, debounceMs: 30),
-                KioskConfig.Input(chip: .label("sim"), line: .offset(1), action: .marker("ttl"), minPulseUs: 500),
-                KioskConfig.Input(chip: .label("sim"), line: .offset(2), action: .sessionPauseToggle),
-            ]
+            c.inputs = Self.inputs
             store = try SessionStore(root: c.sessionsDirectory)
             recorder = TwinRecorder(store: store)
             let lines = self.lines, exports = self.exports

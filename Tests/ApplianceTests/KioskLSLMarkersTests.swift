@@ -19,11 +19,7 @@ struct KioskLSLMarkersTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var c = KioskConfig()
         c.dataDirectory = dir
-        c.inputs = [
-            KioskConfig.Input(chip: .label("sim"), line: .offset(0), action: .sessionToggle, debounceMs: 30),
-            KioskConfig.Input(chip: .label("sim"), line: .offset(1), action: .marker("ttl"), minPulseUs: 500),
-            KioskConfig.Input(chip: .label("sim"), line: .offset(2), action: .sessionPauseToggle),
-        ]
+        c.inputs = KioskDaemonTests.Rig.inputs
         let store = try SessionStore(root: c.sessionsDirectory)
         let recorder = TwinRecorder(store: store)
         let inputs = ScriptedInputs()
