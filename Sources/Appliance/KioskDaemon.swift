@@ -186,6 +186,7 @@ public final class KioskDaemon: @unchecked Sendable {
         let effects = lock.withLock { machine.handle(event) }
         for effect in effects { execute(effect, eventTimeNs: eventTimeNs) }
         if machine.state != before {
+            labMarkers?.push("state:\(machine.state)", monotonicNs: eventTimeNs)
             log.log("state", ["from": before, "to": machine.state])
             notifier.status(statusLine)
         }

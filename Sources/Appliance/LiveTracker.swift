@@ -75,6 +75,11 @@ public final class LiveTracker: @unchecked Sendable {
     /// pulses. `recorder` is nil unless a session is recording. Must not block.
     public typealias FrameHook = (_ frame: FaceFrame, _ record: inout FrameRecord, _ recorder: SessionRecorder?) -> Void
 
+    /// Receives every marker the API adds to a running session (`addEvent` with source "api"),
+    /// with the timestamp the session stores: the LSL markers stream publishes them. Called on
+    /// the caller's thread; must not block.
+    public typealias MarkerSink = (_ label: String, _ monotonicNs: Int64) -> Void
+
     public let configuration: Configuration
     public let store: SessionStore
     private let source: any FrameSource
@@ -94,6 +99,7 @@ public final class LiveTracker: @unchecked Sendable {
     private var subscribers: [UInt64: AsyncStream<FaceFrame>.Continuation] = [:]
     private var nextSubscriber: UInt64 = 0
     private var hook: FrameHook?
+    private var markerSink: MarkerSink?
     /// Set by `shutdown`, cleared by `startPreview`: a stream taken in between ends at once.
     private var isShutDown = false
     // Owned by the tracking thread.
@@ -128,6 +134,9 @@ public final class LiveTracker: @unchecked Sendable {
 
     /// Installs the per-frame hook (see `FrameHook`); set it before `startPreview`.
     public func setFrameHook(_ h: FrameHook?) { lock.withLock { hook = h } }
+
+    /// Installs the sink for API markers (see `MarkerSink`).
+    public func setMarkerSink(_ s: MarkerSink?) { lock.withLock { markerSink = s } }
 
     // MARK: Lifecycle
 
@@ -213,8 +222,14 @@ public final class LiveTracker: @unchecked Sendable {
 
     /// An event marker with the session's clock (CLOCK_MONOTONIC; a GPIO edge passes the kernel's
     /// timestamp). A no-op when no session is running, like the seed.
+    /// API markers also go to the marker sink; events with another source (GPIO markers, which
+    /// the kiosk publishes itself, and markers received from LSL) do not, so nothing is echoed.
     public func addEvent(_ label: String, source: String = "api", monotonicNs: Int64? = nil) {
-        lock.withLock { recorder }?.addEvent(label, source: source, monotonicNs: monotonicNs)
+        let (r, sink) = lock.withLock { (recorder, markerSink) }
+        guard let r else { return }
+        let t = monotonicNs ?? Int64(MonotonicClock.now())
+        r.addEvent(label, source: source, monotonicNs: t)
+        if source == "api" { sink?(label, t) }
     }
 
     /// Stops a running session, then the tracking thread and the camera. Safe to call twice.

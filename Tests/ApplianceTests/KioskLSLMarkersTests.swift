@@ -12,7 +12,8 @@ private let libraryPath = ProcessInfo.processInfo.environment["FACEKIT_LSL_LIBRA
 @Suite(.serialized, .enabled(if: libraryPath != nil, "FACEKIT_LSL_LIBRARY is not set"))
 struct KioskLSLMarkersTests {
     /// A button starts a session, TTL pulses mark it, a pause and a stop follow: each appears on
-    /// the markers stream in order, GPIO markers stamped with their kernel edge time.
+    /// the markers stream in order, GPIO markers stamped with their kernel edge time, and every
+    /// change of the kiosk's state (`state:<name>`, the names of its status line) with them.
     @Test func gpioEdgesAndStateChangesReachAnLSLInlet() throws {
         try LSLLibrary.load(path: libraryPath)
         let dir = temporaryDirectory("lsl-daemon")
@@ -52,10 +53,17 @@ struct KioskLSLMarkersTests {
         waitFor("recording again") { daemon.state == .recording }
         inputs.press(0, at: t0 + 70_000_000)
         waitFor("stopped") { daemon.state == .stopped }
-        waitFor("7 markers over LSL") { got.withLock { $0.count } >= 7 }
+        waitFor("12 markers over LSL") { got.withLock { $0.count } >= 12 }
         usleep(200_000)  // nothing more may come
-        let m = got.withLock { $0 }
-        #expect(m.map(\.label) == ["session.start P001", "marker:ttl", "marker:ttl", "marker:ttl", "pause", "resume", "session.stop"])
+        let all = got.withLock { $0 }
+        #expect(all.map(\.label) == ["state:ready", "session.start P001", "state:recording", "marker:ttl", "marker:ttl", "marker:ttl",
+                                     "pause", "state:paused", "resume", "state:recording", "session.stop", "state:stopped"])
+        // A state change caused by an input carries that input's edge time.
+        let changes = all.filter { $0.label.hasPrefix("state:") }.dropFirst()
+        for (marker, t) in zip(changes, [t0, t0 + 50_000_000, t0 + 60_000_000, t0 + 70_000_000]) {
+            #expect(abs(LSLLibrary.monotonicNs(timestamp: marker.senderTimestamp) - t) <= 1_000, "\(marker.label)")
+        }
+        let m = all.filter { !$0.label.hasPrefix("state:") }
         let expected: [Int64] = [t0] + ttl + [t0 + 50_000_000, t0 + 60_000_000, t0 + 70_000_000]
         for (marker, t) in zip(m, expected) {
             // The outlet's stamp is the edge time itself (the double's rounding aside); the
@@ -64,7 +72,7 @@ struct KioskLSLMarkersTests {
             #expect(abs(sent - t) <= 1_000, "\(marker.label): sent \(sent - t) ns from its edge")
             #expect(abs(marker.monotonicNs - t) <= 1_000_000, "\(marker.label): \(marker.monotonicNs - t) ns from its edge")
         }
-        #expect(m.count == 7)
+        #expect(m.count == 7 && all.count == 12)
         daemon.post(.terminate("SIGTERM"))
         waitFor("exit") { done.withLock { $0 } != nil }
     }

@@ -58,9 +58,13 @@ import Testing
         var cfg = LiveTracker.Configuration()
         cfg.session = SessionConfig(vertices: .all(.float16), imageEveryNth: 10)
         let live = try LiveTracker(source: camera(frames: 400), models: Self.models, store: store, configuration: cfg)
+        // API markers also reach the marker sink (the LSL markers stream), with the stored time.
+        let sunk = Box<[(label: String, t: Int64)]>([])
+        live.setMarkerSink { label, t in sunk.withLock { $0.append((label, t)) } }
         try live.startPreview()
         #expect(wait(20) { live.status.framesTracked >= 3 })
         #expect(live.status.state == .previewing)
+        live.addEvent("before any session")
         let id = try live.start(participant: "P-live")
         #expect(throws: RecordingError.self) { try live.start(participant: "again") }
         #expect(wait(20) { live.status.sessionFrames >= 10 })
@@ -88,6 +92,9 @@ import Testing
         let events = try s.events()
         #expect(events.map(\.label) == ["stimulus_onset", "stimulus_offset"])
         #expect(events[1].source == "gpio" && events[1].monotonicNs == 123)
+        let sent = sunk.withLock { $0 }
+        #expect(sent.map(\.label) == ["stimulus_onset"], "no session, no marker; GPIO markers are the kiosk's to publish")
+        #expect(sent.first?.t == events[0].monotonicNs)
         let records = try s.framesReader().readAll()
         let tracked = records.filter(\.isFaceTracked).count
         let indices = records.map(\.frameIndex)

@@ -96,6 +96,7 @@ struct RunCommand: Command {
                 if recorder != nil { pulseIO?.frameRecorded() }
             }
         }
+        if let markers = lab?.markers { live.setMarkerSink { label, t in markers.push("marker:" + label, monotonicNs: t) } }
         let exporter = StickExporter(store: store, mountPoint: config.export.mountPoint,
                                      options: ExportOptions(format: ExportFormat(rawValue: config.export.format) ?? .hdf5,
                                                             includeImages: config.export.images))
