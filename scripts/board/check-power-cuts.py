@@ -173,16 +173,18 @@ def main():
             problems, lost, secs, phase, planned = [f"cannot judge: {e!r}"], None, None, "?", "?"
         phases[phase] = phases.get(phase, 0) + 1
         if lost is not None:
-            losses.append((lost, phase))
+            losses.append((lost, phase, secs))
         status = "ok  " if not problems else "FAIL"
         print(f"{status} cut {i:3d}: planned {planned:16s} hit {phase:14s} frames lost {lost if lost is not None else '?'}"
               + (f" ({secs:.2f} s)" if secs is not None else "") + ("" if not problems else ": " + "; ".join(problems)))
         failed += bool(problems)
     print(f"phases hit: {dict(sorted(phases.items()))}")
     if losses:
-        v = [x for x, _ in losses]
-        print(f"frames lost over {len(v)} cuts: min {min(v)}, median {statistics.median(v):g}, max {max(v)}")
-        rec = [x for x, p in losses if p == "recording"]
+        v = [x for x, _, _ in losses]
+        t = [x for _, _, x in losses]
+        print(f"frames lost over {len(v)} cuts: min {min(v)}, median {statistics.median(v):g}, max {max(v)}"
+              f" (seconds: min {min(t):.2f}, median {statistics.median(t):.2f}, max {max(t):.2f})")
+        rec = [x for x, p, _ in losses if p == "recording"]
         if rec:
             print(f"  cuts while recording ({len(rec)}): min {min(rec)}, median {statistics.median(rec):g}, max {max(rec)}")
         edges = [0, 1, 3, 6, 10, 15, 20, 25, 30]

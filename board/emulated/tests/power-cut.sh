@@ -77,6 +77,8 @@ else
   state stopped 1 300
   waitline 'event=session.stopped' $RUN/kiosk.log 300 || fail "no session.stopped"
   kill $PROG
+  # The boot's first export already logged an end: only a later one is this export's.
+  ended=$(grep -c 'event=export\.\(done\|failed\)' $RUN/kiosk.log)
   echo "BOARD: PHASE exporting"
   stick_in u2 stick2
   # The markers are written once the stick is unmounted: the moment it leaves /proc/mounts.
@@ -87,11 +89,14 @@ else
     [ $mounted = 1 ] && [ $m = 0 ] && break
     mounted=$m; i=$((i + 1))
     if [ $((i % 200)) = 0 ]; then
-      while read -r l; do case $l in *event=export.failed*|*event=export.done*) [ $m = 0 ] && i=20000 ;; esac; done < $RUN/kiosk.log
+      k=0; while read -r l; do case $l in *event=export.failed*|*event=export.done*) k=$((k + 1)) ;; esac; done < $RUN/kiosk.log
+      [ $k -gt $ended ] && [ $m = 0 ] && i=20000
     fi
   done
   echo "BOARD: PHASE marking"
-  waitline 'event=export.done\|event=export.failed' $RUN/kiosk.log 1200 || fail "the cycle's export did not end"
+  i=0; while [ "$(grep -c 'event=export\.\(done\|failed\)' $RUN/kiosk.log)" -le $ended ] && [ $i -lt 1200 ]; do
+    sleep 0.1; i=$((i + 1)); done
+  [ $i -lt 1200 ] || fail "the cycle's export did not end"
   echo "BOARD: PHASE done $(grep 'event=export\.\(done\|failed\)' $RUN/kiosk.log | tail -1)"
   # Waiting for the cut (the host's timer may fall after the cycle).
   echo "BOARD: CUT-NOW"
