@@ -148,7 +148,10 @@ def judge(out, i, planned):
             if prog and rs:
                 t_last, bytes_last = prog[-1]
                 reached = max(0, bytes_last - HEADER) // rs
-                lost = max(0, reached - n) + round(max(0.0, t_kill - t_last) * rate)
+                # Frames the camera delivered after the last line count only if the session was
+                # still recording at the cut (a stopped one's frames.log is final).
+                still = raw_after.get(sid, {}).get("state") != "stopped"
+                lost = max(0, reached - n) + (round(max(0.0, t_kill - t_last) * rate) if still else 0)
                 secs = lost / rate
             elif not prog:
                 lost, secs = 0, 0.0  # cut before the first progress line: nothing had reached the kernel
