@@ -27,8 +27,9 @@ public struct KioskConfig: Sendable, Equatable {
         /// Store a JPEG of every Nth frame (0 = off).
         public var imageEveryNth = 0
         public var jpegQuality = 85
-        /// fsync cadence of the session logs.
-        public var flushIntervalMs = 1000
+        /// fsync cadence of the session logs: a power cut loses what was written since the last
+        /// fsync, so half a second keeps the loss under a second even when an fsync is slow.
+        public var flushIntervalMs = 500
     }
 
     public struct Export: Sendable, Equatable {

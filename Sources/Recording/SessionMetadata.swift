@@ -24,7 +24,7 @@ public struct SessionConfig: Codable, Sendable, Equatable {
     public var captureDepthMaps: DepthCaptureMode?
 
     public init(vertices: VertexMode = .none, imageEveryNth: Int = 0, jpegQuality: Int = 85,
-                flushIntervalMs: Int = 1000, queueCapacity: Int = 256, extra: [String: String] = [:],
+                flushIntervalMs: Int = 500, queueCapacity: Int = 256, extra: [String: String] = [:],
                 captureDepthMaps: DepthCaptureMode? = nil) {
         self.vertices = vertices; self.imageEveryNth = imageEveryNth; self.jpegQuality = jpegQuality
         self.flushIntervalMs = flushIntervalMs; self.queueCapacity = queueCapacity; self.extra = extra
