@@ -37,6 +37,16 @@ waitfor present /dev/vda 100 || fail "no data disk /dev/vda"
 mkdir -p $RUN/data && mount -t ext4 /dev/vda $RUN/data || fail "mount the data disk"
 STORE=$RUN/data/facekit/sessions
 
+# KIOSK_LSL=1: the kiosk publishes its LSL streams (liblsl from the verification venv's pylsl,
+# through the chroot like everything else), on the guest's loopback.
+LSL_CONFIG=""
+if [ "${KIOSK_LSL:-0}" = 1 ]; then
+  LSLLIB=$(ls /host$REPO/.venv/lib/python3*/site-packages/pylsl/lib/liblsl.so* 2>/dev/null | head -1)
+  [ -n "$LSLLIB" ] || fail "KIOSK_LSL=1 but no liblsl in the verification venv (scripts/install-deps)"
+  chroot /host /usr/sbin/ip link set lo up || fail "loopback up"
+  LSL_CONFIG="\"lsl\": {\"enabled\": true, \"library\": \"${LSLLIB#/host}\"},"
+fi
+
 MODEL=$REPO/models/facekit.fkm
 [ -f /host$MODEL ] || MODEL=$REPO/.cache/board/kiosk-model.fkm
 [ -z "$BOARD_MODEL" ] || MODEL=$BOARD_MODEL
@@ -45,6 +55,7 @@ cat > $RUN/kiosk.json <<EOF
   "camera": {"device": "/dev/video0", "format": "YUYV", "width": 640, "height": 480, "fps": $FPS},
   "tracker": {"model": "$MODEL"},
   "recording": {"vertices": "none", "flushIntervalMs": 500},
+  $LSL_CONFIG
   "dataDirectory": "/run/data/facekit",
   "export": {"format": "hdf5", "mountPoint": "/run/facekit/usb"},
   "participants": {"prefix": "P", "digits": 3},

@@ -8,11 +8,17 @@
 # stick is not plugged again: FAT loses the writes in flight at the pull (the kernel then finds
 # a corrupted directory and makes the filesystem read-only), and facekit never repairs or
 # formats a stick — that stick needs a computer.
+KIOSK_LSL=1
 . "/host$REPO/board/emulated/tests/kiosk-lib.sh"
 # The stick cold-plugged by scripts/board/run goes out first: the kiosk starts without one.
 waitfor present /sys/block/sda/sda1 100 && stick_out u0
 ls $STORE | grep -q '^bulk-' || fail "the data disk has no pre-recorded bulk session"
 
+# A pylsl inlet in the guest takes the kiosk's markers stream over loopback.
+rm -f $RUN/lsl-markers.txt $RUN/lsl-stop
+( exec chroot /host "$REPO/.venv/bin/python" "$REPO/scripts/verify/lsl/markers_inlet.py" facekit-markers \
+    /run/lsl-markers.txt /run/lsl-stop ) 2> $RUN/lsl-inlet.err &
+LSL_INLET=$!
 kiosk_start
 state ready 1 600
 [ "$(led $LED_READY)" = 1 ] || fail "ready LED off in ready"
@@ -34,6 +40,21 @@ press 0
 state stopped 1 300
 waitline 'event=session.stopped' $RUN/kiosk.log 300 || fail "no session.stopped"
 grep 'event=session.stopped' $RUN/kiosk.log | grep -q 'frames=[1-9]' || fail "the session has no frames"
+# The same TTL edges on the LSL markers stream, in a pylsl inlet: each marker's sender timestamp
+# is its kernel edge time (the LSL clock is CLOCK_MONOTONIC) within 1 us.
+i=0; while [ "$(cat $RUN/lsl-markers.txt 2>/dev/null | grep -c ' marker:stimulus$')" -lt 3 ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+touch $RUN/lsl-stop
+grep 'event=marker ' $RUN/kiosk.log | sed 's/.*timestampNs=\([0-9]*\).*/\1/' > $RUN/edges.txt
+grep ' marker:stimulus$' $RUN/lsl-markers.txt | cut -d' ' -f1 > $RUN/lsl-edges.txt
+[ "$(wc -l < $RUN/lsl-edges.txt)" = 3 ] || fail "LSL: $(wc -l < $RUN/lsl-edges.txt) TTL markers in the pylsl inlet (expected 3): $(cat $RUN/lsl-inlet.err $RUN/lsl-markers.txt)"
+paste -d' ' $RUN/edges.txt $RUN/lsl-edges.txt | awk '{d = $2 - $1; if (d < 0) d = -d; if (d > 1000) bad = 1; if (d > worst) worst = d}
+  END {print "KIOSK-LSL: 3 TTL markers in a pylsl inlet in the guest, worst " worst " ns from the kernel edge"; exit bad}' \
+  || fail "LSL: a TTL marker's timestamp is more than 1 us from its edge: $(paste -d' ' $RUN/edges.txt $RUN/lsl-edges.txt)"
+for m in 'session.start P001' 'state:recording' 'pause' 'state:paused' 'session.stop' 'state:stopped'; do
+  grep -q " $m\$" $RUN/lsl-markers.txt || fail "LSL: no '$m' marker in the pylsl inlet: $(cat $RUN/lsl-markers.txt)"
+done
+wait $LSL_INLET
+
 # Its anchors (CLOCK_REALTIME and CLOCK_MONOTONIC read together): the host maps the logged kernel
 # edge timestamps through them and compares with the exported markers.
 echo "KIOSK-SESSION: $(tr -d '\n' < $(ls -d $STORE/P001-*)/session.json)"
