@@ -22,6 +22,9 @@ LSL_INLET=$!
 kiosk_start
 state ready 1 600
 [ "$(led $LED_READY)" = 1 ] || fail "ready LED off in ready"
+# LSL delivers only what is pushed after an inlet connects, and Python starts slowly on the
+# emulated CPU beside the tracker: the session begins once the inlet has the stream.
+waitline '^# connected' $RUN/lsl-markers.txt 1800 || fail "LSL: the pylsl inlet did not connect in 180 s: $(cat $RUN/lsl-inlet.err)"
 
 # A session: button, three TTL pulses (50 ms each, minimum 1 ms), pause and resume, button.
 press 0
