@@ -50,7 +50,7 @@ touch $RUN/lsl-stop
 grep 'event=marker ' $RUN/kiosk.log | sed 's/.*timestampNs=\([0-9]*\).*/\1/' > $RUN/edges.txt
 grep ' marker:stimulus$' $RUN/lsl-markers.txt | cut -d' ' -f1 > $RUN/lsl-edges.txt
 [ "$(wc -l < $RUN/lsl-edges.txt)" = 3 ] || fail "LSL: $(wc -l < $RUN/lsl-edges.txt) TTL markers in the pylsl inlet (expected 3): $(cat $RUN/lsl-inlet.err $RUN/lsl-markers.txt)"
-paste -d' ' $RUN/edges.txt $RUN/lsl-edges.txt | awk '{d = $2 - $1; if (d < 0) d = -d; if (d > 1000) bad = 1; if (d > worst) worst = d}
+paste -d' ' $RUN/edges.txt $RUN/lsl-edges.txt | awk 'BEGIN {worst = 0} {d = $2 - $1; if (d < 0) d = -d; if (d > 1000) bad = 1; if (d > worst) worst = d}
   END {print "KIOSK-LSL: 3 TTL markers in a pylsl inlet in the guest, worst " worst " ns from the kernel edge"; exit bad}' \
   || fail "LSL: a TTL marker's timestamp is more than 1 us from its edge: $(paste -d' ' $RUN/edges.txt $RUN/lsl-edges.txt)"
 for m in 'session.start P001' 'state:recording' 'pause' 'state:paused' 'session.stop' 'state:stopped'; do
