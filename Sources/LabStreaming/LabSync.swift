@@ -48,8 +48,9 @@ public final class LabSync: @unchecked Sendable {
     public static func isolatedNetworkHint() -> String? {
         guard case .success(let names) = Syscalls.directoryEntries("/sys/class/net"), names.sorted() == ["lo"] else { return nil }
         return "only the loopback interface is visible, so no other machine can see the streams; if facekit runs "
-            + "under facekit.service, install the LSL drop-in: ln -s /usr/share/facekit/systemd/facekit.service.d/lsl.conf "
-            + "/etc/systemd/system/facekit.service.d/ && systemctl daemon-reload && systemctl restart facekit"
+            + "under facekit.service, run systemctl daemon-reload && systemctl restart facekit (facekit's systemd generator "
+            + "then adds the LSL network drop-in; without the package, link /usr/share/facekit/systemd/facekit.service.d/lsl.conf "
+            + "into /etc/systemd/system/facekit.service.d/)"
     }
 
     /// Session event for a received marker: the marker's text as the label; the source says it

@@ -48,5 +48,22 @@ if [ -x "$BIN" ]; then
   if "$BIN" run --config "$REPO/rootfs-overlay/etc/facekit/facekit.json" --check-config; then
     echo "PASS: kiosk default config validates"
   else echo "FAIL: kiosk default config"; rc=1; fi
+  # The generator links the drop-in exactly when the config turns LSL on (the shipped config
+  # does not), and never for a config that does not validate.
+  GEN="$REPO/rootfs-overlay/usr/lib/systemd/system-generators/facekit-lsl-generator"
+  generated() {  # generated CONFIG-JSON: what the generator leaves in a fresh output directory
+    local g; g="$(mktemp -d -t facekit-gen.XXXXXX)"
+    printf '%s\n' "$1" > "$g/facekit.json"
+    FACEKIT_BIN="$BIN" FACEKIT_CONFIG="$g/facekit.json" FACEKIT_LSL_DROPIN="$DROPIN" sh "$GEN" "$g/out"
+    readlink "$g/out/facekit.service.d/lsl.conf" 2>/dev/null || echo none
+    rm -rf "$g"
+  }
+  on=$(generated '{"lsl": {"enabled": true}}'); off=$(generated '{"lsl": {"enabled": false}}')
+  bad=$(generated '{"lsl": {"enabled": true}, "nonsense": 1}')
+  shipped=$(FACEKIT_BIN="$BIN" FACEKIT_CONFIG="$REPO/rootfs-overlay/etc/facekit/facekit.json" FACEKIT_LSL_DROPIN="$DROPIN" \
+            sh -c 'g=$(mktemp -d -t facekit-gen.XXXXXX); sh "$0" "$g/out"; ls -A "$g/out" 2>/dev/null | wc -l; rm -rf "$g"' "$GEN")
+  if [ "$on" = "$DROPIN" ] && [ "$off" = none ] && [ "$bad" = none ] && [ "$shipped" = 0 ]; then
+    echo "PASS: LSL generator: drop-in linked with lsl.enabled, not without, not for an invalid config, not for the shipped one"
+  else echo "FAIL: LSL generator: on=$on off=$off invalid=$bad shipped=$shipped"; rc=1; fi
 fi
 exit $rc

@@ -30,7 +30,9 @@ struct RunCommand: Command {
         let config: KioskConfig
         do { config = try KioskConfig.load(path: configPath) } catch { throw CommandFailure(error.description) }
         if checkOnly {
-            print("\(configPath): valid (\(config.inputs.count) inputs, \(config.outputs.count) outputs)")
+            // The LSL note is what facekit's systemd generator reads to give the unit its network.
+            print("\(configPath): valid (\(config.inputs.count) inputs, \(config.outputs.count) outputs)"
+                  + (config.lsl.enabled ? "; LSL on: facekit.service gets the network through its lsl.conf drop-in" : ""))
             return 0
         }
         let store: SessionStore
