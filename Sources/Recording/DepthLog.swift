@@ -79,7 +79,6 @@ public enum DepthLog {
         public var afterFrameIndex: Int64?
         /// The colour frame of the first intact map after it.
         public var beforeFrameIndex: Int64
-        public var count: UInt64 { lastSequence - firstSequence + 1 }
     }
 
     /// The header of a new log (`sessionID` empty outside a session).

@@ -51,18 +51,20 @@ if [ -x "$BIN" ]; then
   # The generator links the drop-in exactly when the config turns LSL on (the shipped config
   # does not), and never for a config that does not validate.
   GEN="$REPO/rootfs-overlay/usr/lib/systemd/system-generators/facekit-lsl-generator"
-  generated() {  # generated CONFIG-JSON: what the generator leaves in a fresh output directory
+  generated() {  # generated CONFIG-FILE: the drop-in the generator links in a fresh output directory, or "none"
     local g; g="$(mktemp -d -t facekit-gen.XXXXXX)"
-    printf '%s\n' "$1" > "$g/facekit.json"
-    FACEKIT_BIN="$BIN" FACEKIT_CONFIG="$g/facekit.json" FACEKIT_LSL_DROPIN="$DROPIN" sh "$GEN" "$g/out"
+    FACEKIT_BIN="$BIN" FACEKIT_CONFIG="$1" FACEKIT_LSL_DROPIN="$DROPIN" sh "$GEN" "$g/out"
+    [ -z "$(ls -A "$g/out" 2>/dev/null | grep -v '^facekit.service.d$')" ] || echo "unexpected files"
     readlink "$g/out/facekit.service.d/lsl.conf" 2>/dev/null || echo none
     rm -rf "$g"
   }
-  on=$(generated '{"lsl": {"enabled": true}}'); off=$(generated '{"lsl": {"enabled": false}}')
-  bad=$(generated '{"lsl": {"enabled": true}, "nonsense": 1}')
-  shipped=$(FACEKIT_BIN="$BIN" FACEKIT_CONFIG="$REPO/rootfs-overlay/etc/facekit/facekit.json" FACEKIT_LSL_DROPIN="$DROPIN" \
-            sh -c 'g=$(mktemp -d -t facekit-gen.XXXXXX); sh "$0" "$g/out"; ls -A "$g/out" 2>/dev/null | wc -l; rm -rf "$g"' "$GEN")
-  if [ "$on" = "$DROPIN" ] && [ "$off" = none ] && [ "$bad" = none ] && [ "$shipped" = 0 ]; then
+  C="$(mktemp -d -t facekit-gen-config.XXXXXX)"
+  echo '{"lsl": {"enabled": true}}' > "$C/on.json"; echo '{"lsl": {"enabled": false}}' > "$C/off.json"
+  echo '{"lsl": {"enabled": true}, "nonsense": 1}' > "$C/bad.json"
+  on=$(generated "$C/on.json"); off=$(generated "$C/off.json"); bad=$(generated "$C/bad.json")
+  shipped=$(generated "$REPO/rootfs-overlay/etc/facekit/facekit.json")
+  rm -rf "$C"
+  if [ "$on" = "$DROPIN" ] && [ "$off" = none ] && [ "$bad" = none ] && [ "$shipped" = none ]; then
     echo "PASS: LSL generator: drop-in linked with lsl.enabled, not without, not for an invalid config, not for the shipped one"
   else echo "FAIL: LSL generator: on=$on off=$off invalid=$bad shipped=$shipped"; rc=1; fi
 fi
