@@ -12,6 +12,8 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     case openface
     /// py-feat 2.1's detector output (`pyfeat.csv`, PyFeatWriter).
     case pyfeat
+    /// Sessions added to a BIDS dataset (the target is the dataset's root; BIDSExport).
+    case bids
 
     /// "csv, jsonl, hdf5, openface or pyfeat", for usage and config errors.
     public static let spelledOut: String = {
@@ -23,8 +25,10 @@ public enum ExportFormat: String, Sendable, CaseIterable {
 public struct ExportOptions: Sendable {
     public var format: ExportFormat
     public var includeImages: Bool
-    public init(format: ExportFormat = .csv, includeImages: Bool = false) {
-        self.format = format; self.includeImages = includeImages
+    /// Called as the frames are written: (records done, records in the session).
+    public var progress: ExportProgress.Report?
+    public init(format: ExportFormat = .csv, includeImages: Bool = false, progress: ExportProgress.Report? = nil) {
+        self.format = format; self.includeImages = includeImages; self.progress = progress
     }
 }
 
@@ -130,6 +134,7 @@ public final class Exporter: Sendable {
             throw RecordingError(.notFound, "export: the target \(target) does not exist or is not a directory; is the stick mounted?", path: target)
         }
         try Self.checkTargetOutsideStore(target, store: store.root)
+        if options.format == .bids { return try BIDSExport(exporter: self, dataset: target).export(session, events: events, options: options) }
         let targetID = Self.identity(target)
         _ = Self.removeStalePartials(in: target)
         let base = "session_\(Self.safeName(session.metadata.participant))_\(Self.date(session.metadata.realtimeAnchorNs))"
@@ -215,6 +220,8 @@ public final class Exporter: Sendable {
                                                      : try PyFeatWriter(session: session).write(into: dir))
             if let e = try eventsFile(session, events, into: dir) { files.append(e) }
             if options.includeImages { files += try copyImages(images, into: dir) }
+        case .bids:
+            throw RecordingError(.invalidArgument, "export: a BIDS export adds to a dataset (BIDSExport), not to a session directory", path: dir)
         }
         // Beside the data, in every format: what a researcher opens first to judge the session.
         files.append(try SessionReport(session: session, events: events).write(into: dir))
@@ -233,17 +240,17 @@ public final class Exporter: Sendable {
         return try writeJSON(list, to: dir, name: "events.json")
     }
 
-    private func writeJSON<T: Encodable>(_ value: T, to dir: String, name: String) throws -> ManifestEntry {
+    func writeJSON<T: Encodable>(_ value: T, to dir: String, name: String, relativePath: String? = nil) throws -> ManifestEntry {
         let e = JSONEncoder()
         e.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try e.encode(value)
-        let out = try OutputFile(path: dir + "/" + name, relativePath: name)
+        let out = try OutputFile(path: dir + "/" + name, relativePath: relativePath ?? name)
         try data.withUnsafeBytes { (b: UnsafeRawBufferPointer) in try out.append(b) }
         try out.append(byte: UInt8(ascii: "\n"))
         return try out.finish()
     }
 
-    private func sessionInfo(_ s: StoredSession) -> ExportedSessionInfo {
+    func sessionInfo(_ s: StoredSession) -> ExportedSessionInfo {
         let m = s.metadata
         var config = m.config.extra
         config["flushIntervalMs"] = String(m.config.flushIntervalMs)
@@ -311,7 +318,7 @@ public final class Exporter: Sendable {
 
     /// Reads every file back and compares size and SHA-256 with the manifest; for HDF5 also reopens
     /// the file with libhdf5 and checks the dataset shapes.
-    private static func verify(_ files: [ManifestEntry], in dir: String, options: ExportOptions, frameCount: Int) throws {
+    static func verify(_ files: [ManifestEntry], in dir: String, options: ExportOptions, frameCount: Int) throws {
         for f in files {
             let d = try FileDigest.of(dir + "/" + f.path)
             guard d.size == f.size, d.sha256 == f.sha256 else {

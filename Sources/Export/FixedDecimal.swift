@@ -1,11 +1,11 @@
 /// Numbers with a fixed count of decimals, as OpenFace writes them (`std::fixed` with a
-/// precision per column), appended straight into an `OutputFile` without building a String.
+/// precision per column), appended straight into an `OutputFile` (or any `ByteSink`) without building a String.
 enum FixedDecimal {
     private static let scale: [Double] = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8]
 
     /// Appends `v` rounded to `decimals` (0…8) digits after the point; a value that was not
     /// measured (NaN, ±inf) appends nothing: an empty CSV field, which readers parse as NaN.
-    static func append(_ v: Double, decimals: Int, to out: OutputFile) throws {
+    static func append(_ v: Double, decimals: Int, to out: some ByteSink) throws {
         guard v.isFinite else { return }
         let scaled = (abs(v) * scale[decimals]).rounded()
         // Beyond 2^53 the digits are not exact any more; no column of ours gets there.

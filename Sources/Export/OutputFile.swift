@@ -6,7 +6,7 @@ import Glibc
 
 /// A new file written sequentially through the syscall layer, buffered, hashed (SHA-256) as it goes,
 /// and fsynced on `finish`. Used for every text file of an export.
-final class OutputFile {
+final class OutputFile: ByteSink {
     let path: String
     /// Path relative to the export directory, as the manifest lists it.
     let relativePath: String
@@ -25,12 +25,6 @@ final class OutputFile {
     deinit {
         if fd >= 0 { Syscalls.close(fd) }
         buffer.deallocate()
-    }
-
-    @inline(__always) func append(_ s: String) throws {
-        var s = s
-        // Small strings (most numbers) live inline; withUTF8 gives their bytes without allocating.
-        try s.withUTF8 { u in try append(UnsafeRawBufferPointer(u)) }
     }
 
     @inline(__always) func append(byte: UInt8) throws {

@@ -193,11 +193,13 @@ import Testing
         let rec = try recordSynthetic(store, frames: 200, imageEveryNth: 4)
         for format in ExportFormat.allCases {
             let r = try Exporter(store: store).export(sessionID: rec.sessionID, to: dir.sub("out-\(format)"), options: .init(format: format))
-            let m = try JSONDecoder().decode(ExportManifest.self, from: Data(contentsOf: URL(fileURLWithPath: r.directory + "/manifest.json")))
-            let entry = try #require(m.files.first { $0.path == SessionReport.fileName })
-            var h = SHA256(); h.update(fileSHA(r.directory + "/report.html"))
+            // A BIDS session's report and manifest sit in the dataset's sourcedata/facekit/.
+            let facekitDir = format == .bids ? r.directory.replacingOccurrences(of: "/sub-", with: "/sourcedata/facekit/sub-") : r.directory
+            let m = try JSONDecoder().decode(ExportManifest.self, from: Data(contentsOf: URL(fileURLWithPath: facekitDir + "/manifest.json")))
+            let entry = try #require(m.files.first { $0.path.hasSuffix(SessionReport.fileName) })
+            var h = SHA256(); h.update(fileSHA(facekitDir + "/report.html"))
             #expect(h.finalizeHex() == entry.sha256)
-            let html = try readText(r.directory + "/report.html")
+            let html = try readText(facekitDir + "/report.html")
             // 50 images: a bounded strip of small thumbnails, embedded.
             #expect(html.components(separatedBy: "src=\"data:image/jpeg;base64,").count - 1 == ReportThumbnails.maxCount)
             #expect(html.contains("stimulus_onset") && html.contains("trial, &quot;two&quot;"))

@@ -5,8 +5,8 @@ import Recording
 /// `facekit export`: writes a session (or all) in the seed's layout to a folder, e.g. a USB stick.
 struct ExportCommand: Command {
     static let path = ["export"]
-    static let synopsis = "facekit export <session-id>|--all --to DIR --format csv|jsonl|hdf5|openface|pyfeat [--images] [--store DIR]"
-    static let abstract = "Export sessions (seed layout, manifest with SHA-256; temp name, fsync, rename)."
+    static let synopsis = "facekit export <session-id>|--all --to DIR --format csv|jsonl|hdf5|openface|pyfeat|bids [--images] [--store DIR]"
+    static let abstract = "Export sessions (seed layout, manifest with SHA-256; temp name, fsync, rename); bids: --to is a BIDS dataset that grows."
     let args: ArgumentScanner
     init(arguments: [String]) throws {
         args = try ArgumentScanner(arguments, valueOptions: ["store", "to", "format"], flagOptions: ["all", "images"])
@@ -23,7 +23,9 @@ struct ExportCommand: Command {
     func run() throws -> Int32 {
         let store = try openStore(args, create: false)
         let exporter = Exporter(store: store)
-        let options = ExportOptions(format: ExportFormat(rawValue: args.value("format")!)!, includeImages: args.flag("images"))
+        // Progress on stderr, a line per tenth of the frames: a long session's export is visibly alive.
+        let options = ExportOptions(format: ExportFormat(rawValue: args.value("format")!)!, includeImages: args.flag("images"),
+                                    progress: { done, total in printError("export: \(done)/\(total) records (\(total > 0 ? done * 100 / total : 100)%)") })
         let target = args.value("to")!
         // Exports cut short earlier (killed, unplugged) left hidden staging directories: say so.
         for dir in Exporter.removeStalePartials(in: target) { printError("facekit: removed an unfinished export: \(dir)") }
