@@ -198,9 +198,10 @@ public final class Exporter: Sendable {
         info.auMappingVersion = ActionUnitExport.mappingVersion
         info.landmarkMapping68 = FaceLandmarks68.name
         files.append(try writeJSON(info, to: dir, name: "session.json"))
+        let progress = options.progress.map { ExportProgress(total: session.frameCount, report: $0) }
         switch options.format {
         case .csv, .jsonl:
-            files += try TabularWriter(style: options.format == .csv ? .csv : .jsonl, session: session).write(into: dir)
+            files += try TabularWriter(style: options.format == .csv ? .csv : .jsonl, session: session, progress: progress).write(into: dir)
             if let e = try eventsFile(session, events, into: dir) { files.append(e) }
             if options.includeImages { files += try copyImages(images, into: dir) }
             if DepthExport.applies(to: session) { files += try DepthExport.writeTables(session, csv: options.format == .csv, into: dir) }
@@ -213,11 +214,11 @@ public final class Exporter: Sendable {
             let scratch = Self.scratchDirectory(candidates: [store.root, NSTemporaryDirectory()], need: need)
                 + "/.export-\(Syscalls.processID)-\(UInt32.random(in: 0...UInt32.max)).h5"
             defer { _ = Syscalls.unlink(scratch) }
-            try HDF5Writer(session: session, events: events, includeImages: options.includeImages, images: images).write(to: scratch)
+            try HDF5Writer(session: session, events: events, includeImages: options.includeImages, images: images, progress: progress).write(to: scratch)
             files.append(try copyFile(scratch, to: dir, as: "session.h5"))
         case .openface, .pyfeat:
-            files.append(options.format == .openface ? try OpenFaceWriter(session: session).write(into: dir)
-                                                     : try PyFeatWriter(session: session).write(into: dir))
+            files.append(options.format == .openface ? try OpenFaceWriter(session: session, progress: progress).write(into: dir)
+                                                     : try PyFeatWriter(session: session, progress: progress).write(into: dir))
             if let e = try eventsFile(session, events, into: dir) { files.append(e) }
             if options.includeImages { files += try copyImages(images, into: dir) }
         case .bids:

@@ -23,6 +23,8 @@ struct HDF5Writer {
     let includeImages: Bool
     /// The images to store, already vetted by the exporter (nil: vet them here).
     var images: [(frameIndex: Int64, path: String)]? = nil
+    /// Told after each batch of records.
+    var progress: ExportProgress? = nil
 
     func write(to path: String) throws {
         let f = try HDF5File(creating: path)
@@ -102,6 +104,7 @@ struct HDF5Writer {
                 // The stored bytes are little-endian IEEE in the recorded precision: write them as is.
                 try lBuf.withUnsafeBytes { b in try f.writeRows(marks, memType: markType, row: row, rows: rows, inner: [nv, 3], b.baseAddress!, name: "landmarks") }
             }
+            progress?.advance(by: count)
         }) {}
 
         if !events.isEmpty {

@@ -27,6 +27,8 @@ import Recording
 struct OpenFaceWriter {
     static let fileName = "openface.csv"
     let session: StoredSession
+    /// Told after each batch of records.
+    var progress: ExportProgress? = nil
 
     static let intensityAUs = ActionUnitExport.derived(ActionUnitExport.openFaceIntensity)
     static let presenceAUs = ActionUnitExport.derived(ActionUnitExport.openFacePresence)
@@ -46,7 +48,7 @@ struct OpenFaceWriter {
         let out = try OutputFile(path: "\(dir)/\(Self.fileName)", relativePath: Self.fileName)
         try out.append(Self.columns.joined(separator: ", ") + "\n")
         let geometry = FaceGeometry68(layout: session.layout, camera: ExportCamera.of(session.metadata))
-        try session.framesReader().forEachFrame { f, seconds in try row(out, f, seconds: seconds, geometry) }
+        try session.framesReader().forEachFrame(progress: progress) { f, seconds in try row(out, f, seconds: seconds, geometry) }
         return try out.finish()
     }
 

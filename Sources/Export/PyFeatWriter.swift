@@ -28,6 +28,8 @@ import Recording
 struct PyFeatWriter {
     static let fileName = "pyfeat.csv"
     let session: StoredSession
+    /// Told after each batch of records.
+    var progress: ExportProgress? = nil
 
     static let actionUnits = ActionUnitExport.derived(ActionUnitExport.pyFeat)
     /// py-feat's emotion names it shares with facekit, in py-feat's order, with facekit's index.
@@ -76,7 +78,7 @@ struct PyFeatWriter {
         let camera = ExportCamera.of(session.metadata)
         let geometry = FaceGeometry68(layout: session.layout, camera: camera)
         let input = "," + Self.csvField(Self.input(session.metadata)) + ","
-        try session.framesReader().forEachFrame { f, seconds in
+        try session.framesReader().forEachFrame(progress: progress) { f, seconds in
             try row(out, f, geometry, camera: camera)
             try out.append(input)
             try out.append(String(f.frameIndex))

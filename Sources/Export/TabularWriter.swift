@@ -10,6 +10,8 @@ struct TabularWriter {
     enum Style { case csv, jsonl }
     let style: Style
     let session: StoredSession
+    /// Told after each batch of records.
+    var progress: ExportProgress? = nil
 
     var fileExtension: String { style == .csv ? "csv" : "jsonl" }
 
@@ -47,6 +49,7 @@ struct TabularWriter {
                     try row(marks, ts, f.frameIndex, count: landmarkColumns.count, keys: markKeys) { f.landmark($0) }
                 }
             }
+            progress?.advance(by: n)
         }) {}
         var entries = [try blend.finish(), try meta.finish()]
         if let marks { entries.append(try marks.finish()) }

@@ -213,6 +213,7 @@ private func export(_ format: ExportFormat, frames: Int = 40, vertices: VertexMo
 
     @Test func formatsParseFromTheirNames() {
         #expect(ExportFormat(rawValue: "openface") == .openface && ExportFormat(rawValue: "pyfeat") == .pyfeat)
-        #expect(ExportFormat.spelledOut == "csv, jsonl, hdf5, openface or pyfeat")
+        #expect(ExportFormat(rawValue: "bids") == .bids)
+        #expect(ExportFormat.spelledOut == "csv, jsonl, hdf5, openface, pyfeat or bids")
     }
 }
