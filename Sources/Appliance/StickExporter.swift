@@ -188,7 +188,9 @@ public final class StickExporter: Sendable {
             progress(id)
             do {
                 let r = try exporter.export(sessionID: id, to: target, options: options)
-                done.append((id, (r.directory as NSString).lastPathComponent, r.frameCount, r.eventCount))
+                // Relative to the stick's folder: a BIDS session lands in sub-<label>/ses-<n>.
+                let dir = r.directory.hasPrefix(target + "/") ? String(r.directory.dropFirst(target.count + 1)) : (r.directory as NSString).lastPathComponent
+                done.append((id, dir, r.frameCount, r.eventCount))
             } catch let e as RecordingError where e.kind == .diskFull {
                 throw KioskError("the stick \(node) is full while exporting session \(id); nothing is marked exported: use a larger stick (\(e.message))")
             } catch let e as RecordingError where isSessionFault(e, id) {
