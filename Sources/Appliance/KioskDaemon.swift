@@ -51,6 +51,9 @@ public final class KioskDaemon: @unchecked Sendable {
     private var exportDisk: String?
     private var interpreter: InputInterpreter
     private var sessionID: String?
+    /// The source recorded with a marker: `gpio:<line>` while the input that raised it is handled,
+    /// so the exports (BIDS `gpio_line`) can say which line it was.
+    private var markerSource = "gpio"
     private var lastCameraAttemptNs: Int64 = 0
     private var cameraDown = false
     private var exportThread: Thread?
@@ -139,7 +142,9 @@ public final class KioskDaemon: @unchecked Sendable {
                 log.log("input.glitch", ["input": e.input, "widthUs": w, "minPulseUs": config.inputs[e.input].minPulseUs])
             case .action(let a, let t):
                 log.log("input", ["input": e.input, "action": a, "timestampNs": t])
+                if e.input < config.inputs.count { markerSource = "gpio:" + Self.lineName(config.inputs[e.input].line) }
                 apply(.action(a), eventTimeNs: t)
+                markerSource = "gpio"
             }
         case .stick(.added(let d)) where !d.isPartition:
             stickDisk = d.name
@@ -225,7 +230,7 @@ public final class KioskDaemon: @unchecked Sendable {
             do { try recorder.resume(); log.log("session.resumed", ["session": sessionID ?? ""]) }
             catch { log.log("session.resume-failed", ["error": "\(error)"]) }
         case .marker(let label):
-            recorder.addEvent(label, source: "gpio", monotonicNs: eventTimeNs)
+            recorder.addEvent(label, source: markerSource, monotonicNs: eventTimeNs)
             labMarkers?.push("marker:" + label, monotonicNs: eventTimeNs)
             log.log("marker", ["session": sessionID ?? "", "label": label, "timestampNs": eventTimeNs ?? 0])
         case .startExport:
@@ -297,6 +302,11 @@ public final class KioskDaemon: @unchecked Sendable {
             log.log("session.failed", ["session": sessionID ?? "", "error": f])
             apply(.recordingFailed)
         }
+    }
+
+    /// A GPIO line as configured: its offset, or its name.
+    static func lineName(_ line: KioskConfig.LineRef) -> String {
+        switch line { case .offset(let o): return String(o); case .name(let n): return n }
     }
 
     private var statusLine: String {

@@ -136,7 +136,8 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
         #expect(events.map(\.label) == ["ttl", "ttl", "ttl"])
         let edges: [Int64] = (0..<3).map { t1 + 5_000_000 + Int64($0) * 10_000_000 }
         #expect(events.map(\.monotonicNs) == edges)
-        #expect(events.allSatisfy { $0.source == "gpio" })
+        // The marker's source names its line (offset 1), for the BIDS export's gpio_line column.
+        #expect(events.allSatisfy { $0.source == "gpio:1" })
         rig.finish()
     }
 

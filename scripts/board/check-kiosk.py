@@ -98,7 +98,7 @@ def main():
         segs = info["segments"]
         check(all(any(g["start"] <= t <= g["end"] for g in segs) for t in times),
               f"markers inside the session's recording segments ({[(round(g['start'], 3), round(g['end'], 3)) for g in segs]}: {times})")
-        check(all(e[2] == "gpio" for e in events), "markers come from GPIO")
+        check(all(e[2].startswith("gpio:") for e in events), f"markers come from GPIO, with their line: {[e[2] for e in events]}")
         # The kernel's edge timestamps, as the daemon logged them, mapped with the session's anchor.
         kernel = [int(x) for x in re.findall(r"event=marker session=P001\S* label=stimulus timestampNs=(\d+)", log)]
         # The session's anchors as stored on the card (the guest printed its session.json).
