@@ -78,6 +78,8 @@ extension KioskConfig {
             c.tracker.minPresenceConfidence = Float(try t.double("minPresenceConfidence", Double(c.tracker.minPresenceConfidence), 0...1))
             c.tracker.smoothing = try t.bool("smoothing", c.tracker.smoothing)
             c.tracker.blendShapes = try t.bool("blendShapes", c.tracker.blendShapes)
+            c.tracker.maxFaces = try t.int("maxFaces", c.tracker.maxFaces, 1...16)
+            c.tracker.faceLossFrames = try t.int("faceLossFrames", c.tracker.faceLossFrames, 0...10_000)
             try t.finish()
         }
         if let rec = try r.object("recording") {

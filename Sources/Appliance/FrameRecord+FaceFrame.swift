@@ -2,16 +2,18 @@ import FaceTracking
 import Recording
 
 extension FrameRecord {
-    /// Fills the session's per-frame record from a tracker frame, in place (no allocation): face 0
-    /// only, as the seed's `Frame` has one face; NaN everywhere when no face is tracked.
+    /// Fills the session's per-frame record from a tracker frame, in place (no allocation): face
+    /// `face` (face 0, as the seed's `Frame` has one face, unless a multi-face session asks for
+    /// another); NaN everywhere when the frame has no such face. The face ID is left as it is
+    /// (`FaceIdentities` gives it).
     /// - Parameter monotonicNs: the frame's CLOCK_MONOTONIC time (exports convert it to epoch seconds).
-    public mutating func fill(from f: FaceFrame, monotonicNs: Int64) {
+    public mutating func fill(from f: FaceFrame, face k: Int = 0, monotonicNs: Int64) {
         self.monotonicNs = monotonicNs
         frameIndex = Int64(f.frameIndex)
-        isFaceTracked = f.isFaceTracked
+        isFaceTracked = k < f.faceCount
         ambientIntensity = f.light.ambientIntensity
         ambientColorTemperature = f.light.ambientColorTemperature
-        guard f.isFaceTracked else {
+        guard isFaceTracked else {
             for i in 0 ..< 52 { blendShapes[i] = .nan }
             for i in 0 ..< 14 { actionUnits[i] = .nan }
             for i in 0 ..< 7 { emotions[i] = .nan }
@@ -22,7 +24,7 @@ extension FrameRecord {
             distanceSource = .none
             return
         }
-        let face = f.faces[0]
+        let face = f.faces[k]
         for i in 0 ..< 52 { blendShapes[i] = face.blendShapes[i] }
         for i in 0 ..< 14 { actionUnits[i] = face.actionUnits[i] }
         for i in 0 ..< 7 { emotions[i] = face.emotions[i] }

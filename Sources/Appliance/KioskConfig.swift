@@ -19,6 +19,10 @@ public struct KioskConfig: Sendable, Equatable {
         public var minPresenceConfidence: Float = 0.5
         public var smoothing = true
         public var blendShapes = true
+        /// Faces tracked and recorded per frame; more than 1 records every face with a stable ID.
+        public var maxFaces = 1
+        /// Frames a face may be lost and still keep its ID (multi-face sessions).
+        public var faceLossFrames = 15
     }
 
     public struct Recording: Sendable, Equatable {

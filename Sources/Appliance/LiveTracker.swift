@@ -34,6 +34,14 @@ public final class LiveTracker: @unchecked Sendable {
         /// Depth: a started depth driver. Each frame is matched to a depth map, distance
         /// comes from depth when present, and sessions store maps per `session.captureDepthMaps`.
         public var depth: DepthAttachment? = nil
+        /// Multi-face sessions: frames a face may be lost and still keep its ID.
+        public var faceLossFrames = 15
+        /// Faces tracked and recorded per frame (the tracker's): above 1 every face is recorded
+        /// with a session-stable ID, one record per (frame, face).
+        public var maxTrackedFaces: Int {
+            get { tracker.maxTrackedFaces }
+            set { tracker.maxTrackedFaces = newValue }
+        }
         public init(tracker: FaceTracker.Configuration = .init(), session: SessionConfig = .init(),
                     device: [String: String] = [:], captureQueueDepth: Int = 2) {
             self.tracker = tracker; self.session = session; self.device = device
@@ -103,7 +111,9 @@ public final class LiveTracker: @unchecked Sendable {
     /// Set by `shutdown`, cleared by `startPreview`: a stream taken in between ends at once.
     private var isShutDown = false
     // Owned by the tracking thread.
-    private var record: FrameRecord
+    private let batch: FaceRecordBatch
+    /// The session the batch's face IDs belong to: a new session restarts them.
+    private var idSession: ObjectIdentifier?
     private var snapshot: UnsafeMutableRawBufferPointer?
     /// SHA-256 of the model file named in the session config, recorded in each session.
     private let modelHash: String?
@@ -117,7 +127,8 @@ public final class LiveTracker: @unchecked Sendable {
         self.configuration = configuration
         try configuration.session.vertices.validate()
         tracker = try FaceTracker(models: models, configuration: configuration.tracker)
-        record = FrameRecord()
+        guard configuration.faceLossFrames >= 0 else { throw RecordingError(.invalidArgument, "faceLossFrames must be 0 or more") }
+        batch = FaceRecordBatch(maxFaces: configuration.tracker.maxTrackedFaces, faceLossFrames: configuration.faceLossFrames)
         // Which model file each session ran, by content: a path alone outlives the file it named.
         modelHash = configuration.session.extra[FacekitVersion.modelHashKey]
             ?? configuration.session.extra["model"].flatMap { try? FileDigest.sha256(ofFile: $0) }
@@ -180,6 +191,7 @@ public final class LiveTracker: @unchecked Sendable {
         device["pixelFormat"] = source.layout.pixelFormat.rawValue
         device["size"] = "\(source.layout.width)x\(source.layout.height)"
         var session = configuration.session
+        session.maxTrackedFaces = configuration.maxTrackedFaces
         session.extra["engine"] = session.extra["engine"] ?? "facekit"
         if let h = modelHash { session.extra[FacekitVersion.modelHashKey] = h }
         let r = try store.create(participant: participant, device: device, config: session)
@@ -376,9 +388,11 @@ public final class LiveTracker: @unchecked Sendable {
             _ = tracker.amendFrame { depth.process(&$0, timestampNs: Int64(bitPattern: buffer.timestampNs)) }
         }
         let frame = tracker.frame
-        record.fill(from: frame, monotonicNs: Int64(bitPattern: buffer.timestampNs))
+        let session = r.map { ObjectIdentifier($0) }
+        if session != idSession { batch.startSession(); idSession = session }
+        batch.fill(from: frame, monotonicNs: Int64(bitPattern: buffer.timestampNs))
         let recording = r.map { $0.currentState == .recording } ?? false
-        h?(frame, &record, recording ? r : nil)
+        if let h { batch.amendFirst { h(frame, &$0, recording ? r : nil) } }
         if let r, recording {
             var still: ImageRef? = nil
             let nth = configuration.session.imageEveryNth
@@ -388,8 +402,9 @@ public final class LiveTracker: @unchecked Sendable {
                 image.copyRGB(into: snap.baseAddress!)
                 still = ImageRef(pixels: UnsafeRawBufferPointer(snap), width: image.width, height: image.height, components: 3)
             }
-            if r.append(record, image: still) == .queued {
-                configuration.depth?.recordMatched(frameIndex: record.frameIndex, colourTimestampNs: record.monotonicNs)
+            if batch.append(to: r, image: still) == .queued {
+                let first = batch.first
+                configuration.depth?.recordMatched(frameIndex: first.frameIndex, colourTimestampNs: first.monotonicNs)
             }
         }
         let subs: [AsyncStream<FaceFrame>.Continuation]? = lock.withLock {

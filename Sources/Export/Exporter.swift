@@ -90,6 +90,8 @@ struct ExportedSessionInfo: Codable {
     var auMappingVersion: String?
     /// Which mesh vertices the 68-point columns are (`FaceLandmarks68.name`).
     var landmarkMapping68: String?
+    /// Faces tracked per frame; above 1 the tables have a row per (frame, face) and a face ID.
+    var maxTrackedFaces: Int?
 }
 
 /// One damaged stretch of depth.log in session.json: the lost maps' depth.log sequence numbers
@@ -197,6 +199,7 @@ public final class Exporter: Sendable {
         info.gaps = session.gaps.isEmpty ? nil : session.gaps
         info.auMappingVersion = ActionUnitExport.mappingVersion
         info.landmarkMapping68 = FaceLandmarks68.name
+        info.maxTrackedFaces = session.metadata.config.faces
         files.append(try writeJSON(info, to: dir, name: "session.json"))
         let progress = options.progress.map { ExportProgress(total: session.frameCount, report: $0) }
         switch options.format {

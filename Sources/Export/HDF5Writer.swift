@@ -11,12 +11,14 @@ import Glibc
 ///     /metadata       N×M   float32   columns = FaceSchema.metadataColumns
 ///     /timestamps     N     float64   epoch seconds
 ///     /frame_indices  N     int32
+///     /face_ids       N     int32     multi-face sessions only: the face's ID, -1 for no face
 ///     /events         K     string    each a CSV row "timestamp,label,source" (if any)
 ///     /landmarks      N×V×3 float16|float32 (as recorded), attribute vertex_indices (if captured)
 ///     /images         I     vlen uint8 JPEG bytes + /image_frame_indices I int32 (with --images)
 ///
 /// Each dataset has a `columns` attribute with comma-separated names. Large datasets are chunked
-/// and deflate-compressed (with shuffle). Rows are streamed from the log in batches.
+/// and deflate-compressed (with shuffle). Rows are streamed from the log in batches. A multi-face
+/// session has one row per (frame, face) in every per-row dataset, aligned with `/face_ids`.
 struct HDF5Writer {
     let session: StoredSession
     let events: [SessionEvent]
@@ -63,6 +65,9 @@ struct HDF5Writer {
         let indices = try f.createDataset("frame_indices", type: ch5_std_i32le(), dims: [n], chunkRows: 65536, compress: true)
         defer { H5Dclose(indices) }
         try f.setStringAttribute(indices, "columns", "frameIndex")
+        let faces = layout.hasFaceIDs ? try f.createDataset("face_ids", type: ch5_std_i32le(), dims: [n], chunkRows: 65536, compress: true) : -1
+        defer { if faces >= 0 { H5Dclose(faces) } }
+        if faces >= 0 { try f.setStringAttribute(faces, "columns", "faceId") }
 
         var marks: hid_t = -1
         var markType: hid_t = -1
@@ -79,6 +84,7 @@ struct HDF5Writer {
         var mBuf = [Float](repeating: 0, count: cap * Int(nm))
         var tBuf = [Double](repeating: 0, count: cap)
         var iBuf = [Int32](repeating: 0, count: cap)
+        var fBuf = [Int32](repeating: 0, count: faces >= 0 ? cap : 0)
         let lmBytes = layout.vertexMode.byteCount
         var lBuf = [UInt8](repeating: 0, count: cap * lmBytes)
         while try reader.nextBatch({ first, batch, count in
@@ -91,6 +97,7 @@ struct HDF5Writer {
                     throw RecordingError(.invalidArgument, "export: frame index \(v.frameIndex) does not fit /frame_indices (int32, as the seed defines it)")
                 }
                 iBuf[k] = fi
+                if faces >= 0 { fBuf[k] = v.faceId }
                 if lmBytes > 0 {
                     lBuf.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: k * lmBytes).copyMemory(from: v.landmarkBytes.baseAddress!, byteCount: lmBytes) }
                 }
@@ -100,6 +107,9 @@ struct HDF5Writer {
             try mBuf.withUnsafeBytes { b in try f.writeRows(meta, memType: ch5_native_float(), row: row, rows: rows, inner: [nm], b.baseAddress!, name: "metadata") }
             try tBuf.withUnsafeBytes { b in try f.writeRows(times, memType: ch5_native_double(), row: row, rows: rows, inner: [], b.baseAddress!, name: "timestamps") }
             try iBuf.withUnsafeBytes { b in try f.writeRows(indices, memType: ch5_native_int32(), row: row, rows: rows, inner: [], b.baseAddress!, name: "frame_indices") }
+            if faces >= 0 {
+                try fBuf.withUnsafeBytes { b in try f.writeRows(faces, memType: ch5_native_int32(), row: row, rows: rows, inner: [], b.baseAddress!, name: "face_ids") }
+            }
             if marks >= 0 {
                 // The stored bytes are little-endian IEEE in the recorded precision: write them as is.
                 try lBuf.withUnsafeBytes { b in try f.writeRows(marks, memType: markType, row: row, rows: rows, inner: [nv, 3], b.baseAddress!, name: "landmarks") }

@@ -18,8 +18,10 @@ import Recording
 /// `p_scale … p_33` (its PDM parameters), and the AUs facekit does not derive.
 ///
 /// One row per recorded frame, as OpenFace writes one per video frame: a frame without a face has
-/// `success` 0, `confidence` 0 and zeros elsewhere, as OpenFace writes them. `face_id` is 0: the
-/// session tracks one face. Sessions store whether the face was tracked, not the landmark model's
+/// `success` 0, `confidence` 0 and zeros elsewhere, as OpenFace writes them. `face_id` is 0 in a
+/// session that tracks one face; in a multi-face session each face has a row with its
+/// session-stable ID (as OpenFace's multi-face tool writes one row per face), and a frame without
+/// a face has one row with `face_id` -1. Sessions store whether the face was tracked, not the landmark model's
 /// score, so `confidence` is 1.00 for a tracked frame (OpenFace users' `confidence >= 0.8` filters
 /// keep exactly the tracked frames). Both eyes get the same gaze vector: sessions store one gaze
 /// direction per frame. Values a tracked frame lacks (no frame size recorded, a vertex not stored)
@@ -56,7 +58,8 @@ struct OpenFaceWriter {
         @inline(__always) func sep() throws { try out.append(byte: UInt8(ascii: ",")); try out.append(byte: UInt8(ascii: " ")) }
         @inline(__always) func num(_ v: Double, _ decimals: Int) throws { try sep(); try FixedDecimal.append(v, decimals: decimals, to: out) }
         try out.append(String(f.frameIndex &+ 1))
-        try sep(); try out.append(byte: UInt8(ascii: "0"))
+        try sep()
+        if session.layout.hasFaceIDs { try out.append(String(f.faceId)) } else { try out.append(byte: UInt8(ascii: "0")) }
         try num(seconds, 3)
         let tracked = f.isFaceTracked
         try num(tracked ? 1 : 0, 2)

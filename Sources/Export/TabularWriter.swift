@@ -1,7 +1,10 @@
 import Recording
 
 /// Writes the seed's text tables: blendshapes, metadata and (when captured) landmarks, as CSV or
-/// JSON Lines, one row per frame, streaming from the frame log in batches.
+/// JSON Lines, one row per frame, streaming from the frame log in batches. A multi-face session
+/// (`FrameLayout.hasFaceIDs`) has one row per (frame, face) and a `faceId` column right after
+/// `frameIndex` (-1 on the row of a frame without a face); a single-face session has exactly the
+/// seed's columns.
 ///
 /// Numbers use Swift's shortest round-trip spelling, so a reader that parses a float32 value and
 /// rounds it to float32 gets exactly the stored bits; timestamps are float64 epoch seconds.
@@ -29,10 +32,12 @@ struct TabularWriter {
         for v in layout.vertexIndices { landmarkColumns += ["v\(v).x", "v\(v).y", "v\(v).z"] }
         let blendKeys = jsonKeys(blendColumns), metaKeys = jsonKeys(metaColumns), markKeys = jsonKeys(landmarkColumns)
 
+        let faceIDs = layout.hasFaceIDs
         if style == .csv {
-            try blend.append((["timestamp", "frameIndex"] + blendColumns).joined(separator: ",") + "\n")
-            try meta.append((["timestamp", "frameIndex"] + metaColumns).joined(separator: ",") + "\n")
-            try marks?.append((["timestamp", "frameIndex"] + landmarkColumns).joined(separator: ",") + "\n")
+            let lead = faceIDs ? ["timestamp", "frameIndex", "faceId"] : ["timestamp", "frameIndex"]
+            try blend.append((lead + blendColumns).joined(separator: ",") + "\n")
+            try meta.append((lead + metaColumns).joined(separator: ",") + "\n")
+            try marks?.append((lead + landmarkColumns).joined(separator: ",") + "\n")
         }
 
         let reader = try session.framesReader()
@@ -41,12 +46,13 @@ struct TabularWriter {
             for k in 0..<n {
                 let f = reader.view(batch, k)
                 let ts = m.epochSeconds(monotonicNs: f.monotonicNs)
-                try row(blend, ts, f.frameIndex, count: blendColumns.count, keys: blendKeys) { f.blendShape($0) }
-                try row(meta, ts, f.frameIndex, count: metaColumns.count, keys: metaKeys, special: { col in
+                let face: Int32? = faceIDs ? f.faceId : nil
+                try row(blend, ts, f.frameIndex, face, count: blendColumns.count, keys: blendKeys) { f.blendShape($0) }
+                try row(meta, ts, f.frameIndex, face, count: metaColumns.count, keys: metaKeys, special: { col in
                     col == 0 ? (f.isFaceTracked ? "true" : "false") : (col == 1 ? String(f.droppedBefore) : nil)
                 }) { f.metadata($0) }
                 if let marks {
-                    try row(marks, ts, f.frameIndex, count: landmarkColumns.count, keys: markKeys) { f.landmark($0) }
+                    try row(marks, ts, f.frameIndex, face, count: landmarkColumns.count, keys: markKeys) { f.landmark($0) }
                 }
             }
             progress?.advance(by: n)
@@ -60,12 +66,16 @@ struct TabularWriter {
     private func jsonKeys(_ names: [String]) -> [String] { names.map { ",\"\($0)\":" } }
 
     @inline(__always)
-    private func row(_ out: OutputFile, _ ts: Double, _ frameIndex: Int64, count: Int, keys: [String],
+    private func row(_ out: OutputFile, _ ts: Double, _ frameIndex: Int64, _ faceId: Int32?, count: Int, keys: [String],
                      special: (Int) -> String? = { _ in nil }, _ value: (Int) -> Float) throws {
         if style == .csv {
             try out.append(ts.description)
             try out.append(byte: UInt8(ascii: ","))
             try out.append(String(frameIndex))
+            if let faceId {
+                try out.append(byte: UInt8(ascii: ","))
+                try out.append(String(faceId))
+            }
             for c in 0..<count {
                 try out.append(byte: UInt8(ascii: ","))
                 if let s = special(c) { try out.append(s); continue }
@@ -77,6 +87,10 @@ struct TabularWriter {
             try out.append(ts.description)
             try out.append(",\"frameIndex\":")
             try out.append(String(frameIndex))
+            if let faceId {
+                try out.append(",\"faceId\":")
+                try out.append(String(faceId))
+            }
             for c in 0..<count {
                 try out.append(keys[c])
                 if let s = special(c) { try out.append(s); continue }

@@ -115,7 +115,11 @@ public final class FaceTracker {
             throw FaceTrackingError("the models are not MediaPipe's face landmarker v2 (128² detector, 256² landmarks, 146×2 blend shapes)")
         }
         decoder = DetectorDecoder(minScore: configuration.minDetectionConfidence)
-        geometry = models.geometry
+        // A tracker of its own: the geometry's scratch buffers would otherwise be shared by every
+        // tracker built from the same models (several trackers on several threads).
+        let g = models.geometry
+        geometry = FaceGeometry(canonical: g.canonical, basisIDs: g.basisIDs, basisWeights: g.basisWeights)
+        geometry.verticalFOVDegrees = g.verticalFOVDegrees; geometry.near = g.near
         let smooth = configuration.smoothing ?? (configuration.mode == .video && configuration.maxTrackedFaces == 1)
         smoother = smooth ? LandmarkSmoother(count: Self.landmarkCount * 3) : nil
         frame = FaceFrame(capacity: configuration.maxTrackedFaces)

@@ -7,6 +7,11 @@
 ///     payload  = seq u64 | monotonicNs i64 | frameIndex i64 | droppedBefore u64 | flags u32
 ///              | blendShapes f32×52 | headPose f32×3 | lookAt f32×3 | light f32×2 | distance f32
 ///              | actionUnits f32×14 | emotions f32×7 | landmarks (f16|f32)×K×3
+///              [ | faceId i32 ]   multi-face sessions only (`hasFaceIDs`, frame log version 3)
+///
+/// A multi-face session stores one record per (frame, face), in the order the tracker reports
+/// the faces, and one record with face ID -1 for a frame without a face; a single-face session
+/// stores one record per frame, without the face ID, exactly as before multi-face sessions.
 public struct FrameLayout: Sendable, Equatable {
     public static let recordMagic: UInt32 = 0x5246_4B46 // "FKFR" little-endian
     public static let framingSize = 8
@@ -23,11 +28,22 @@ public struct FrameLayout: Sendable, Equatable {
     public let vertexIndices: [Int]
     public let payloadSize: Int
     public var recordSize: Int { payloadSize + Self.framingSize }
+    /// Whether each record ends with the face's ID (sessions with `maxTrackedFaces` > 1).
+    public let hasFaceIDs: Bool
+    /// Payload offset of the face ID, when stored.
+    let oFaceID: Int
 
-    public init(vertexMode: VertexMode) {
+    public init(vertexMode: VertexMode, faceIDs: Bool = false) {
         self.vertexMode = vertexMode
         vertexIndices = vertexMode.indices
-        payloadSize = Self.fixedPayload + vertexMode.byteCount
+        hasFaceIDs = faceIDs
+        oFaceID = Self.fixedPayload + vertexMode.byteCount
+        payloadSize = oFaceID + (faceIDs ? 4 : 0)
+    }
+
+    /// The layout of a session's frame log, from its stored configuration.
+    public init(config: SessionConfig) {
+        self.init(vertexMode: config.vertices, faceIDs: config.storesFaceIDs)
     }
 
     /// Serializes `r` into `dst` (payload only, `payloadSize` bytes). Allocates nothing.
@@ -56,6 +72,7 @@ public struct FrameLayout: Sendable, Equatable {
         put(r.distanceToScreen, Self.oDistance)
         putArray(r.actionUnits, FaceSchema.actionUnitCount, Self.oAU)
         putArray(r.emotions, FaceSchema.emotionCount, Self.oEmotion)
+        if hasFaceIDs { dst.storeBytes(of: r.faceId.littleEndian, toByteOffset: oFaceID, as: Int32.self) }
         guard let precision = vertexMode.precision else { return }
         r.landmarks.withUnsafeBufferPointer { lm in
             vertexIndices.withUnsafeBufferPointer { ix in
@@ -90,6 +107,12 @@ public struct FrameView {
     public var seq: UInt64 { UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: 0, as: UInt64.self)) }
     public var monotonicNs: Int64 { Int64(littleEndian: payload.loadUnaligned(fromByteOffset: 8, as: Int64.self)) }
     public var frameIndex: Int64 { Int64(littleEndian: payload.loadUnaligned(fromByteOffset: 16, as: Int64.self)) }
+    /// The face's session-stable ID in a multi-face session (-1: no face in this frame); 0 for a
+    /// tracked frame of a single-face session, whose records carry no ID.
+    public var faceId: Int32 {
+        if layout.hasFaceIDs { return Int32(littleEndian: payload.loadUnaligned(fromByteOffset: layout.oFaceID, as: Int32.self)) }
+        return isFaceTracked ? 0 : -1
+    }
     public var droppedBefore: UInt64 { UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: 24, as: UInt64.self)) }
     var flags: UInt32 { UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: 32, as: UInt32.self)) }
     public var isFaceTracked: Bool { flags & FrameLayout.flagTracked != 0 }
@@ -132,6 +155,7 @@ public struct FrameView {
     public func record() -> FrameRecord {
         var r = FrameRecord()
         r.monotonicNs = monotonicNs; r.frameIndex = frameIndex; r.isFaceTracked = isFaceTracked
+        if layout.hasFaceIDs { r.faceId = faceId }
         for i in 0..<FaceSchema.blendShapeCount { r.blendShapes[i] = blendShape(i) }
         r.headPitch = f32(FrameLayout.oHead); r.headYaw = f32(FrameLayout.oHead + 4); r.headRoll = f32(FrameLayout.oHead + 8)
         r.lookAtX = f32(FrameLayout.oLookAt); r.lookAtY = f32(FrameLayout.oLookAt + 4); r.lookAtZ = f32(FrameLayout.oLookAt + 8)

@@ -9,7 +9,12 @@ import Glibc
 ///                         | precision u32 | headerSize u32 = 128 | idLength u32
 ///                         | session ID (UTF-8, zero-padded to 92 bytes) | crc32c u32 (of the 124 before)
 ///     version 1 (read)    = the same up to precision, 4 zero bytes, crc32c of the 28 before = 32 bytes
+///     version 3 (written) = version 2's header for a multi-face session: its records end with the
+///                           face ID and a frame may have several (`FrameLayout.hasFaceIDs`)
 ///
+/// Single-face sessions still write version 2, so their logs are what they were before multi-face
+/// sessions; a facekit that reads only versions 1 and 2 refuses a multi-face log by its version
+/// instead of exporting its faces as if they were successive frames.
 /// The header pins the payload size and vertex count so a log can never be decoded with another
 /// session's layout, and (from version 2) the session ID, so a log copied or swapped into another
 /// session's folder is refused rather than exported under the wrong participant. Version 1 logs
@@ -21,7 +26,10 @@ public enum FrameLog {
     static let v1HeaderSize = 32
     static let maxIDBytes = 92
     static let magic: [UInt8] = Array("FKFRAMES".utf8)
-    static let version: UInt32 = 2
+    static let version: UInt32 = 3
+
+    /// The version a log of this layout is written with.
+    static func version(of layout: FrameLayout) -> UInt32 { layout.hasFaceIDs ? 3 : 2 }
 
     /// The header of a new log for session `sessionID`.
     static func header(for layout: FrameLayout, sessionID: String) -> [UInt8] {
@@ -30,7 +38,7 @@ public enum FrameLog {
         let id = Array(sessionID.utf8.prefix(maxIDBytes))
         h.replaceSubrange(32..<(32 + id.count), with: id)
         h.withUnsafeMutableBytes { b in
-            b.storeBytes(of: version.littleEndian, toByteOffset: 8, as: UInt32.self)
+            b.storeBytes(of: version(of: layout).littleEndian, toByteOffset: 8, as: UInt32.self)
             storeLayout(layout, b)
             b.storeBytes(of: UInt32(headerSize).littleEndian, toByteOffset: 24, as: UInt32.self)
             b.storeBytes(of: UInt32(id.count).littleEndian, toByteOffset: 28, as: UInt32.self)
@@ -80,13 +88,13 @@ public enum FrameLog {
         let crcOK = h.withUnsafeBytes { b in
             CRC32C.checksum(UnsafeRawBufferPointer(rebasing: b[0..<(headerSize - 4)])) == UInt32(littleEndian: b.loadUnaligned(fromByteOffset: headerSize - 4, as: UInt32.self))
         }
-        if crcOK && fileVersion == version && h[0..<28] == expected[0..<28] {
+        if crcOK && fileVersion == version(of: layout) && h[0..<28] == expected[0..<28] {
             let idLength = min(maxIDBytes, Int(h.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 28, as: UInt32.self)) }))
             let other = String(decoding: h[32..<(32 + idLength)], as: UTF8.self)
             throw RecordingError(.corrupt, "\(path) belongs to session \(SessionListing.quoted(other)), not \(sessionID); it was copied or swapped between sessions, so it is not read as this session's frames", path: path)
         }
         if fileVersion.map({ $0 > version }) == true && Array(h[0..<8]) == magic {
-            throw RecordingError(.corrupt, "\(path) is frame log version \(fileVersion!); this facekit reads versions 1 and \(version) — export it with a newer facekit", path: path)
+            throw RecordingError(.corrupt, "\(path) is frame log version \(fileVersion!); this facekit reads versions 1 to \(version) — export it with a newer facekit", path: path)
         }
         throw mismatch(path)
     }

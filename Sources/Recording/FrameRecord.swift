@@ -9,6 +9,9 @@ public struct FrameRecord: Sendable {
     public var monotonicNs: Int64 = 0
     /// Sequential camera frame number (keeps counting across pause/resume).
     public var frameIndex: Int64 = 0
+    /// The face's session-stable ID (`FaceIdentities`), stored only by multi-face sessions
+    /// (`FrameLayout.hasFaceIDs`); -1 for a frame without a face.
+    public var faceId: Int32 = -1
     public var isFaceTracked = false
     /// 52 values in `FaceSchema.blendShapeNames` order.
     public var blendShapes: [Float]

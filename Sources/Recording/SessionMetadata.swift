@@ -22,14 +22,22 @@ public struct SessionConfig: Codable, Sendable, Equatable {
     /// Depth maps stored in depth.log (the seed's `captureDepthMaps`); nil (sessions from before
     /// depth existed, or without a depth sensor) means none.
     public var captureDepthMaps: DepthCaptureMode?
+    /// Faces tracked per frame; nil (sessions from before multi-face sessions) means 1. With more
+    /// than one the frame log stores one record per (frame, face) with the face's ID.
+    public var maxTrackedFaces: Int?
 
     public init(vertices: VertexMode = .none, imageEveryNth: Int = 0, jpegQuality: Int = 85,
                 flushIntervalMs: Int = 500, queueCapacity: Int = 256, extra: [String: String] = [:],
-                captureDepthMaps: DepthCaptureMode? = nil) {
+                captureDepthMaps: DepthCaptureMode? = nil, maxTrackedFaces: Int? = nil) {
         self.vertices = vertices; self.imageEveryNth = imageEveryNth; self.jpegQuality = jpegQuality
         self.flushIntervalMs = flushIntervalMs; self.queueCapacity = queueCapacity; self.extra = extra
-        self.captureDepthMaps = captureDepthMaps
+        self.captureDepthMaps = captureDepthMaps; self.maxTrackedFaces = maxTrackedFaces
     }
+
+    /// Faces per frame the session recorded (1 for sessions that do not say).
+    public var faces: Int { maxTrackedFaces ?? 1 }
+    /// Whether the frame log's records carry face IDs (`FrameLayout.hasFaceIDs`).
+    public var storesFaceIDs: Bool { faces > 1 }
 }
 
 /// A recording segment between start/resume and pause/stop, in CLOCK_MONOTONIC ns.
@@ -92,6 +100,7 @@ public struct SessionMetadata: Codable, Sendable, Equatable {
         guard config.imageEveryNth >= 0, config.flushIntervalMs >= 1, config.queueCapacity >= 0 else {
             throw bad("config holds a negative or zero interval")
         }
+        if let n = config.maxTrackedFaces, n < 1 { throw bad("config.maxTrackedFaces \(n) is below 1") }
     }
 
     static let encoder: JSONEncoder = {

@@ -71,7 +71,7 @@ public final class SessionRecorder: @unchecked Sendable {
          existingEvents: Int, onFlush: (@Sendable (Int) -> Void)?) throws(RecordingError) {
         self.directory = directory
         self.metadata = metadata
-        self.layout = FrameLayout(vertexMode: metadata.config.vertices)
+        self.layout = FrameLayout(config: metadata.config)
         self.framesPath = directory + "/" + FrameLog.fileName
         self.eventsPath = directory + "/" + EventLog.fileName
         self.imagesDir = directory + "/images"
@@ -114,9 +114,38 @@ public final class SessionRecorder: @unchecked Sendable {
     public func append(_ r: FrameRecord, image: ImageRef? = nil) -> AppendResult {
         lock.lock()
         defer { lock.unlock() }
+        if let refused = admit(records: 1) { return refused }
+        encode(r, image: image)
+        lock.broadcast()
+        return .queued
+    }
+
+    /// Queues the records of one frame of a multi-face session (`records[0 ..< count]`, one per
+    /// face) together: either all are queued or the frame is dropped and counted once, so a frame
+    /// is never stored with some of its faces. The image, if any, goes with the first record.
+    /// Never blocks on I/O, never allocates (except the first image slot).
+    @discardableResult
+    public func append(faces records: [FrameRecord], count: Int, image: ImageRef? = nil) -> AppendResult {
+        precondition(count >= 1 && count <= records.count, "append(faces:count:) needs 1...records.count records")
+        lock.lock()
+        defer { lock.unlock() }
+        if let refused = admit(records: count) { return refused }
+        for k in 0..<count { encode(records[k], image: k == 0 ? image : nil) }
+        lock.broadcast()
+        return .queued
+    }
+
+    /// Whether `n` records fit now (lock held): nil if they do, else why not (a drop is counted).
+    private func admit(records n: Int) -> AppendResult? {
         if state == .paused { return .paused }
         guard state == .recording, failureError == nil, !stopRequested else { return .stopped }
-        guard queued < capacity else { dropped &+= 1; return .dropped }
+        // A frame with more faces than the whole queue holds could never be queued: dropped.
+        guard queued + n <= capacity else { dropped &+= 1; return .dropped }
+        return nil
+    }
+
+    /// Serializes one record into the next ring slot (lock held, room checked).
+    private func encode(_ r: FrameRecord, image: ImageRef?) {
         var hasImage = false
         let nth = metadata.config.imageEveryNth
         if nth > 0, let image, r.frameIndex % Int64(nth) == 0 { hasImage = takeImage(image, frameIndex: r.frameIndex) }
@@ -126,8 +155,6 @@ public final class SessionRecorder: @unchecked Sendable {
         nextSeq += 1
         head = (head + 1) % capacity
         queued += 1
-        lock.broadcast()
-        return .queued
     }
 
     /// Like `append`, but waits for queue space instead of dropping: for offline producers (replay,

@@ -131,6 +131,7 @@ public final class SessionStore: Sendable {
         try Self.validateParticipant(participant)
         try config.vertices.validate()
         guard config.imageEveryNth >= 0 else { throw RecordingError(.invalidArgument, "imageEveryNth must be 0 (off) or positive") }
+        guard config.faces >= 1 else { throw RecordingError(.invalidArgument, "maxTrackedFaces must be at least 1") }
         guard config.flushIntervalMs >= 1 else { throw RecordingError(.invalidArgument, "flush interval must be at least 1 ms") }
         let realtime = RealtimeClock.now()
         let mono = Int64(MonotonicClock.now())
@@ -148,7 +149,7 @@ public final class SessionStore: Sendable {
         try Syscalls.mkdir(staging).orThrow("creating", staging)
         do throws(RecordingError) {
             try meta.write(to: staging)
-            try Self.writeNewFile(staging + "/" + FrameLog.fileName, FrameLog.header(for: FrameLayout(vertexMode: config.vertices), sessionID: id))
+            try Self.writeNewFile(staging + "/" + FrameLog.fileName, FrameLog.header(for: FrameLayout(config: config), sessionID: id))
             try Self.writeNewFile(staging + "/" + EventLog.fileName, EventLog.header(sessionID: id))
             try Self.writeNewFile(staging + "/" + Self.reserveFileName, [UInt8](repeating: 0, count: Self.reserveBytes))
             try Syscalls.fsyncDirectory(staging).orThrow("flushing", staging)
@@ -388,7 +389,7 @@ public final class SessionStore: Sendable {
         guard meta.sessionID == id else {
             throw RecordingError(.corrupt, "\(dir)/session.json names session '\(meta.sessionID)', not '\(id)'; was the folder renamed?", path: dir + "/session.json")
         }
-        let layout = FrameLayout(vertexMode: meta.config.vertices)
+        let layout = FrameLayout(config: meta.config)
         let framesPath = dir + "/" + FrameLog.fileName
         let fd = try SessionFile.open(framesPath, O_RDWR)
         defer { Syscalls.close(fd) }

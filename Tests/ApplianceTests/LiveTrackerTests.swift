@@ -105,6 +105,31 @@ import Testing
         #expect(live.status.camera == nil)
     }
 
+    @Test func multiFaceSessionsRecordEveryFaceWithAStableID() throws {
+        let store = try tempStore()
+        var cfg = LiveTracker.Configuration()
+        cfg.maxTrackedFaces = 4
+        // Full size: at half size the smaller face is below what the detector finds.
+        let source = StillImageSource(path: Self.repo + "/testdata/multi_face.jpg", count: 40, fps: 30, pacing: .realTime,
+                                      format: .rgb24, scale: .full)
+        let live = try LiveTracker(source: source, models: Self.models, store: store, configuration: cfg)
+        let id = try live.start(participant: "P-multi")
+        #expect(wait(120) { live.status.sessionFrames >= 10 })
+        _ = try live.stop()
+        live.shutdown()
+        let s = try store.open(id)
+        #expect(s.metadata.config.maxTrackedFaces == 4 && s.layout.hasFaceIDs)
+        let records = try s.framesReader().readAll()
+        let byFrame = Dictionary(grouping: records, by: \.frameIndex)
+        #expect(byFrame.count >= 10)
+        // The same still every frame: the same faces, each under the ID it got in the first frame.
+        let first = byFrame[byFrame.keys.min()!]!
+        #expect(first.count >= 2 && first.allSatisfy { $0.isFaceTracked && $0.faceId >= 0 })
+        for (frame, faces) in byFrame {
+            #expect(Set(faces.map(\.faceId)) == Set(first.map(\.faceId)), "frame \(frame)")
+        }
+    }
+
     @Test func framesStreamDeliversTrackedFramesAndEnds() async throws {
         let store = try tempStore()
         let endless = StillImageSource(path: Self.repo + "/testdata/single_face.jpg", count: nil, fps: 30,
@@ -183,12 +208,15 @@ import CAllocationCounter
 /// for the recorder, give the buffer back) makes no heap allocation. Counted per thread by the
 /// malloc interposer, from one frame hook call to the next — the hook runs on the tracking thread.
 @Suite(.serialized) struct LiveTrackerAllocationTests {
-    @Test func trackingThreadAllocatesNothingPerFrame() throws {
+    /// One face, and several (each recorded with its ID, all faces of a frame queued together).
+    @Test(arguments: [("single_face.jpg", 1), ("multi_face.jpg", 4)])
+    func trackingThreadAllocatesNothingPerFrame(image: String, maxFaces: Int) throws {
         let t = LiveTrackerTests()
         let store = try t.tempStore()
         var cfg = LiveTracker.Configuration()
         cfg.session = SessionConfig(vertices: .all(.float32))
-        let camera = StillImageSource(path: LiveTrackerTests.repo + "/testdata/single_face.jpg", count: nil, fps: 30,
+        cfg.maxTrackedFaces = maxFaces
+        let camera = StillImageSource(path: LiveTrackerTests.repo + "/testdata/" + image, count: nil, fps: 30,
                                       pacing: .realTime, format: .rgb24, scale: .half)
         let live = try LiveTracker(source: camera, models: LiveTrackerTests.models, store: store, configuration: cfg)
         let counts = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 64)

@@ -17,7 +17,7 @@ import Recording
 /// that could be read was tracked and exported. Media that cannot be read at all is an error.
 struct ProcessCommand: Command {
     static let path = ["process"]
-    static let synopsis = "facekit process <media> --out DIR [--format csv|jsonl|hdf5|openface|pyfeat] [--participant ID] [--model FILE] [--max-faces N] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR] [--json-stream -|FIFO|unix:SOCKET [--json-group GROUP]] " + DepthOptions.synopsis + " " + LSLOptions.synopsis
+    static let synopsis = "facekit process <media> --out DIR [--format csv|jsonl|hdf5|openface|pyfeat] [--participant ID] [--model FILE] [--max-faces N [--face-loss-frames N]] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR] [--json-stream -|FIFO|unix:SOCKET [--json-group GROUP]] " + DepthOptions.synopsis + " " + LSLOptions.synopsis
     static let abstract = "Track faces in a video or image file and export the seed's layout (through the session store)."
     let args: ArgumentScanner
     let media: String
@@ -26,7 +26,7 @@ struct ProcessCommand: Command {
     let lsl: LSLOptions
 
     init(arguments: [String]) throws {
-        args = try ArgumentScanner(arguments, valueOptions: Set(["out", "format", "participant", "model", "max-faces", "vertices", "focal-px", "store", "json-stream", "json-group"]).union(DepthOptions.valueOptions).union(LSLOptions.valueOptions),
+        args = try ArgumentScanner(arguments, valueOptions: Set(["out", "format", "participant", "model", "max-faces", "face-loss-frames", "vertices", "focal-px", "store", "json-stream", "json-group"]).union(DepthOptions.valueOptions).union(LSLOptions.valueOptions),
                                    flagOptions: Set(["image-mode", "no-smoothing"]).union(LSLOptions.flagOptions))
         guard args.positionals.count == 1 else { throw UsageError("name one video or image file") }
         media = args.positionals[0]
@@ -60,6 +60,8 @@ struct ProcessCommand: Command {
         cfg.mode = args.flag("image-mode") || input.isStill ? .image : .video
         cfg.maxTrackedFaces = try args.int("max-faces", default: 1)
         guard cfg.maxTrackedFaces >= 1 else { throw UsageError("--max-faces must be at least 1") }
+        let faceLossFrames = try args.int("face-loss-frames", default: 15)
+        guard faceLossFrames >= 0 else { throw UsageError("--face-loss-frames must be 0 or more") }
         if args.flag("no-smoothing") { cfg.smoothing = false }
         if let f = args.value("focal-px") { cfg.focalLengthPixels = Float(f) }
         let tracker: FaceTracker
@@ -74,7 +76,8 @@ struct ProcessCommand: Command {
             FacekitVersion.modelHashKey: (try? FileDigest.sha256(ofFile: modelPath)) ?? "unreadable",
             "engine": models.isFixedPoint ? "fixed-point" : "float",
             "mode": cfg.mode == .video ? "video" : "image", "maxTrackedFaces": String(cfg.maxTrackedFaces),
-        ].merging(depth.sessionExtra) { a, _ in a }, captureDepthMaps: depth.isEnabled ? depth.maps : nil)
+        ].merging(depth.sessionExtra) { a, _ in a }, captureDepthMaps: depth.isEnabled ? depth.maps : nil,
+            maxTrackedFaces: cfg.maxTrackedFaces)
         // Depth (offline: clocks aligned at the first frames, every colour frame waits for its map).
         let attachment = depth.attach(offline: true)
         defer { attachment?.stop() }
@@ -103,7 +106,7 @@ struct ProcessCommand: Command {
         // Frame times: the session's start plus the media timestamp, so exports carry media time.
         let t0 = Int64(MonotonicClock.now())
         lab?.markers.push("session.start \(participant)", monotonicNs: t0)
-        var record = FrameRecord()
+        let batch = FaceRecordBatch(maxFaces: cfg.maxTrackedFaces, faceLossFrames: faceLossFrames)
         var frames = 0, withFace = 0
         var trackNs: UInt64 = 0
         do {
@@ -113,12 +116,13 @@ struct ProcessCommand: Command {
                 trackNs += DispatchTime.now().uptimeNanoseconds - start
                 if let attachment { _ = tracker.amendFrame { attachment.process(&$0, timestampNs: t0 + tsNs) } }
                 let f = tracker.frame
-                record.fill(from: f, monotonicNs: t0 + tsNs)
+                batch.fill(from: f, monotonicNs: t0 + tsNs)
+                let record = batch.first
                 lab?.face.push(record)
                 json?.push(f, monotonicNs: t0 + tsNs)
                 frames += 1
                 if f.isFaceTracked { withFace += 1 }
-                switch recorder.appendWaiting(record) {
+                switch batch.appendWaiting(to: recorder) {
                 case .stopped: throw CommandFailure("recording stopped: \(recorder.failure.map { "\($0)" } ?? "unknown error")")
                 case .queued: attachment?.recordMatched(frameIndex: record.frameIndex, colourTimestampNs: record.monotonicNs)
                 case .dropped, .paused: break

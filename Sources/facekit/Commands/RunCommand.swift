@@ -49,12 +49,14 @@ struct RunCommand: Command {
         tracker.minPresenceConfidence = config.tracker.minPresenceConfidence
         tracker.smoothing = config.tracker.smoothing
         tracker.computeBlendShapes = config.tracker.blendShapes
+        tracker.maxTrackedFaces = config.tracker.maxFaces
         let session = SessionConfig(vertices: try VertexMode(parsing: config.recording.vertices),
                                     imageEveryNth: config.recording.imageEveryNth, jpegQuality: config.recording.jpegQuality,
                                     flushIntervalMs: config.recording.flushIntervalMs,
                                     extra: ["model": config.tracker.model])
-        let live = try LiveTracker(source: camera, models: models, store: store,
-                                   configuration: .init(tracker: tracker, session: session, device: ["camera": config.camera.device]))
+        var liveConfig = LiveTracker.Configuration(tracker: tracker, session: session, device: ["camera": config.camera.device])
+        liveConfig.faceLossFrames = config.tracker.faceLossFrames
+        let live = try LiveTracker(source: camera, models: models, store: store, configuration: liveConfig)
 
         // GPIO that cannot be opened (no such chip or line on this machine, lines in use) is logged
         // with the config key and the kiosk runs on without it: sticks still export, and a
