@@ -24,7 +24,9 @@ import Recording
 /// py-feat names that facekit does not derive, `neutral` and `Identity*`. `FaceScore` is 1 for a
 /// tracked frame: sessions store whether the face was tracked, not the detector's score. A frame
 /// without a face has its row with every value empty (NaN), as py-feat writes frames where it
-/// found no face.
+/// found no face. A multi-face session has a row per frame and face, and after the emotions the
+/// `Identity` column py-feat gives each face (`Person_<faceId>`: the session-stable face ID, where
+/// py-feat clusters face embeddings; its `plot_detections` labels faces with it).
 struct PyFeatWriter {
     static let fileName = "pyfeat.csv"
     let session: StoredSession
@@ -72,9 +74,18 @@ struct PyFeatWriter {
         return SIMD3(pitch, yaw, acos(min(max(cos(pitch) * cos(yaw), -1), 1)))
     }
 
+    /// The header's columns for this session: `columns`, plus `Identity` after the emotions in a
+    /// multi-face session.
+    var sessionColumns: [String] {
+        guard session.layout.hasFaceIDs, let e = Self.columns.firstIndex(of: Self.emotions.last!.name) else { return Self.columns }
+        var c = Self.columns
+        c.insert("Identity", at: e + 1)
+        return c
+    }
+
     func write(into dir: String) throws -> ManifestEntry {
         let out = try OutputFile(path: "\(dir)/\(Self.fileName)", relativePath: Self.fileName)
-        try out.append(Self.columns.joined(separator: ",") + "\n")
+        try out.append(sessionColumns.joined(separator: ",") + "\n")
         let camera = ExportCamera.of(session.metadata)
         let geometry = FaceGeometry68(layout: session.layout, camera: camera)
         let input = "," + Self.csvField(Self.input(session.metadata)) + ","
@@ -91,7 +102,8 @@ struct PyFeatWriter {
 
     /// Every column before `input`.
     private func row(_ out: OutputFile, _ f: FrameView, _ g: FaceGeometry68, camera: ExportCamera?) throws {
-        let count = Self.columns.count - 3
+        let identity = session.layout.hasFaceIDs
+        let count = Self.columns.count - 3 + (identity ? 1 : 0)
         guard f.isFaceTracked else {
             for _ in 1..<count { try out.append(byte: UInt8(ascii: ",")) }
             return
@@ -110,6 +122,10 @@ struct PyFeatWriter {
         try num(Double(f.metadata(15)), 6); try num(Double(f.metadata(17)), 6); try num(Double(f.metadata(16)), 6)
         for au in Self.actionUnits { try num(Double(f.metadata(18 + au.index)), 6) }
         for e in Self.emotions { try num(Double(f.metadata(8 + e.index)), 6) }
+        if identity {
+            try out.append(",Person_")
+            try out.append(String(f.faceId))
+        }
         let gaze = Self.gaze(lookAt: SIMD3(Double(f.metadata(2)), Double(f.metadata(3)), Double(f.metadata(4))))
         try num(gaze.x, 6); try num(gaze.y, 6); try num(gaze.z, 6)
         try num(camera?.height ?? .nan, 1); try num(camera?.width ?? .nan, 1)

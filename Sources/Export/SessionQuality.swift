@@ -43,6 +43,11 @@ struct SessionQuality {
     /// The frame period the estimate uses: the median of the first in-segment intervals.
     private(set) var period: Double?
 
+    /// A multi-face session (`FrameLayout.hasFaceIDs`) stores one record per face of a frame: the
+    /// records after the first of a frame add their face's values, not another frame.
+    var multiFace = false
+    private var lastFrameIndex: Int64 = 0
+    private var lastFrameNs: Int64 = 0
     private let segmentStarts: [Double]
     private var segment = -1
     private var previous: Double = 0
@@ -81,6 +86,11 @@ struct SessionQuality {
     mutating func add(_ f: FrameView) {
         let t = Self.seconds(f.monotonicNs, since: originNs)
         let c = envelope.column(at: t)
+        if multiFace && frames > 0 && f.frameIndex == lastFrameIndex && f.monotonicNs == lastFrameNs {
+            if f.isFaceTracked { addValues(f, column: c) }
+            return
+        }
+        lastFrameIndex = f.frameIndex; lastFrameNs = f.monotonicNs
         frames += 1
         framesPerColumn[c] &+= 1
         let d = f.droppedBefore
@@ -110,6 +120,11 @@ struct SessionQuality {
         trackedPerColumn[c] &+= 1
         if t - lastFace > Self.gapSeconds { noteGap(Gap(start: lastFace, end: t)) }
         lastFace = t
+        addValues(f, column: c)
+    }
+
+    /// One face's AUs, head pose and distance into the envelopes.
+    private mutating func addValues(_ f: FrameView, column c: Int) {
         for a in 0..<FaceSchema.actionUnitCount { envelope.add(f.metadata(18 + a), series: a, column: c) }
         let degrees = Float(180 / Double.pi)
         envelope.add(f.metadata(15) * degrees, series: Self.pitch, column: c)

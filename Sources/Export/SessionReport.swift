@@ -55,6 +55,7 @@ public struct SessionReport {
         }
         let columns = max(1, min(Self.maxColumns, reader.count))
         var q = SessionQuality(firstNs: firstNs, lastNs: lastNs, segmentStartsNs: m.segments.map(\.startMonotonicNs), columns: columns)
+        q.multiFace = session.layout.hasFaceIDs
         reader.seek(to: 0)
         while try reader.nextBatch({ _, batch, n in
             for k in 0..<n { q.add(reader.view(batch, k)) }

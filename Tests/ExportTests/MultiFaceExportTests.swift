@@ -76,6 +76,16 @@ import Testing
         #expect(info["maxTrackedFaces"] as? Int == 3)
     }
 
+    @Test func theReportCountsFramesNotFaces() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try Self.recordMultiFace(store, frames: 40)
+        let html = try SessionReport(session: try store.open(rec.sessionID), events: []).html()
+        // Faces of one frame share its time: counted as frames they would be clock jumps.
+        #expect(!html.contains("data-kind=\"clockJumps\""))
+        #expect(html.contains(" of 40 frames."), "coverage counts the 40 frames")
+    }
+
     @Test func hdf5HasFaceIDsAlignedWithEveryPerRowDataset() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
@@ -100,6 +110,26 @@ import Testing
         for (line, w) in zip(lines.dropFirst(), want) {
             let f = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             #expect(Int64(f[0]) == w.frame + 1 && Int32(f[1]) == w.face && f[4] == (w.face >= 0 ? "1" : "0"))
+        }
+    }
+
+    @Test func pyFeatRowsCarryTheFaceAsIdentity() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try Self.recordMultiFace(store, frames: 9)
+        let r = try Exporter(store: store).export(sessionID: rec.sessionID, to: dir.sub("out"), options: .init(format: .pyfeat))
+        let lines = try readText(r.directory + "/" + PyFeatWriter.fileName).split(separator: "\n")
+        let header = csvFields(lines[0])
+        #expect(header == PyFeatWriter(session: try store.open(rec.sessionID)).sessionColumns)
+        let id = header.firstIndex(of: "Identity")!
+        #expect(header[id - 1] == PyFeatWriter.emotions.last!.name && header.count == PyFeatWriter.columns.count + 1)
+        let frame = header.firstIndex(of: "frame")!
+        let want = Self.expectedRows(frames: 9)
+        #expect(lines.count == want.count + 1)
+        for (line, w) in zip(lines.dropFirst(), want) {
+            let f = csvFields(line)
+            #expect(f.count == header.count && Int64(f[frame]) == w.frame)
+            #expect(f[id] == (w.face >= 0 ? "Person_\(w.face)" : ""))
         }
     }
 
