@@ -103,7 +103,7 @@ struct BIDSWriter {
     private func writeSeries(into dir: String, progress: ExportProgress?) throws -> [ManifestEntry] {
         let name = BIDSNames.physio(stem)
         let physio = try GzipOutputFile(path: dir + "/" + name + ".tsv.gz", relativePath: relativeDirectory + "/" + name + ".tsv.gz")
-        let multiFace = Self.isMultiFace(session)
+        let multiFace = session.layout.hasFaceIDs
         var motion: [Int32: MotionFile] = [:]
         var motionOrder: [Int32] = []
         var rows = 0, frames = 0
@@ -119,7 +119,7 @@ struct BIDSWriter {
                 last = t
                 rows += 1
                 if f.frameIndex != lastFrame { frames += 1; lastFrame = f.frameIndex }
-                let face = Self.faceID(f)
+                let face = f.faceId
                 try FixedDecimal.append(t, decimals: 6, to: physio)
                 try physio.append(byte: 0x09); try physio.append(String(f.frameIndex))
                 try physio.append(byte: 0x09); try physio.append(String(face))
@@ -191,10 +191,6 @@ struct BIDSWriter {
         ]
         return [try channels.finish(), try json(sidecar, dir, m.name + "_motion.json")]
     }
-
-    /// The face of a record: sessions on this recorder track one face, 0 when tracked.
-    @inline(__always) static func faceID(_ f: FrameView) -> Int32 { f.isFaceTracked ? 0 : -1 }
-    static func isMultiFace(_ s: StoredSession) -> Bool { false }
 
     /// Rows per second over the span from the first to the last row (1 when there is no span).
     static func nominalRate(count: Int, first: Double, last: Double) -> Double {

@@ -113,6 +113,41 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["ds", "store"])
     }
 
+    @Test func aMultiFaceSessionHasARowPerFrameAndFaceAndAMotionFilePerFace() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try MultiFaceExportTests.recordMultiFace(store, frames: 12)
+        let ds = dir.sub("ds")
+        let r = try Exporter(store: store).export(sessionID: rec.sessionID, to: ds, options: ExportOptions(format: .bids))
+        let stem = "sub-P002_ses-1"
+        // The physio rows: decompressed with zlib's own gzip reader (gunzip), face_id third.
+        let gz = r.directory + "/beh/\(stem)_task-facekit_recording-face_physio.tsv.gz"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "gzip -dc \"$0\"", gz]
+        let pipe = Pipe(); p.standardOutput = pipe
+        try p.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        let rows = text.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+        let expected = MultiFaceExportTests.expectedRows(frames: 12)
+        #expect(rows.map { Int64($0[1])! } == expected.map(\.frame))
+        #expect(rows.map { Int32($0[2])! } == expected.map(\.face))
+        #expect(rows.allSatisfy { $0.count == BIDSWriter.physioColumns.count })
+        // Faces 10, 11 and 12, each in its own motion file with a row per frame it was tracked in.
+        for (k, face) in [10, 11, 12].enumerated() {
+            let motion = r.directory + "/motion/\(stem)_task-facekit_tracksys-facekit_acq-face\(face)_motion.tsv"
+            let lines = try String(contentsOfFile: motion, encoding: .utf8).split(separator: "\n")
+            #expect(lines.count == expected.filter { $0.face == Int32(face) }.count)
+            // headYaw is the face's index in the synthetic session.
+            #expect(lines.allSatisfy { $0.split(separator: "\t")[2] == "\(Float(k))" })
+            let channels = try String(contentsOfFile: motion.replacingOccurrences(of: "_motion.tsv", with: "_channels.tsv"), encoding: .utf8)
+            #expect(channels.contains("face\(face)_yaw\ty\tORNT\tface\(face)\trad"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: r.directory + "/motion/\(stem)_task-facekit_tracksys-facekit_motion.tsv"))
+    }
+
     @Test func gpioLinesComeOutOfTheSource() {
         #expect(BIDSWriter.sourceAndLine("gpio:17") == ("gpio", "17"))
         #expect(BIDSWriter.sourceAndLine("gpio") == ("gpio", "n/a"))
