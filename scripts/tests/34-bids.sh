@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # BIDS export, checked by the BIDS validator: three sessions of two participants (`facekit process`
 # of a real video, a synthetic session with markers, and `facekit process` of a group photo with
-# --max-faces 8, multi-face where the recorder stores several faces) go into one dataset with
+# --max-faces 8, a multi-face session: a motion file per face) go into one dataset with
 # `facekit export --all --format bids`, which grows as sessions are added. bids-validator-deno
 # (pinned in requirements-verify.txt, run by the pinned deno wheel, offline in its own network
 # namespace) must report 0 errors on every row. scripts/verify/bids/check_bids.py then reads the
@@ -42,6 +42,11 @@ cat "$W/all.txt" >&2
 [ "$(grep -c ' -> ' "$W/all.txt")" = 3 ] || die "export --all did not export three sessions"
 [ "$(ls -d "$W"/ds/sub-*/ses-* | wc -l)" = 3 ] || die "expected 3 session directories: $(ls -d "$W"/ds/sub-*/ses-*)"
 ls -d "$W"/ds/sub-G2x*/ses-1 > /dev/null || die "participant G-2 did not get a hashed label"
+# The group photo is a multi-face session: a motion file per face, the face IDs in the physio rows.
+faces="$(ls "$W"/ds/sub-G2x*/ses-1/motion/*_acq-face*_motion.tsv 2>/dev/null | wc -l)"
+[ "$faces" -ge 2 ] || die "multi_face.jpg --max-faces 8 gave $faces per-face motion files, expected 2 or more"
+ids="$(zcat "$W"/ds/sub-G2x*/ses-1/beh/*_physio.tsv.gz | cut -f3 | sort -u | wc -l)"
+[ "$ids" = "$faces" ] || die "the group photo's physio rows have $ids face IDs, its motion files $faces faces"
 
 log "validate (offline, every row)"
 validate "$W/report.json" "$W/ds"
