@@ -160,7 +160,7 @@ struct BIDSExport {
 
     private func writeIfMissing(_ path: String, _ text: String) throws {
         if case .success = Syscalls.linkStatus(path: path) { return }
-        do { try AtomicFile.write(Array(text.utf8), to: path) }
+        do throws(SystemCallError) { try AtomicFile.write(Array(text.utf8), to: path) }
         catch { throw RecordingError.syscall("export: writing", path: path, error) }
     }
 

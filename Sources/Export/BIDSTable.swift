@@ -14,7 +14,7 @@ struct BIDSTable {
     init(path: String, columns: [String]) throws {
         self.path = path
         let bytes: [UInt8]
-        do { bytes = try AtomicFile.read(path, limit: 16 << 20) }
+        do throws(SystemCallError) { bytes = try AtomicFile.read(path, limit: 16 << 20) }
         catch let e where e.errno == .noSuchFile { header = columns; rows = []; return }
         catch { throw RecordingError.syscall("export: reading", path: path, error) }
         var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
@@ -43,7 +43,7 @@ struct BIDSTable {
     func write() throws {
         var text = header.joined(separator: "\t") + "\n"
         for r in rows { text += r.joined(separator: "\t") + "\n" }
-        do { try AtomicFile.write(Array(text.utf8), to: path) }
+        do throws(SystemCallError) { try AtomicFile.write(Array(text.utf8), to: path) }
         catch { throw RecordingError.syscall("export: writing", path: path, error) }
     }
 
