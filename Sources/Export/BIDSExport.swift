@@ -40,6 +40,7 @@ struct BIDSExport {
         let label = try BIDSNames.participantLabel(m.participant, existing: existing, dataset: dataset)
         let subject = dataset + "/sub-" + label
         try makeDirectory(subject)
+        Self.removeStaleStaging(in: subject)
         var sessions = try BIDSTable(path: "\(subject)/sub-\(label)_sessions.tsv", columns: Self.sessionsColumns)
         let number = Self.sessionNumber(for: m.sessionID, ids: sessions.values("session_id"), sessions: sessions.values("facekit_session"))
         let relative = BIDSNames.sessionDirectory(label: label, session: number)
@@ -67,6 +68,7 @@ struct BIDSExport {
         try makeDirectory(dataset + "/sourcedata")
         try makeDirectory(dataset + "/sourcedata/facekit")
         try makeDirectory(dataset + "/sourcedata/facekit/sub-" + label)
+        Self.removeStaleStaging(in: dataset + "/sourcedata/facekit/sub-" + label)
         let sourceStaging = "\(dataset)/sourcedata/facekit/sub-\(label)/.ses-\(number).partial-\(Syscalls.processID)-\(UInt32.random(in: 0...UInt32.max))"
         try Syscalls.mkdir(sourceStaging).orThrow("export: creating", sourceStaging)
         do {
@@ -95,6 +97,29 @@ struct BIDSExport {
         }
         try writeIfMissing("\(subject)/sub-\(label)_sessions.json", Self.sessionsSidecar)
         return ExportResult(directory: final, hdf5File: nil, files: files, frameCount: session.frameCount, eventCount: events.count)
+    }
+
+    /// The pid in a staging name `.ses-<n>.partial-<pid>-<random>` (or `.old-`, a copy moved
+    /// aside), when the name has exactly that shape.
+    static func stagingPID(_ name: String) -> Int32? {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].isEmpty, parts[1].hasPrefix("ses-"), Int(parts[1].dropFirst(4)) != nil else { return nil }
+        let tail = parts[2].split(separator: "-", omittingEmptySubsequences: false)
+        guard tail.count == 3, tail[0] == "partial" || tail[0] == "old", UInt32(tail[2]) != nil,
+              let pid = Int32(tail[1]), pid > 0 else { return nil }
+        return pid
+    }
+
+    /// Removes the staging directories of exports that were cut short (killed, stick pulled)
+    /// from a subject's directory: a directory (not a symlink) named as `stagingPID` reads whose
+    /// process is gone (or is this one, after a reboot). BIDS tools skip hidden entries, so a
+    /// leftover never spoils the dataset; this keeps it from filling the stick.
+    static func removeStaleStaging(in dir: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] {
+            guard let pid = stagingPID(name), pid == Syscalls.processID || !Syscalls.processExists(pid),
+                  case .success(let st) = Syscalls.linkStatus(path: dir + "/" + name), (st.st_mode & S_IFMT) == S_IFDIR else { continue }
+            try? FileManager.default.removeItem(atPath: dir + "/" + name)
+        }
     }
 
     /// The manifest entry with its path relative to the session directory instead of the dataset.

@@ -148,6 +148,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: r.directory + "/motion/\(stem)_task-facekit_tracksys-facekit_motion.tsv"))
     }
 
+    @Test func leftoversOfAnExportCutShortAreRemovedAndNothingElse() throws {
+        #expect(BIDSExport.stagingPID(".ses-2.partial-123-456") == 123)
+        #expect(BIDSExport.stagingPID(".ses-2.old-77-1") == 77)
+        for name in ["ses-2", ".ses-2", ".ses-x.partial-1-2", ".ses-2.partial-1", ".ses-2.partial-a-2", ".ses-2.other-1-2", ".ses-2.partial-0-2"] {
+            #expect(BIDSExport.stagingPID(name) == nil, "\(name)")
+        }
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let a = try recordSynthetic(store, participant: "P001", frames: 10)
+        let ds = dir.sub("ds")
+        // pid 2^31-1 never runs: a leftover; a name of another shape is not ours and stays.
+        let stale = dir.sub("ds/sub-P001/.ses-1.partial-2147483647-5/beh")
+        let keep = dir.sub("ds/sub-P001/.ses-1.mine")
+        _ = try Exporter(store: store).export(sessionID: a.sessionID, to: ds, options: ExportOptions(format: .bids))
+        #expect(!FileManager.default.fileExists(atPath: stale))
+        #expect(FileManager.default.fileExists(atPath: keep))
+        let left = try FileManager.default.contentsOfDirectory(atPath: ds + "/sub-P001").sorted()
+        #expect(left == [".ses-1.mine", "ses-1", "sub-P001_sessions.json", "sub-P001_sessions.tsv"])
+    }
+
     @Test func gpioLinesComeOutOfTheSource() {
         #expect(BIDSWriter.sourceAndLine("gpio:17") == ("gpio", "17"))
         #expect(BIDSWriter.sourceAndLine("gpio") == ("gpio", "n/a"))
