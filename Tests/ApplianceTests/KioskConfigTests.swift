@@ -75,7 +75,7 @@ import Testing
         ("{\"recording\": {\"imageEveryNth\": -1}}", "recording.imageEveryNth", "between 0"),
         ("{\"recording\": {\"flushIntervalMs\": 1}}", "recording.flushIntervalMs", "between 10"),
         ("{\"dataDirectory\": \"/var/../etc\"}", "dataDirectory", "without '..'"),
-        ("{\"export\": {\"format\": \"xlsx\"}}", "export.format", "csv, jsonl, hdf5, openface or pyfeat"),
+        ("{\"export\": {\"format\": \"xlsx\"}}", "export.format", "csv, jsonl, hdf5, openface, pyfeat or bids"),
         ("{\"export\": {\"mountPoint\": \"/var/lib/facekit/usb\"}}", "export.mountPoint", "inside dataDirectory"),
         ("{\"participants\": {\"prefix\": \"../x\"}}", "participants.prefix", "file names"),
         ("{\"participants\": {\"digits\": 12}}", "participants.digits", "between 1 and 9"),
