@@ -7,7 +7,7 @@ import Testing
     static let full = """
     {
       "camera": {"device": "/dev/video0", "format": "YUYV", "width": 640, "height": 480, "fps": 25},
-      "tracker": {"model": "/usr/share/facekit/facekit.fkm", "minDetectionConfidence": 0.6, "smoothing": false},
+      "tracker": {"model": "/usr/share/facekit/facekit.fkm", "minDetectionConfidence": 0.6, "smoothing": false, "maxFaces": 4, "faceLossFrames": 30},
       "recording": {"vertices": "all", "imageEveryNth": 10, "jpegQuality": 80, "flushIntervalMs": 500},
       "dataDirectory": "/var/lib/facekit",
       "export": {"format": "csv", "images": true, "mountPoint": "/run/facekit/usb"},
@@ -31,6 +31,7 @@ import Testing
         let c = try KioskConfig.parse(Data(Self.full.utf8))
         #expect(c.camera.format == "YUYV" && c.camera.fps == 25)
         #expect(c.tracker.minDetectionConfidence == 0.6 && c.tracker.smoothing == false)
+        #expect(c.tracker.maxFaces == 4 && c.tracker.faceLossFrames == 30)
         #expect(c.recording.vertices == "all" && c.recording.imageEveryNth == 10 && c.recording.flushIntervalMs == 500)
         #expect(c.export.format == "csv" && c.export.images)
         #expect(c.participants.prefix == "LAB-" && c.participants.digits == 4)
@@ -71,6 +72,8 @@ import Testing
         ("{\"camera\": {\"devcie\": \"/dev/video0\"}}", "camera.devcie", "unknown key"),
         ("{\"tracker\": {\"minDetectionConfidence\": 1.5}}", "tracker.minDetectionConfidence", "between 0.0 and 1.0"),
         ("{\"tracker\": {\"smoothing\": 1}}", "tracker.smoothing", "true or false"),
+        ("{\"tracker\": {\"maxFaces\": 0}}", "tracker.maxFaces", "between 1"),
+        ("{\"tracker\": {\"faceLossFrames\": -1}}", "tracker.faceLossFrames", "between 0"),
         ("{\"recording\": {\"vertices\": \"some\"}}", "recording.vertices", "none, all"),
         ("{\"recording\": {\"imageEveryNth\": -1}}", "recording.imageEveryNth", "between 0"),
         ("{\"recording\": {\"flushIntervalMs\": 1}}", "recording.flushIntervalMs", "between 10"),

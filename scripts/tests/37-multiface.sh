@@ -43,11 +43,37 @@ quiet "$PY" scripts/reference/multiface_golden.py video "$W/two.mkv" "$W/two.npz
 "$FACEKIT" process "$W/two.mkv" --max-faces 8 --out "$W/two" --store "$W/store" > "$W/two.txt"
 id="$(awk '/^session /{print $2}' "$W/two.txt")"
 [ -n "$id" ] || die "process printed no session id"
-for fmt in hdf5 openface; do
+for fmt in hdf5 openface pyfeat; do
   mkdir -p "$W/two-$fmt"
   "$FACEKIT" export "$id" --store "$W/store" --to "$W/two-$fmt" --format "$fmt" > /dev/null 2>&1
 done
 "$PY" "$CHECK" "$W/two" "$W/two.npz" --ids two-face --loss-frames 15 --h5 "$W/two-hdf5" --openface "$W/two-openface" || fail=1
+log "py-feat's own readers on the multi-face openface.csv and pyfeat.csv"
+WHEEL="$CACHE/wheels/py-feat/py_feat-2.1.5-py2.py3-none-any.whl"
+[ -f "$WHEEL" ] || "$REPO/scripts/fetch-testdata"
+"$PY" - "$WHEEL" "$W" "$REPO" <<'PY' || fail=1
+import glob, os, sys, tempfile
+sys.path.insert(0, os.path.join(sys.argv[3], "scripts", "verify", "interop"))
+import pyfeat_loader
+wheel, W = sys.argv[1], sys.argv[2]
+pyfeat_loader.load(wheel, tempfile.mkdtemp(dir=W))
+from feat.utils.io import read_feat, read_openface
+import pandas as pd
+seed = pd.read_csv(glob.glob(f"{W}/two/session_*/metadata.csv")[0])
+keys = list(zip(seed.frameIndex, seed.faceId))
+of = read_openface(glob.glob(f"{W}/two-openface/session_*/openface.csv")[0])
+pf = read_feat(glob.glob(f"{W}/two-pyfeat/session_*/pyfeat.csv")[0])
+bad = []
+if list(zip(of["frame"] - 1, of["face_id"])) != keys: bad.append("read_openface: (frame, face_id) differ from the seed rows")
+ident = [f"Person_{i}" if i >= 0 else None for i in seed.faceId]
+got = [None if pd.isna(x) else x for x in pf["Identity"]]
+if list(pf["frame"]) != list(seed.frameIndex) or got != ident: bad.append("read_feat: (frame, Identity) differ from the seed rows")
+print(f"read_openface: {len(of)} rows, face_id {sorted(set(int(i) for i in of['face_id']))}; "
+      f"read_feat: {len(pf)} rows, Identity {sorted(set(x for x in got if x))}")
+for b in bad: print("FAIL " + b)
+sys.exit(1 if bad else 0)
+PY
+
 log "the same video with --face-loss-frames 5: the returning face is a new face"
 "$FACEKIT" process "$W/two.mkv" --max-faces 8 --face-loss-frames 5 --out "$W/two5" --store "$W/store" > /dev/null
 "$PY" "$CHECK" "$W/two5" "$W/two.npz" --ids two-face --loss-frames 5 || fail=1
