@@ -15,7 +15,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     /// Sessions added to a BIDS dataset (the target is the dataset's root; BIDSExport).
     case bids
 
-    /// "csv, jsonl, hdf5, openface or pyfeat", for usage and config errors.
+    /// "csv, jsonl, hdf5, openface, pyfeat or bids", for usage and config errors.
     public static let spelledOut: String = {
         let names = allCases.map(\.rawValue)
         return names.dropLast().joined(separator: ", ") + " or " + names.last!

@@ -17,7 +17,7 @@ import Recording
 /// that could be read was tracked and exported. Media that cannot be read at all is an error.
 struct ProcessCommand: Command {
     static let path = ["process"]
-    static let synopsis = "facekit process <media> --out DIR [--format csv|jsonl|hdf5|openface|pyfeat] [--participant ID] [--model FILE] [--max-faces N [--face-loss-frames N]] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR] [--json-stream -|FIFO|unix:SOCKET [--json-group GROUP]] " + DepthOptions.synopsis + " " + LSLOptions.synopsis
+    static let synopsis = "facekit process <media> --out DIR [--format csv|jsonl|hdf5|openface|pyfeat|bids] [--participant ID] [--model FILE] [--max-faces N [--face-loss-frames N]] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR] [--json-stream -|FIFO|unix:SOCKET [--json-group GROUP]] " + DepthOptions.synopsis + " " + LSLOptions.synopsis
     static let abstract = "Track faces in a video or image file and export the seed's layout (through the session store)."
     let args: ArgumentScanner
     let media: String
