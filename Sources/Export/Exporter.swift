@@ -331,7 +331,8 @@ public final class Exporter: Sendable {
         }
         if options.format == .hdf5 {
             let h = try HDF5File(readingFrom: dir + "/session.h5")
-            for name in ["blendshapes", "metadata", "timestamps", "frame_indices"] {
+            // A multi-face session's /face_ids is aligned with the other per-row datasets.
+            for name in ["blendshapes", "metadata", "timestamps", "frame_indices"] + (h.exists("face_ids") ? ["face_ids"] : []) {
                 let dims = try h.dims(of: name)
                 guard dims.first == hsize_t(frameCount) else {
                     throw RecordingError(.io, "export: \(dir)/session.h5 /\(name) has \(dims) rows, expected \(frameCount)", path: dir + "/session.h5")

@@ -160,6 +160,9 @@ final class HDF5File {
         return ds
     }
 
+    /// Whether the file has a dataset (or group) of that name at its root.
+    func exists(_ name: String) -> Bool { H5Lexists(id, name, CH5P_DEFAULT) > 0 }
+
     /// Dimensions of an existing dataset (verification).
     func dims(of name: String) throws -> [hsize_t] {
         let ds = try check(H5Dopen2(id, name, CH5P_DEFAULT), "opening /\(name) in")

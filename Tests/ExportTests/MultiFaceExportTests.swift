@@ -97,6 +97,12 @@ import Testing
             #expect(try f.dims(of: name).first == n, "\(name)")
         }
         try f.close()
+        // It verifies with /face_ids among the checked datasets, and fails when the rows do not match.
+        let manifest = try JSONDecoder().decode(ExportManifest.self, from: Data(contentsOf: URL(fileURLWithPath: r.directory + "/" + ExportManifest.fileName)))
+        try Exporter.verifyExisting(manifest, in: r.directory, options: .init(format: .hdf5))
+        var short = manifest
+        short.frameCount += 1
+        #expect(throws: RecordingError.self) { try Exporter.verifyExisting(short, in: r.directory, options: .init(format: .hdf5)) }
     }
 
     @Test func openFaceRowsCarryTheFaceID() throws {
