@@ -62,7 +62,9 @@ enum BIDSNames {
     /// The session's directory relative to the dataset root.
     static func sessionDirectory(label: String, session: Int) -> String { "sub-\(label)/ses-\(session)" }
 
-    static func events(_ stem: String) -> String { "beh/\(stem)_task-\(task)_events" }
+    /// The markers, in `beh/` beside the face series and again in `motion/` beside the head
+    /// pose (BIDS looks for a recording's events in its own datatype directory).
+    static func events(_ stem: String, datatype: String = "beh") -> String { "\(datatype)/\(stem)_task-\(task)_events" }
     static func physio(_ stem: String) -> String { "beh/\(stem)_task-\(task)_recording-face_physio" }
     /// One motion file per face; `face` nil for a single-face session's only face.
     static func motion(_ stem: String, face: Int32?) -> String {

@@ -6,6 +6,7 @@ import Recording
 /// Writes one session's BIDS files into its `ses-<n>` directory (staged by `BIDSExport`):
 ///
 ///     beh/<stem>_task-facekit_events.tsv + .json                      markers: onset, duration, trial_type, gpio_line, source
+///                                                                     (the same in motion/, for the head-pose files)
 ///     beh/<stem>_task-facekit_recording-face_physio.tsv.gz + .json    the face time series, one row per stored record
 ///     motion/<stem>_task-facekit_tracksys-facekit[_acq-face<id>]_motion.tsv + _channels.tsv + _motion.json
 ///
@@ -35,7 +36,7 @@ struct BIDSWriter {
 
     func write(into dir: String, progress: ExportProgress? = nil) throws -> [ManifestEntry] {
         for sub in ["beh", "motion"] { try Syscalls.mkdir(dir + "/" + sub).orThrow("export: creating", dir + "/" + sub) }
-        var files = try writeEvents(into: dir)
+        var files = try writeEvents(into: dir, datatype: "beh") + writeEvents(into: dir, datatype: "motion")
         files += try writeSeries(into: dir, progress: progress)
         return files
     }
@@ -68,8 +69,8 @@ struct BIDSWriter {
         return ("gpio", line.isEmpty ? "n/a" : String(line))
     }
 
-    private func writeEvents(into dir: String) throws -> [ManifestEntry] {
-        let name = BIDSNames.events(stem)
+    private func writeEvents(into dir: String, datatype: String) throws -> [ManifestEntry] {
+        let name = BIDSNames.events(stem, datatype: datatype)
         let out = try file(dir, name + ".tsv")
         try out.append("onset\tduration\ttrial_type\tgpio_line\tsource\n")
         let sorted = events.enumerated().sorted { ($0.element.monotonicNs, $0.offset) < ($1.element.monotonicNs, $1.offset) }
@@ -144,7 +145,7 @@ struct BIDSWriter {
             progress?.advance(by: n)
         }) {}
         var files = [try physio.finish()]
-        files.append(try json([
+        files.append(try json(Self.columnDescriptions().merging([
             "TaskName": BIDSNames.task,
             "PhysioType": "generic",
             "SamplingFrequency": Self.nominalRate(count: frames, first: first, last: last),
@@ -157,7 +158,7 @@ struct BIDSWriter {
             "face_id": ["Description": "The tracked face's ID, stable within the session; -1 when the frame has no face. A multi-face session has one row per frame and face."],
             "is_face_tracked": ["Description": "1 when a face was tracked in this frame, 0 otherwise (its face values are then n/a)."],
             "dropped_frames": ["Description": "Camera frames dropped just before this one."],
-        ], dir, name + ".json"))
+        ]) { _, new in new }, dir, name + ".json"))
         for face in motionOrder {
             let m = motion[face]!
             files.append(try m.out.finish())
@@ -190,6 +191,22 @@ struct BIDSWriter {
             "Description": "Head pose of the tracked face (pitch about x, yaw about y, roll about z, radians, camera frame) at the times of the frames in which the face was tracked; latency is seconds from the session start.",
         ]
         return [try channels.finish(), try json(sidecar, dir, m.name + "_motion.json")]
+    }
+
+    /// The sidecar's description of each face column (BIDS asks for one per extra column).
+    static func columnDescriptions() -> [String: Any] {
+        var d: [String: Any] = [:]
+        for n in FaceSchema.blendShapeNames { d[n] = ["Description": "Blendshape coefficient \(n) (MediaPipe / ARKit naming), 0 to 1."] }
+        for axis in ["x", "y", "z"] { d["lookAtPoint." + axis] = ["Description": "Gaze target in the face's frame, \(axis).", "Units": "m"] }
+        d["lightEstimate.ambientIntensity"] = ["Description": "Ambient light intensity estimated from the image, on ARKit's scale (1000 for a mid-grey scene)."]
+        d["lightEstimate.ambientColorTemperature"] = ["Description": "Ambient light colour temperature estimated from the image.", "Units": "K"]
+        d["distanceToScreen"] = ["Description": "Distance of the face from the camera.", "Units": "m"]
+        for n in FaceSchema.emotionNames { d["emotion." + n] = ["Description": "Score of the emotion \(n), 0 to 1."] }
+        for (n, what) in [("pitch", "about x"), ("yaw", "about y"), ("roll", "about z")] {
+            d["headPose." + n] = ["Description": "Head \(n) (rotation \(what), camera frame).", "Units": "rad"]
+        }
+        for n in FaceSchema.actionUnitNames { d[n] = ["Description": "FACS action unit \(n.dropFirst(2)) intensity derived from the blendshapes, 0 to 1 (\(ActionUnitExport.mappingVersion))."] }
+        return d
     }
 
     /// Rows per second over the span from the first to the last row (1 when there is no span).
