@@ -114,7 +114,9 @@ public enum FrameLog {
         /// The frame indices missing: for each run of damaged records, the indices strictly between
         /// the intact frames around it when that span has exactly the run's length; otherwise (a
         /// frame dropped inside the run, or a run at either end) the run's length counted on from
-        /// the intact neighbour.
+        /// the intact neighbour. In a multi-face log (several records per frame) they are the frames
+        /// strictly between the intact neighbours, or, when there are none, the neighbours' own
+        /// frame (or both neighbours' frames: the lost records were faces of one of them).
         public var gaps: [Int64] = []
         /// Whole records in the file, intact or not.
         public var records = 0
@@ -144,7 +146,9 @@ public enum FrameLog {
         func closeRun(next: Int64?) {
             guard let start = runStart else { return }
             let k = Int64(index - start)
-            if let p = previousFrame, let n = next, n.subtractingReportingOverflow(p).partialValue == k + 1 {
+            if layout.hasFaceIDs, let p = previousFrame, let n = next, n >= p, n.subtractingReportingOverflow(p).partialValue <= k + 1 {
+                out.gaps += n - p >= 2 ? Array((p + 1)..<n) : (n == p ? [p] : [p, n])
+            } else if let p = previousFrame, let n = next, n.subtractingReportingOverflow(p).partialValue == k + 1 {
                 out.gaps += (1...k).map { p + $0 }
             } else if let p = previousFrame, p < Int64.max - k {
                 out.gaps += (1...k).map { p + $0 }

@@ -159,6 +159,28 @@ import Testing
         #expect(csvFields(header) == ["timestamp", "frameIndex"] + FaceSchema.metadataColumns)
     }
 
+    @Test func aDamagedFaceRecordIsAGapAtItsFrame() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try Self.recordMultiFace(store, frames: 8)
+        // Records: frame 0 (no face), 1, 2 ×2, 3 ×3, 4 (no face), 5, 6 ×2, 7 ×3. Damage the
+        // second face of frame 3 (record 5) and frame 4's only record (record 7).
+        let path = store.root + "/" + rec.sessionID + "/" + FrameLog.fileName
+        let h = try #require(FileHandle(forUpdatingAtPath: path))
+        for record in [5, 7] {
+            let offset = UInt64(FrameLog.headerSize + record * rec.layout.recordSize + FrameLayout.framingSize + 40)
+            try h.seek(toOffset: offset)
+            let byte = try #require(try h.read(upToCount: 1)).first! ^ 0xFF
+            try h.seek(toOffset: offset)
+            try h.write(contentsOf: [byte])
+        }
+        try h.close()
+        let s = try store.open(rec.sessionID)
+        #expect(s.salvage.damagedRecords == [5, 7])
+        #expect(s.gaps == [3, 4])
+        #expect(try s.framesReader().readAll().count == Self.expectedRows(frames: 8).count - 2)
+    }
+
     @Test func aMultiFaceLogIsNotReadWithASingleFaceLayout() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
