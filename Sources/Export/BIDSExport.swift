@@ -178,7 +178,11 @@ struct BIDSExport {
             try Syscalls.rename(final, aside).orThrow("export: moving aside", final)
             old = aside
         }
-        try Syscalls.rename(staging, final).orThrow("export: renaming into place", final)
+        if case .failure(let e) = Syscalls.rename(staging, final) {
+            // The earlier copy goes back where it was: a failed export leaves the dataset as it was.
+            if let old { _ = Syscalls.rename(old, final) }
+            throw RecordingError.syscall("export: renaming into place", path: final, e)
+        }
         try Syscalls.fsyncDirectory(parent).orThrow("export: flushing", parent)
         if let old { try? FileManager.default.removeItem(atPath: old) }
     }

@@ -136,8 +136,14 @@ public final class Exporter: Sendable {
             throw RecordingError(.notFound, "export: the target \(target) does not exist or is not a directory; is the stick mounted?", path: target)
         }
         try Self.checkTargetOutsideStore(target, store: store.root)
-        if options.format == .bids { return try BIDSExport(exporter: self, dataset: target).export(session, events: events, options: options) }
         let targetID = Self.identity(target)
+        if options.format == .bids {
+            do {
+                let r = try BIDSExport(exporter: self, dataset: target).export(session, events: events, options: options)
+                guard Self.identity(target) == targetID else { throw Self.vanished(target) }
+                return r
+            } catch { throw Self.targetFull(error, target: target) }
+        }
         _ = Self.removeStalePartials(in: target)
         let base = "session_\(Self.safeName(session.metadata.participant))_\(Self.date(session.metadata.realtimeAnchorNs))"
         let staging = "\(target)/.\(base).partial-\(Syscalls.processID)-\(UInt32.random(in: 0...UInt32.max))"
@@ -152,7 +158,7 @@ public final class Exporter: Sendable {
             // A stick unmounted (lazily) mid-export keeps accepting writes into the detached
             // filesystem; the path then names another directory. Check it is still the same one.
             guard Self.identity(target) == targetID, FileManager.default.fileExists(atPath: final + "/" + ExportManifest.fileName) else {
-                throw RecordingError(.io, "export: the target \(target) vanished or was replaced during the export (unplugged or unmounted?); nothing was exported there, plug it in and export again", path: target)
+                throw Self.vanished(target)
             }
             return ExportResult(directory: final, hdf5File: options.format == .hdf5 ? final + "/session.h5" : nil,
                                 files: files, frameCount: session.frameCount, eventCount: events.count, skipped: skipped)
@@ -160,6 +166,10 @@ public final class Exporter: Sendable {
             try? FileManager.default.removeItem(atPath: staging)
             throw Self.targetFull(error, target: target)
         }
+    }
+
+    static func vanished(_ target: String) -> RecordingError {
+        RecordingError(.io, "export: the target \(target) vanished or was replaced during the export (unplugged or unmounted?); nothing was exported there, plug it in and export again", path: target)
     }
 
     /// A full filesystem under the target is the stick, not the card: the syscall layer's advice

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Testing
 @testable import Export
 @testable import Recording
@@ -166,6 +167,31 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: keep))
         let left = try FileManager.default.contentsOfDirectory(atPath: ds + "/sub-P001").sorted()
         #expect(left == [".ses-1.mine", "ses-1", "sub-P001_sessions.json", "sub-P001_sessions.tsv"])
+    }
+
+    /// The stick fills up while a session is added: a disk-full error naming the stick, and the
+    /// dataset's files as they were (the session already there untouched, no table changed).
+    @Test func aFullTargetLeavesTheDatasetAsItWas() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let a = try recordSynthetic(store, participant: "P001", frames: 40)
+        let b = try recordSynthetic(store, participant: "P001", frames: 400)
+        let ds = dir.sub("ds")
+        _ = try Exporter(store: store).export(sessionID: a.sessionID, to: ds, options: ExportOptions(format: .bids))
+        let before = try snapshot(ds)
+        for failAt in [0, 3, 8] {
+            let writes = Counter()
+            let token = SyscallHooks.installFault(under: ds) { op, _ in op == .write && writes.next() >= failAt ? ENOSPC : nil }
+            #expect { try Exporter(store: store).export(sessionID: b.sessionID, to: ds, options: ExportOptions(format: .bids)) } throws: { e in
+                let r = e as! RecordingError
+                return r.kind == .diskFull && r.description.contains(ds)
+            }
+            SyscallHooks.removeFault(token)
+            #expect(try snapshot(ds) == before, "failing at write \(failAt)")
+        }
+        // With room again, the session is added as ses-2.
+        let r = try Exporter(store: store).export(sessionID: b.sessionID, to: ds, options: ExportOptions(format: .bids))
+        #expect(r.directory == ds + "/sub-P001/ses-2")
     }
 
     @Test func gpioLinesComeOutOfTheSource() {
