@@ -6,7 +6,7 @@
 # (pinned in requirements-verify.txt, run by the pinned deno wheel, offline in its own network
 # namespace) must report 0 errors on every row. scripts/verify/bids/check_bids.py then reads the
 # dataset as analysis code would and compares it with the seed CSV export of the same sessions.
-# Re-exporting must leave every BIDS file byte-identical; a dataset with a required key removed
+# Re-exporting must leave every file byte-identical; a dataset with a required key removed
 # must fail the validator (the negative control).
 source "$(dirname "$0")/../lib/common.sh"
 FACEKIT="${FACEKIT:-$REPO/.build/release/facekit}"
@@ -52,10 +52,10 @@ log "validate (offline, every row)"
 validate "$W/report.json" "$W/ds"
 "$VENV/bin/python" scripts/verify/bids/check_bids.py "$W/ds" "$W/report.json" "$W"/seed/session_*
 
-log "re-export: every BIDS file byte-identical"
-(cd "$W/ds" && find . -type f ! -path './sourcedata/*' -print0 | sort -z | xargs -0 sha256sum) > "$W/before.sha"
+log "re-export: every file byte-identical (manifests and reports included)"
+(cd "$W/ds" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$W/before.sha"
 "$FACEKIT" export --all --store "$W/store" --to "$W/ds" --format bids > /dev/null 2>&1
-(cd "$W/ds" && find . -type f ! -path './sourcedata/*' -print0 | sort -z | xargs -0 sha256sum) > "$W/after.sha"
+(cd "$W/ds" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$W/after.sha"
 cmp -s "$W/before.sha" "$W/after.sha" || die "a re-export changed the dataset: $(diff "$W/before.sha" "$W/after.sha" | head -5)"
 [ "$(find "$W/ds" -name '.*' | wc -l)" = 0 ] || die "hidden leftovers in the dataset: $(find "$W/ds" -name '.*')"
 
