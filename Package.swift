@@ -115,13 +115,17 @@ let package = Package(
         .target(name: "LabStreaming", dependencies: ["CLSL", "Recording", "FaceNames", "FaceTracking", "LinuxSystem"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "GPIO", dependencies: ["CGPIO", "LinuxSystem"]),
-        .target(name: "Appliance", dependencies: ["Recording", "Export", "Capture", "FaceTracking", "GPIO", "Depth", "LabStreaming", "LinuxSystem"]),
+        // The status display on HDMI: libdrm (KMS dumb buffers, page flips) or fbdev, no desktop stack.
+        .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
+        .target(name: "Display", dependencies: ["CDRM", "CZlib", "FaceTracking", "LinuxSystem"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        .target(name: "Appliance", dependencies: ["Recording", "Export", "Capture", "FaceTracking", "GPIO", "Depth", "LabStreaming", "Display", "LinuxSystem"]),
 
         // argv from glibc's constructor call (Swift's own lookup can miss under qemu-user).
         .target(name: "CProcessArguments"),
         .executableTarget(name: "facekit",
                           dependencies: ["FaceCore", "FaceTracking", "Capture", "Recording", "Export", "Appliance", "Depth",
-                                         "CProcessArguments", "LabStreaming", "LinuxSystem"]),
+                                         "CProcessArguments", "LabStreaming", "Display", "LinuxSystem"]),
 
         .executableTarget(name: "FacekitFuzz", dependencies: ["FaceCore", "Capture", "Recording", "Appliance"]),
 
@@ -138,6 +142,7 @@ let package = Package(
         .testTarget(name: "DepthTests", dependencies: ["Depth", "Recording", "Export", "FaceTracking", "CDepthDriver", "CZlib", "Appliance", "Capture", "LinuxSystem"], exclude: ["Drivers"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CAllocationCounter", "LinuxSystem"]),
         .testTarget(name: "LabStreamingTests", dependencies: ["LabStreaming", "Recording", "FaceTracking", "CAllocationCounter", "LinuxSystem"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "FaceTracking", "CAllocationCounter", "LinuxSystem"]),
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceCore", "CAllocationCounter"]),
     ]
 )

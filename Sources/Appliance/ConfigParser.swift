@@ -124,6 +124,7 @@ extension KioskConfig {
         }
         if let l = try r.object("lsl") { c.lsl = try l.lsl() }
         if let j = try r.object("jsonStream") { c.jsonStream = try j.jsonStream() }
+        if let d = try r.object("display") { c.display = try d.display() }
         try r.finish()
         try c.checkLineConflicts(file: file)
         try c.checkMountPoint(file: file)

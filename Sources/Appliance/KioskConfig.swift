@@ -112,6 +112,7 @@ public struct KioskConfig: Sendable, Equatable {
     public var syncPulse: SyncPulse? = nil
     public var lsl = LSL()
     public var jsonStream: JSONStream? = nil
+    public var display = Display()
 
     public init() {}
 

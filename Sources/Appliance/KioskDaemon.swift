@@ -23,7 +23,7 @@ public final class KioskDaemon: @unchecked Sendable {
     }
 
     /// The export job for a stick's disk name; `StickExporter.run` on the appliance.
-    public typealias ExportJob = @Sendable (_ disk: String, _ progress: (String) -> Void,
+    public typealias ExportJob = @Sendable (_ disk: String, _ progress: (StickExporter.Progress) -> Void,
                                             _ cancelled: () -> Bool) throws(KioskError) -> StickExportReport
 
     public let config: KioskConfig
@@ -36,6 +36,8 @@ public final class KioskDaemon: @unchecked Sendable {
     let exportJob: ExportJob
     /// Lab Streaming Layer markers: every session change and marker, at its event time.
     let labMarkers: MarkerOutlet?
+    /// The status screen, when one is configured and connected.
+    let display: KioskDisplay?
     /// How often the control thread wakes without messages (camera and recorder checks).
     let tickNs: Int64
 
@@ -62,8 +64,10 @@ public final class KioskDaemon: @unchecked Sendable {
 
     public init(config: KioskConfig, recorder: any KioskRecorder, inputs: (any KioskInputs)?, outputs: (any KioskOutputs)?,
                 notifier: SystemdNotifier = SystemdNotifier(), log: KioskLog = KioskLog(),
-                exportJob: @escaping ExportJob, tickMs: Int = 250, labMarkers: MarkerOutlet? = nil) {
+                exportJob: @escaping ExportJob, tickMs: Int = 250, labMarkers: MarkerOutlet? = nil,
+                display: KioskDisplay? = nil) {
         self.labMarkers = labMarkers
+        self.display = display
         self.config = config
         self.recorder = recorder
         self.inputs = inputs
@@ -91,6 +95,7 @@ public final class KioskDaemon: @unchecked Sendable {
         log.log("starting", ["camera": config.camera.device, "store": config.sessionsDirectory, "inputs": config.inputs.count,
                              "outputs": config.outputs.count, "watchdogMs": notifier.watchdogIntervalNs.map { $0 / 1_000_000 } ?? 0])
         outputs?.show(machine.lit)
+        display?.show(machine.state)
         do {
             try inputs?.start({ [weak self] e in self?.post(.edge(e)) }, problem: { [weak self] p in self?.post(.inputProblem(p)) })
         } catch {
@@ -150,6 +155,7 @@ public final class KioskDaemon: @unchecked Sendable {
             stickDisk = d.name
             if !sticks.contains(d.name) { sticks.append(d.name) }
             log.log("stick.added", ["device": d.node])
+            display?.stickInserted(d.node)
             apply(.stickInserted)
         case .stick(.removed(let d)) where !d.isPartition && sticks.contains(d.name):
             sticks.removeAll { $0 == d.name }
@@ -162,6 +168,7 @@ public final class KioskDaemon: @unchecked Sendable {
                 break
             }
             log.log("stick.removed", ["device": d.node])
+            display?.stickRemoved()
             apply(.stickRemoved)
         case .stick:
             break
@@ -173,10 +180,12 @@ public final class KioskDaemon: @unchecked Sendable {
             // Sessions the card could not give up: each named, and the error LED lit.
             for f in r.failed { log.log("session.failed", ["session": f.sessionID, "during": "export", "error": f.error]) }
             apply(r.failed.isEmpty ? .exportSucceeded : .exportIncomplete)
+            display?.exportFinished(sessions: r.exported.count, safe: machine.safeToRemove)
             if machine.safeToRemove { log.log("stick.safe-to-remove", ["device": r.device]) }
         case .exportDone(.failure(let e)):
             exportThread = nil; exportDisk = nil
             log.log("export.failed", ["error": e.description])
+            display?.exportFailed(e.description)
             apply(.exportFailed)
         case .inputProblem(let p):
             log.log("gpio.problem", ["problem": p])
@@ -193,6 +202,7 @@ public final class KioskDaemon: @unchecked Sendable {
         if machine.state != before {
             labMarkers?.push("state:\(machine.state)", monotonicNs: eventTimeNs)
             log.log("state", ["from": before, "to": machine.state])
+            display?.show(machine.state)
             notifier.status(statusLine)
         }
         outputs?.show(machine.lit)
@@ -208,6 +218,7 @@ public final class KioskDaemon: @unchecked Sendable {
                 labMarkers?.push("session.start \(participant)", monotonicNs: eventTimeNs)
                 let pulse = outputs?.syncPulse()
                 log.log("session.started", ["session": id, "participant": participant, "syncPulseNs": pulse ?? 0])
+                display?.sessionStarted(participant: participant)
             } catch {
                 log.log("session.failed", ["error": "\(error)"])
                 apply(.recordingFailed)
@@ -217,6 +228,7 @@ public final class KioskDaemon: @unchecked Sendable {
                 labMarkers?.push("session.stop", monotonicNs: eventTimeNs)
                 let s = try recorder.stop()
                 log.log("session.stopped", ["session": s.sessionID, "frames": s.frameCount, "state": s.state.rawValue])
+                display?.sessionStopped()
             } catch {
                 log.log("session.stop-failed", ["session": sessionID ?? "", "error": "\(error)"])
             }
@@ -233,6 +245,7 @@ public final class KioskDaemon: @unchecked Sendable {
             recorder.addEvent(label, source: markerSource, monotonicNs: eventTimeNs)
             labMarkers?.push("marker:" + label, monotonicNs: eventTimeNs)
             log.log("marker", ["session": sessionID ?? "", "label": label, "timestampNs": eventTimeNs ?? 0])
+            display?.marker(label)
         case .startExport:
             startExport()
         case .ignored(let why):
@@ -246,15 +259,19 @@ public final class KioskDaemon: @unchecked Sendable {
             return
         }
         log.log("export.started", ["device": "/dev/" + disk])
+        display?.exportStarted("/dev/" + disk)
         exportDisk = disk
         let job = exportJob
-        let log = self.log
+        let log = self.log, display = self.display
         let cancelled = CancelFlag()
         exportCancelled = cancelled
         let t = Thread { [weak self] in
             let r: Result<StickExportReport, KioskError>
             do throws(KioskError) {
-                r = .success(try job(disk, { id in log.log("export.session", ["session": id]) }, { cancelled.isCancelled }))
+                r = .success(try job(disk, { p in
+                    log.log("export.session", ["session": p.session, "index": p.index + 1, "of": p.total])
+                    display?.exportStep(p)
+                }, { cancelled.isCancelled }))
             } catch { r = .failure(error) }
             self?.post(.exportDone(r))
         }
@@ -332,6 +349,7 @@ public final class KioskDaemon: @unchecked Sendable {
         recorder.shutdown()
         inputs?.stop()
         outputs?.stop()
+        display?.stop()
         log.log("stopped", ["signal": why])
     }
 }

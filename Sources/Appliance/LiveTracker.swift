@@ -1,4 +1,5 @@
 import Capture
+import Display
 import Depth
 import Export
 import FaceTracking
@@ -108,6 +109,7 @@ public final class LiveTracker: @unchecked Sendable {
     private var nextSubscriber: UInt64 = 0
     private var hook: FrameHook?
     private var markerSink: MarkerSink?
+    private var previewSink: PreviewSink?
     /// Set by `shutdown`, cleared by `startPreview`: a stream taken in between ends at once.
     private var isShutDown = false
     // Owned by the tracking thread.
@@ -148,6 +150,25 @@ public final class LiveTracker: @unchecked Sendable {
 
     /// Installs the sink for API markers (see `MarkerSink`).
     public func setMarkerSink(_ s: MarkerSink?) { lock.withLock { markerSink = s } }
+
+    /// Called on the tracking thread with every tracked frame and its image (borrowed for the
+    /// call): the status display takes a downscaled preview from it at its own rate.
+    public typealias PreviewSink = (_ image: PixelImage, _ frame: FaceFrame) -> Void
+    public func setPreviewSink(_ s: PreviewSink?) { lock.withLock { previewSink = s } }
+
+    /// The counters the status display shows, read without allocating (it runs per drawn frame).
+    public func displayCounters(_ c: inout DisplayStatus.Counters) {
+        lock.lock()
+        let r = recorder, cam = capture
+        c.framesTracked = framesTracked
+        c.sessionFrames = sessionFrames
+        c.meanTrackMs = framesTracked == 0 ? .nan : Double(trackNs) / 1e6 / Double(framesTracked)
+        lock.unlock()
+        let camStatus = cam?.status
+        c.captureDropped = (camStatus?.queueDropped ?? 0) &+ (camStatus?.counters.sequenceGaps ?? 0)
+        c.recorderDropped = r?.droppedFrames ?? 0
+        c.imagesDropped = r?.imagesDroppedCount ?? 0
+    }
 
     // MARK: Lifecycle
 
@@ -378,7 +399,7 @@ public final class LiveTracker: @unchecked Sendable {
         // (an allocation per frame, measured by LiveTrackerAllocationTests).
         lock.lock()
         cameraProblem = nil
-        let r = recorder, h = hook, index = sessionFrameIndex
+        let r = recorder, h = hook, preview = previewSink, index = sessionFrameIndex
         lock.unlock()
         let t0 = DispatchTime.now().uptimeNanoseconds
         tracker.process(image, timestampNs: Int64(bitPattern: buffer.timestampNs), frameIndex: index)
@@ -390,6 +411,7 @@ public final class LiveTracker: @unchecked Sendable {
         let frame = tracker.frame
         let session = r.map { ObjectIdentifier($0) }
         if session != idSession { batch.startSession(); idSession = session }
+        preview?(image, frame)
         batch.fill(from: frame, monotonicNs: Int64(bitPattern: buffer.timestampNs))
         let recording = r.map { $0.currentState == .recording } ?? false
         if let h { batch.amendFirst { h(frame, &$0, recording ? r : nil) } }

@@ -96,10 +96,17 @@ public final class StickExporter: Sendable {
         return FilesystemProbe.identify(Array(b.prefix(n)))
     }
 
+    /// One step of a stick export: the session about to be written, the how-many-th of how many.
+    public struct Progress: Sendable, Equatable {
+        public var session: String
+        public var index: Int
+        public var total: Int
+    }
+
     /// The whole job for the stick on `disk`. `progress` is called before each session;
     /// `cancelled` (the stick's remove uevent arrived) is checked between sessions, so a pulled
     /// stick does not keep the job going through every remaining session.
-    public func run(disk: String, progress: (String) -> Void = { _ in },
+    public func run(disk: String, progress: (Progress) -> Void = { _ in },
                     cancelled: () -> Bool = { false }) throws(KioskError) -> StickExportReport {
         let t0 = Int64(MonotonicClock.now())
         let (node, kind) = try choosePartition(disk: disk)
@@ -170,14 +177,14 @@ public final class StickExporter: Sendable {
     /// Exports `pending` into `target` (the stick's folder), one session at a time. A session whose
     /// own files fail (damaged on the card) is reported and skipped, so one bad session never keeps
     /// the others off the stick; anything else (stick full, pulled, read-only) ends the job.
-    func exportSessions(_ pending: [String], to target: String, node: String, progress: (String) -> Void,
+    func exportSessions(_ pending: [String], to target: String, node: String, progress: (Progress) -> Void,
                         cancelled: () -> Bool) throws(KioskError)
         -> (done: [(String, String, Int, Int)], failed: [(sessionID: String, error: String)]) {
         var done: [(String, String, Int, Int)] = []
         var failed: [(sessionID: String, error: String)] = []
         let onStick = completeExports(in: target)
         let exporter = Exporter(store: store)
-        for id in pending {
+        for (index, id) in pending.enumerated() {
             if cancelled() { throw KioskError("the stick \(node) was removed during the export; nothing is marked exported, plug it (or another) in again") }
             // Already there from an attempt whose stick was pulled later: keep that copy, if it
             // holds every frame the card has (it read back intact; see `completeExports`).
@@ -185,7 +192,7 @@ public final class StickExporter: Sendable {
                 done.append((id, dir.name, dir.frames, dir.events))
                 continue
             }
-            progress(id)
+            progress(Progress(session: id, index: index, total: pending.count))
             do {
                 let r = try exporter.export(sessionID: id, to: target, options: options)
                 // Relative to the stick's folder: a BIDS session lands in sub-<label>/ses-<n>.

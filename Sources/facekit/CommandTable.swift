@@ -28,5 +28,6 @@ enum CommandTable {
         GPIOPulseCommand.self,
         BenchGPIOCommand.self,
         RunCommand.self,
+        DisplayCommand.self,
     ]
 }

@@ -104,10 +104,11 @@ struct RunCommand: Command {
         let exporter = StickExporter(store: store, mountPoint: config.export.mountPoint,
                                      options: ExportOptions(format: ExportFormat(rawValue: config.export.format) ?? .hdf5,
                                                             includeImages: config.export.images))
+        let display = KioskDisplay.open(config.display, live: live, log: log)
         let daemon = KioskDaemon(config: config, recorder: live, inputs: io, outputs: io, log: log,
                                  exportJob: { disk, progress, cancelled throws(KioskError) in
                                      try exporter.run(disk: disk, progress: progress, cancelled: cancelled)
-                                 }, labMarkers: lab?.markers)
+                                 }, labMarkers: lab?.markers, display: display)
         // Sticks: kernel uevents (netlink); polling /sys/block only if that socket is refused.
         // The socket is bound before /sys/block is read, so no stick falls between the two.
         var uevents: UeventMonitor? = nil

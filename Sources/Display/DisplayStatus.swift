@@ -1,0 +1,110 @@
+import Foundation
+import LinuxSystem
+
+/// What the kiosk tells the display: its state, the session, markers, the stick. Set by the
+/// kiosk's control thread when something changes (those setters may allocate: they run on
+/// events, not per drawn frame); read by the display thread through `copy(into:)`, which copies
+/// plain values and fixed byte buffers under the lock and allocates nothing.
+public final class DisplayStatus: @unchecked Sendable {
+    /// The banner: the same states as the LEDs.
+    public enum Tone: Int, Sendable {
+        case booting, ready, recording, paused, stopped, exporting, error
+    }
+
+    public enum Stick: Int, Sendable {
+        case none, present, exporting, safeToRemove, failed
+    }
+
+    /// The per-frame counters the display reads from the pipeline (tracker, capture, recorder).
+    public struct Counters: Sendable, Equatable {
+        public var framesTracked: UInt64 = 0
+        public var sessionFrames: UInt64 = 0
+        public var captureDropped: UInt64 = 0
+        public var recorderDropped: UInt64 = 0
+        public var imagesDropped: UInt64 = 0
+        public var meanTrackMs: Double = .nan
+        public init() {}
+    }
+
+    /// A plain copy for the display thread (fixed buffers, allocated once).
+    public final class Snapshot {
+        public var tone = Tone.booting
+        public var stick = Stick.none
+        public var sessionStartNs: Int64 = 0
+        public var sessionActive = false
+        public var pausedNs: Int64 = 0
+        public var pauseStartNs: Int64 = 0
+        public var markers = 0
+        public var exportDone = 0
+        public var exportTotal = 0
+        public var counters = Counters()
+        public let state = TextBuffer(capacity: 32)
+        public let detail = TextBuffer(capacity: 96)
+        public let participant = TextBuffer(capacity: 48)
+        public let lastMarker = TextBuffer(capacity: 64)
+        public let stickText = TextBuffer(capacity: 96)
+        public init() {}
+    }
+
+    private let lock = NSLock()
+    private let current = Snapshot()
+
+    public init() {}
+
+    /// The state banner: `name` in large type (upper-cased), `detail` under it (an error's cause).
+    public func setState(_ tone: Tone, name: String, detail: String = "") {
+        lock.withLock {
+            current.tone = tone
+            Self.put(name.uppercased(), current.state); Self.put(detail, current.detail)
+            if tone == .paused, current.pauseStartNs == 0 { current.pauseStartNs = Int64(MonotonicClock.now()) }
+            if tone != .paused, current.pauseStartNs != 0 {
+                current.pausedNs += Int64(MonotonicClock.now()) - current.pauseStartNs; current.pauseStartNs = 0
+            }
+        }
+    }
+
+    public func sessionStarted(participant: String, atNs: Int64) {
+        lock.withLock {
+            current.sessionActive = true; current.sessionStartNs = atNs; current.pausedNs = 0; current.pauseStartNs = 0
+            current.markers = 0; current.lastMarker.reset()
+            Self.put(participant, current.participant)
+        }
+    }
+
+    public func sessionStopped() { lock.withLock { current.sessionActive = false } }
+
+    public func marker(_ label: String) {
+        lock.withLock { current.markers += 1; Self.put(label, current.lastMarker) }
+    }
+
+    public func stick(_ s: Stick, _ text: String) {
+        lock.withLock { current.stick = s; Self.put(text, current.stickText) }
+    }
+
+    public func exportProgress(done: Int, total: Int) {
+        lock.withLock { current.exportDone = done; current.exportTotal = total }
+    }
+
+    /// Display thread: copies everything into `s`, then `counters` from the pipeline.
+    public func copy(into s: Snapshot) {
+        lock.lock()
+        s.tone = current.tone; s.stick = current.stick
+        s.sessionStartNs = current.sessionStartNs; s.sessionActive = current.sessionActive
+        s.pausedNs = current.pausedNs; s.pauseStartNs = current.pauseStartNs
+        s.markers = current.markers; s.exportDone = current.exportDone; s.exportTotal = current.exportTotal
+        Self.copyText(current.state, s.state); Self.copyText(current.detail, s.detail)
+        Self.copyText(current.participant, s.participant); Self.copyText(current.lastMarker, s.lastMarker)
+        Self.copyText(current.stickText, s.stickText)
+        lock.unlock()
+    }
+
+    private static func copyText(_ a: TextBuffer, _ b: TextBuffer) {
+        b.reset(); b.append(UnsafeBufferPointer(start: a.bytes, count: a.count))
+    }
+
+    /// Latin-1 bytes of `s` (other characters as '?').
+    private static func put(_ s: String, _ t: TextBuffer) {
+        t.reset()
+        for u in s.unicodeScalars { t.append(u.value < 256 ? UInt8(u.value) : UInt8(ascii: "?")) }
+    }
+}
