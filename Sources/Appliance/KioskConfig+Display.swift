@@ -10,7 +10,8 @@ extension KioskConfig {
         }
         public var enabled = false
         public var backend = Backend.drm
-        /// The DRM card (`drm`) or framebuffer device (`fbdev`).
+        /// The DRM card (`drm`; default: the first card with a connected monitor) or the
+        /// framebuffer device (`fbdev`; default /dev/fb0).
         public var device: String? = nil
         /// Screens drawn per second: 10 keeps the display's CPU share small and the preview live.
         public var rateHz = 10.0
@@ -18,7 +19,7 @@ extension KioskConfig {
         public var font = "/usr/share/consolefonts/Lat15-TerminusBold16.psf.gz"
         public var titleFont = "/usr/share/consolefonts/Lat15-TerminusBold32x16.psf.gz"
 
-        public var devicePath: String { device ?? (backend == .drm ? "/dev/dri/card0" : "/dev/fb0") }
+        public var devicePath: String? { device ?? (backend == .drm ? nil : "/dev/fb0") }
     }
 }
 

@@ -14,9 +14,11 @@ public final class KioskDisplay: @unchecked Sendable {
     public static func open(_ config: KioskConfig.Display, live: LiveTracker, log: KioskLog) -> KioskDisplay? {
         guard config.enabled else { return nil }
         do throws(DisplayError) {
-            let surface: any DisplaySurface = switch config.backend {
-            case .drm: try DRMSurface(path: config.devicePath)
-            case .fbdev: try FramebufferSurface(path: config.devicePath)
+            let surface: any DisplaySurface
+            switch (config.backend, config.devicePath) {
+            case (.drm, let p?): surface = try DRMSurface(path: p)
+            case (.drm, nil): surface = try DRMSurface.firstConnected()
+            case (.fbdev, let p): surface = try FramebufferSurface(path: p ?? "/dev/fb0")
             }
             let font = try BitmapFont.load(path: config.font), title = try BitmapFont.load(path: config.titleFont)
             let status = DisplayStatus()

@@ -84,6 +84,23 @@ public final class DRMSurface: DisplaySurface {
         return Output(fd: fd, crtc: crtc, connector: conn.pointee.connector_id, mode: best, name: name)
     }
 
+    /// The first card (/dev/dri/card0…card7) with a connected monitor: on a Raspberry Pi 5 the
+    /// KMS device is not card0 (that is the 3D engine, which has no connectors). The error, when
+    /// none works, is the most telling one: a card without a monitor before no card at all.
+    public static func firstConnected() throws(DisplayError) -> DRMSurface {
+        var best: DisplayError? = nil
+        for i in 0 ..< 8 {
+            do throws(DisplayError) { return try DRMSurface(path: "/dev/dri/card\(i)") } catch {
+                if best == nil || rank(error.kind) > rank(best!.kind) { best = error }
+            }
+        }
+        throw best ?? DisplayError(.noDevice, "no DRM card in /dev/dri")
+    }
+
+    private static func rank(_ k: DisplayError.Kind) -> Int {
+        switch k { case .noDevice: return 0; case .unsupported: return 1; case .noDisplay: return 2; default: return 3 }
+    }
+
     deinit { close() }
 
     public var description: String { "\(path) \(connectorName) \(width)x\(height)@\(refreshHz)" }

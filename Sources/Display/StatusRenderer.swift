@@ -48,7 +48,7 @@ public final class StatusRenderer {
             self.width = width; self.height = height
             margin = max(4, width / 64)
             bannerHeight = max(titleFont.height + 8, height / 7)
-            titleScale = max(1, bannerHeight * 6 / 10 / titleFont.height)
+            titleScale = max(1, (bannerHeight * 7 / 10 + titleFont.height / 2) / titleFont.height)
             textScale = max(1, min(width / 1000, height / 700))
             previewX = margin; previewY = bannerHeight + margin
             previewWidth = (width - 3 * margin) * 56 / 100

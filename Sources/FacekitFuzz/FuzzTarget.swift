@@ -12,6 +12,7 @@ enum FuzzTarget: String, CaseIterable {
     case y4m, mjpeg, stillJPEG = "still-jpeg", stillPNM = "still-pnm"
     case sessionJSON = "session-json", framesLog = "frames-log", eventsLog = "events-log", depthLog = "depth-log"
     case config, uevent, fatProbe = "fat-probe"
+    case psfFont = "psf-font"
 
     /// What the target reads, for `facekit-fuzz list` and scripts/fuzz.
     var summary: String {
@@ -31,6 +32,7 @@ enum FuzzTarget: String, CaseIterable {
         case .config: return "kiosk config (/etc/facekit/facekit.json): KioskConfig.parse"
         case .uevent: return "NETLINK_KOBJECT_UEVENT datagram: Uevent(datagram:) and the USB stick filter"
         case .fatProbe: return "a stick partition's first sectors: FilesystemProbe.identify"
+        case .psfFont: return "the display's console font (PSF1/PSF2, gzip): BitmapFont, every glyph drawn"
         }
     }
 
@@ -57,6 +59,7 @@ enum FuzzTarget: String, CaseIterable {
         case .config: _ = try? KioskConfig.parse(Data(data))
         case .uevent: _ = Uevent(datagram: data)?.usbBlockDevice
         case .fatProbe: _ = FilesystemProbe.identify(Array(data))
+        case .psfFont: DisplayFuzzing.font(data)
         }
     }
 }

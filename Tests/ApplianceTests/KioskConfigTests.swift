@@ -105,7 +105,7 @@ import Testing
         ("{\"gpio\": {\"syncPulse\": {\"chip\": \"c\", \"line\": 1, \"widthUs\": 0}}}", "gpio.syncPulse.widthUs", "between 1"),
         ("{\"gpio\": {\"leds\": []}}", "gpio.leds", "unknown key"),
         ("{\"exports\": {}}", "exports", "unknown key"),
-    ] + KioskLSLConfigTests.bad
+    ] + KioskLSLConfigTests.bad + KioskDisplayConfigTests.bad
 
     @Test(arguments: Self.bad.indices)
     func badConfigNamesKeyAndProblem(_ i: Int) {

@@ -16,6 +16,9 @@ Reads the guest console (board/emulated/init's protocol):
     BOARD: PHASE name ...      with --cut PHASE:MS, QEMU is killed MS ms after the line naming
                                PHASE (a power cut at a chosen moment); exit status 3
     BOARD: CUT-NOW             with --cut, QEMU is killed at once if the timer has not fired yet
+    BOARD: SCREENDUMP name     QMP screendump of the display to OUT/screens/name.png (written
+                               under another name and renamed, so a guest polling for it over
+                               9p sees only a complete file)
 Everything is logged with host-relative timestamps to OUT/console.log.
 """
 import argparse, json, os, shutil, socket, subprocess, sys, tempfile, threading, time
@@ -137,7 +140,19 @@ def boot(a, extra, tmp):
             threading.Timer(int(cut_ms) / 1000, power_cut, [f"phase={cut_phase} delay_ms={cut_ms}"]).start()
         elif cut_phase and line.startswith("BOARD: CUT-NOW"):
             power_cut(f"phase=after-cycle (the timer for {cut_phase}+{cut_ms} ms had not fired)")
-        if line.startswith("BOARD: QMP "):
+        if line.startswith("BOARD: SCREENDUMP "):
+            name = line.split()[2]
+            if not name.replace("-", "").replace("_", "").isalnum():
+                out(f"HOST: bad screenshot name {name!r}")
+                continue
+            shots = os.path.join(os.path.abspath(a.out), "screens")
+            os.makedirs(shots, exist_ok=True)
+            tmp_png = os.path.join(shots, f".{name}.png.tmp")
+            r = qmp_cmd({"execute": "screendump", "arguments": {"filename": tmp_png, "format": "png"}})
+            if "return" in r and os.path.exists(tmp_png):
+                os.rename(tmp_png, os.path.join(shots, f"{name}.png"))
+            out(f"HOST: SCREENDUMP {name} {json.dumps(r)}")
+        elif line.startswith("BOARD: QMP "):
             req = json.loads(line[len("BOARD: QMP "):])
             dev = req.get("arguments", {}).get("id") if req.get("execute") == "device_del" else None
             if dev:

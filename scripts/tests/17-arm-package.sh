@@ -35,7 +35,7 @@ check "the depth host is an aarch64 executable" arch_of usr/bin/facekit-depth-ho
 no_swift_runtime() { ! aarch64-linux-gnu-readelf -d "$FK" | grep -q 'libswift\|libFoundation\|libdispatch'; }
 check "facekit needs no Swift runtime library" no_swift_runtime
 deps=$(dpkg-deb -f "$DEB" Depends); echo "  Depends: $deps"
-deps_ok() { for p in libc6 libstdc++6 libgcc-s1 libhdf5-310 libv4l-0t64 libjpeg62-turbo zlib1g; do
+deps_ok() { for p in libc6 libstdc++6 libgcc-s1 libhdf5-310 libv4l-0t64 libjpeg62-turbo zlib1g libdrm2; do
   case ", $deps" in *", $p"*) ;; *) echo "  Depends lacks $p"; return 1 ;; esac; done; }
 check "Depends names the runtime libraries" deps_ok
 enables_nothing() {  # commands only: the scripts' comments tell the owner how to enable it

@@ -25,7 +25,8 @@ struct DisplayCommand: Command {
         let surface: any DisplaySurface
         do throws(DisplayError) {
             switch args.value("backend") ?? "drm" {
-            case "drm": surface = try DRMSurface(path: args.value("device") ?? "/dev/dri/card0")
+            case "drm":
+                if let p = args.value("device") { surface = try DRMSurface(path: p) } else { surface = try DRMSurface.firstConnected() }
             case "fbdev": surface = try FramebufferSurface(path: args.value("device") ?? "/dev/fb0")
             case "memory":
                 let size = (args.value("size") ?? "1280x720").split(separator: "x").compactMap { Int($0) }

@@ -37,6 +37,8 @@ waitfor present /dev/vda 100 || fail "no data disk /dev/vda"
 mkdir -p $RUN/data && mount -t ext4 /dev/vda $RUN/data || fail "mount the data disk"
 STORE=$RUN/data/facekit/sessions
 
+# KIOSK_CAMERA: the camera's JSON object instead of vivid's; KIOSK_EXTRA: more top-level keys
+# (each ending with a comma), e.g. the display's.
 # KIOSK_LSL=1: the kiosk publishes its LSL streams (liblsl from the verification venv's pylsl,
 # through the chroot like everything else), on the guest's loopback.
 LSL_CONFIG=""
@@ -47,15 +49,17 @@ if [ "${KIOSK_LSL:-0}" = 1 ]; then
   LSL_CONFIG="\"lsl\": {\"enabled\": true, \"library\": \"${LSLLIB#/host}\"},"
 fi
 
+[ -n "${KIOSK_CAMERA:-}" ] || KIOSK_CAMERA="{\"device\": \"/dev/video0\", \"format\": \"YUYV\", \"width\": 640, \"height\": 480, \"fps\": $FPS}"
 MODEL=$REPO/models/facekit.fkm
 [ -f /host$MODEL ] || MODEL=$REPO/.cache/board/kiosk-model.fkm
 [ -z "$BOARD_MODEL" ] || MODEL=$BOARD_MODEL
 cat > $RUN/kiosk.json <<EOF
 {
-  "camera": {"device": "/dev/video0", "format": "YUYV", "width": 640, "height": 480, "fps": $FPS},
+  "camera": $KIOSK_CAMERA,
   "tracker": {"model": "$MODEL"},
   "recording": {"vertices": "none", "flushIntervalMs": 500},
   $LSL_CONFIG
+  ${KIOSK_EXTRA:-}
   "dataDirectory": "/run/data/facekit",
   "export": {"format": "hdf5", "mountPoint": "/run/facekit/usb"},
   "participants": {"prefix": "P", "digits": 3},

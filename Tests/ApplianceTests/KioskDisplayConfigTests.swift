@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+@testable import Appliance
+
+/// The `display` section of the kiosk config.
+@Suite struct KioskDisplayConfigTests {
+    /// Bad documents, checked by KioskConfigTests.badConfigNamesKeyAndProblem.
+    static let bad: [(String, String, String)] = [
+        ("{\"display\": {\"backend\": \"x11\"}}", "display.backend", "use \"drm\""),
+        ("{\"display\": {\"rateHz\": 120}}", "display.rateHz", "between 1"),
+        ("{\"display\": {\"device\": \"card0\"}}", "display.device", "absolute"),
+        ("{\"display\": {\"font\": \"fonts/x.psf\"}}", "display.font", "absolute"),
+        ("{\"display\": {\"hdmi\": true}}", "display.hdmi", "unknown key"),
+    ]
+
+    @Test func parsesTheDisplaySection() throws {
+        let c = try KioskConfig.parse(Data("""
+            {"display": {"enabled": true, "backend": "fbdev", "device": "/dev/fb1", "rateHz": 5,
+                         "font": "/usr/share/consolefonts/Lat15-Terminus16.psf.gz"}}
+            """.utf8))
+        #expect(c.display.enabled && c.display.backend == .fbdev && c.display.devicePath == "/dev/fb1")
+        #expect(c.display.rateHz == 5 && c.display.font.hasSuffix("Terminus16.psf.gz"))
+        #expect(c.display.titleFont == KioskConfig.Display().titleFont)
+    }
+
+    @Test func offByDefaultAndTheFirstConnectedCard() throws {
+        let d = try KioskConfig.parse(Data("{}".utf8)).display
+        #expect(!d.enabled && d.backend == .drm && d.devicePath == nil && d.rateHz == 10)
+    }
+}
