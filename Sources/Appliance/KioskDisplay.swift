@@ -26,7 +26,7 @@ public final class KioskDisplay: @unchecked Sendable {
                 live?.displayCounters(&c)
             }
             let feed = d.feed
-            live.setPreviewSink { image, frame in feed.offer(image, frame) }
+            live.setPreviewSink { image, frame, id in feed.offer(image, frame, faceID: id) }
             log.log("display.started", ["device": surface.description, "rateHz": config.rateHz])
             d.start()
             return KioskDisplay(display: d)

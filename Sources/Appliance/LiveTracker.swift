@@ -151,9 +151,10 @@ public final class LiveTracker: @unchecked Sendable {
     /// Installs the sink for API markers (see `MarkerSink`).
     public func setMarkerSink(_ s: MarkerSink?) { lock.withLock { markerSink = s } }
 
-    /// Called on the tracking thread with every tracked frame and its image (borrowed for the
-    /// call): the status display takes a downscaled preview from it at its own rate.
-    public typealias PreviewSink = (_ image: PixelImage, _ frame: FaceFrame) -> Void
+    /// Called on the tracking thread with every tracked frame, its image (borrowed for the call)
+    /// and face 0's session ID (-1 without a face): the status display takes a downscaled preview
+    /// from it at its own rate.
+    public typealias PreviewSink = (_ image: PixelImage, _ frame: FaceFrame, _ faceID: Int32) -> Void
     public func setPreviewSink(_ s: PreviewSink?) { lock.withLock { previewSink = s } }
 
     /// The counters the status display shows, read without allocating (it runs per drawn frame).
@@ -411,8 +412,8 @@ public final class LiveTracker: @unchecked Sendable {
         let frame = tracker.frame
         let session = r.map { ObjectIdentifier($0) }
         if session != idSession { batch.startSession(); idSession = session }
-        preview?(image, frame)
         batch.fill(from: frame, monotonicNs: Int64(bitPattern: buffer.timestampNs))
+        preview?(image, frame, frame.faceCount > 0 ? batch.identities?.id(ofFace: 0) ?? 0 : -1)
         let recording = r.map { $0.currentState == .recording } ?? false
         if let h { batch.amendFirst { h(frame, &$0, recording ? r : nil) } }
         if let r, recording {

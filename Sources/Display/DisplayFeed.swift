@@ -30,14 +30,14 @@ public final class DisplayFeed: @unchecked Sendable {
     /// A slot for the display thread's own use (`take` swaps it with the newest frame).
     public func makeFrame() -> DisplayFrame { DisplayFrame(previewCapacity: maxPreviewWidth * maxPreviewHeight) }
 
-    /// Tracking thread: offers the frame just tracked. Returns at once unless the display wants a
-    /// frame, and never waits for the lock.
-    public func offer(_ image: PixelImage, _ frame: FaceFrame) {
+    /// Tracking thread: offers the frame just tracked, with face 0's session ID. Returns at once
+    /// unless the display wants a frame, and never waits for the lock.
+    public func offer(_ image: PixelImage, _ frame: FaceFrame, faceID: Int32 = 0) {
         guard lock.try() else { skippedBusy &+= 1; return }
         let want = wanted
         lock.unlock()
         guard want else { return }
-        back.fill(image: image, frame: frame, maxWidth: maxPreviewWidth, maxHeight: maxPreviewHeight)
+        back.fill(image: image, frame: frame, faceID: faceID, maxWidth: maxPreviewWidth, maxHeight: maxPreviewHeight)
         guard lock.try() else { skippedBusy &+= 1; return }
         swap(&back, &ready)
         readyIsNew = true

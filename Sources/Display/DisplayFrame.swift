@@ -26,6 +26,8 @@ public final class DisplayFrame {
     // Face 0 (the one the kiosk records first).
     public private(set) var faceFound = false
     public private(set) var faceCount = 0
+    /// Face 0's session-stable ID (the ID its rows carry in the exports).
+    public private(set) var faceID: Int32 = 0
     /// Normalised bounding box of the landmarks.
     public private(set) var boxMinX: Float = 0, boxMinY: Float = 0, boxMaxX: Float = 0, boxMaxY: Float = 0
     /// `drawnLandmarks` as normalised (x, y) pairs.
@@ -57,7 +59,7 @@ public final class DisplayFrame {
     }
 
     /// Fills this slot from the tracker's current frame (on the tracking thread).
-    func fill(image: PixelImage, frame: FaceFrame, maxWidth: Int, maxHeight: Int) {
+    func fill(image: PixelImage, frame: FaceFrame, faceID: Int32 = 0, maxWidth: Int, maxHeight: Int) {
         var (pw, ph) = DisplayFrame.previewSize(imageWidth: image.width, imageHeight: image.height, maxWidth: maxWidth, maxHeight: maxHeight)
         while pw * ph > previewCapacity { pw = pw * 3 / 4; ph = ph * 3 / 4 }
         image.copyPreviewXRGB(into: preview, width: pw, height: ph, stride: pw)
@@ -68,6 +70,7 @@ public final class DisplayFrame {
         lightIntensity = frame.light.ambientIntensity
         faceCount = frame.faceCount
         faceFound = frame.faceCount > 0
+        self.faceID = faceID
         guard faceFound else { return }
         let f = frame.faces[0]
         f.landmarks.withUnsafeBufferPointer { lm in

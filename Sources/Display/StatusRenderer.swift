@@ -122,7 +122,7 @@ public final class StatusRenderer {
         let x0 = sx(f.boxMinX), y0 = sy(f.boxMinY), x1 = sx(f.boxMaxX), y1 = sy(f.boxMaxY)
         let t = max(2, pw / 240)
         c.frame(x0 - t, y0 - t, x1 - x0 + 2 * t, y1 - y0 + 2 * t, thickness: t, Palette.box)
-        line.reset(); line.append("ID "); line.append(0)
+        line.reset(); line.append("ID "); line.append(Int(f.faceID))
         if f.faceCount > 1 { line.append(" (+"); line.append(f.faceCount - 1); line.append(")") }
         c.text(line, at: x0 - t, y0 - t - font.height * L.textScale - 2, font: font, scale: L.textScale, Palette.faceID)
         // Head-pose axes from the nose tip: R = Rz(roll)·Ry(yaw)·Rx(pitch), camera frame x right,
