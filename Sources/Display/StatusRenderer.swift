@@ -157,7 +157,9 @@ public final class StatusRenderer {
             else { $0.append(f.hasFrame ? "not found" : "no image") }
         }
         row(c, &y, lh, r.distance, "Distance") { $0.append(Double(f.distance * 100), decimals: 0); $0.append(" cm") }
-        row(c, &y, lh, r.size, "Face size") { $0.append(Double((f.boxMaxY - f.boxMinY) * 100), decimals: 0); $0.append(" % of height") }
+        row(c, &y, lh, r.size, "Face size") {
+            $0.append(f.faceFound ? Double((f.boxMaxY - f.boxMinY) * 100) : .nan, decimals: 0); $0.append(" % of height")
+        }
         row(c, &y, lh, r.light, "Light") { $0.append(Double(f.lightIntensity), decimals: 0) }
         row(c, &y, lh, r.angle, "Head angle") {
             $0.append(Double(max(abs(f.yaw), abs(f.pitch)) * 180 / .pi), decimals: 0); $0.append(" deg")

@@ -7,13 +7,13 @@ EXPECTED_JSON: {"box": [x0, y0, x1, y1]} the face's landmark box (normalised) in
 `facekit process` on the host. For each state's screenshot: the state banner has that state's
 colour (Display/StatusRenderer.swift's palette); the camera preview is not blank; the face box
 (pure green) surrounds the face where the clip has it; the framing screenshot shows the framing
-check's coloured squares; the exporting screenshot the progress bar's fill. Prints one PASS/FAIL line per check; exit status 1 on any failure.
+check's coloured squares; the fbdev demo's banner; the exporting screenshot the progress bar's fill. Prints one PASS/FAIL line per check; exit status 1 on any failure.
 """
 import json, sys
 from PIL import Image
 
 BANNER = {"framing": 0x1B5E20, "recording": 0xB71C1C, "paused": 0xE65100, "exporting": 0x0D47A1,
-          "exported": 0x1B5E20, "error": 0x6A1B9A}
+          "exported": 0x1B5E20, "error": 0x6A1B9A, "fbdev": 0x1B5E20}
 BOX = (0x00, 0xFF, 0x00)
 LEVELS = [(0x2E, 0xB8, 0x4B), (0xFF, 0xA0, 0x00), (0xD3, 0x2F, 0x2F)]
 failed = 0
@@ -58,6 +58,8 @@ def main():
         x, y, pw, ph = L["preview"]
         region = im.crop((x, y, x + pw, y + ph))
         colours = len(region.getcolors(1 << 24))
+        if name == "fbdev":
+            continue  # the demo's first tracked frame may not be on screen yet under TCG
         check(f"{name}: preview not blank", colours > 200, f"{colours} distinct colours in the {pw}x{ph} preview")
         greens = [(i, j) for j in range(y, y + ph) for i in range(x, x + pw) if px[i, j] == BOX]
         if name in ("framing", "recording", "paused"):

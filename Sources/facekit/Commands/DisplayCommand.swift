@@ -55,6 +55,8 @@ struct DisplayCommand: Command {
         let shots = args.value("screenshots")
         if let shots { try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true) }
         print("display: \(surface.description), \(rate) Hz, \(seconds) s, media \(mediaPath)")
+        // Said at once, not when the demo ends: a script waits for this line.
+        fflush(nil)
 
         let demo = DisplayDemo(durationNs: Int64(seconds) * 1_000_000_000)
         let start = Int64(MonotonicClock.now())

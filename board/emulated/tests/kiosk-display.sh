@@ -3,8 +3,8 @@
 # kiosk run with display.enabled. First without a monitor driver (no /dev/dri/card0): the kiosk
 # says so once and runs. Then with QEMU's bochs display (bochs DRM driver): a screenshot of each
 # state — the framing check, recording with markers, paused, exporting to a stick, the error of
-# a blank stick — taken by the host with QMP screendump and checked there by content
-# (scripts/board/check-display.py).
+# a blank stick — and of `facekit display --demo` on the fbdev fallback, taken by the host with
+# QMP screendump and checked there by content (scripts/board/check-display.py).
 OUTDIR=$(arg board.out)
 modprobe v4l2loopback devices=1 video_nr=10 card_label=facekit-face exclusive_caps=1 max_buffers=8 || fail "modprobe v4l2loopback"
 CLIP=$MEDIA/face-640x480.mjpeg
@@ -73,5 +73,15 @@ shot error
 stick_out u3
 kiosk_stop
 stopbg $FEED
+
+# The fbdev fallback: the bochs driver's framebuffer emulation, /dev/fb0, drawn by the demo.
+[ -e /dev/fb0 ] || fail "no /dev/fb0 from the bochs driver"
+fkbg display --demo --backend fbdev --device /dev/fb0 --seconds 20 --media $CLIP --model $MODEL > $RUN/fbdev.log 2>&1
+DEMO=$!
+waitline '^display: /dev/fb0' $RUN/fbdev.log 300 || fail "the fbdev demo did not start: $(cat $RUN/fbdev.log)"
+sed 's/^/KIOSK-DISPLAY: /' $RUN/fbdev.log
+sleep 2
+shot fbdev
+stopbg $DEMO
 grep -c 'event=display' $RUN/kiosk.log | sed 's/^/KIOSK-DISPLAY: display lines: /'
 true
