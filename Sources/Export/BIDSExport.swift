@@ -59,6 +59,9 @@ struct BIDSExport {
             try replace(final, with: staging)
         } catch {
             try? FileManager.default.removeItem(atPath: staging)
+            // A participant new to the dataset leaves no empty sub-<label> behind (rmdir only
+            // removes an empty directory: one holding other sessions stays).
+            _ = Syscalls.rmdir(subject)
             throw error
         }
 

@@ -189,6 +189,13 @@ import Testing
             SyscallHooks.removeFault(token)
             #expect(try snapshot(ds) == before, "failing at write \(failAt)")
         }
+        // A participant new to the dataset leaves no directory either.
+        let c = try recordSynthetic(store, participant: "P777", frames: 40)
+        let token = SyscallHooks.installFault(under: ds) { op, _ in op == .write ? ENOSPC : nil }
+        #expect(throws: RecordingError.self) { try Exporter(store: store).export(sessionID: c.sessionID, to: ds, options: ExportOptions(format: .bids)) }
+        SyscallHooks.removeFault(token)
+        #expect(!FileManager.default.fileExists(atPath: ds + "/sub-P777"))
+        #expect(try snapshot(ds) == before)
         // With room again, the session is added as ses-2.
         let r = try Exporter(store: store).export(sessionID: b.sessionID, to: ds, options: ExportOptions(format: .bids))
         #expect(r.directory == ds + "/sub-P001/ses-2")
