@@ -34,9 +34,8 @@ import Glibc
     }
 
     static func feed(_ d: StatusDisplay) {
-        var (pixels, f) = faceFrame()
+        let (pixels, f) = faceFrame()
         pixels.withUnsafeBytes { p in d.feed.offer(PixelImage.rgb24(p.baseAddress!, width: 640, height: 480), f) }
-        _ = f
     }
 
     static func pixel(_ s: MemorySurface, _ x: Int, _ y: Int) -> UInt32 { s.frontBuffer[y * s.width + x] & 0xFFFFFF }
@@ -68,7 +67,6 @@ import Glibc
         } }
         // The preview is centred in its area at an integer scale; the face spans 20 % × 40 % of it.
         let f = DisplayFrame(previewCapacity: 1)
-        _ = f
         let (pw, ph) = DisplayFrame.previewSize(imageWidth: 640, imageHeight: 480, maxWidth: d.feed.maxPreviewWidth, maxHeight: d.feed.maxPreviewHeight)
         let k = max(1, min(L.previewWidth / pw, L.previewHeight / ph))
         let px = L.previewX + (L.previewWidth - pw * k) / 2, py = L.previewY + (L.previewHeight - ph * k) / 2
@@ -83,10 +81,9 @@ import Glibc
     }
 
     static func frameOf(_ d: StatusDisplay) -> DisplayFrame? {
-        var (pixels, f) = faceFrame()
+        let (pixels, f) = faceFrame()
         let slot = DisplayFrame(previewCapacity: 320 * 240)
         pixels.withUnsafeBytes { p in slot.fill(image: PixelImage.rgb24(p.baseAddress!, width: 640, height: 480), frame: f, maxWidth: 320, maxHeight: 240) }
-        _ = f
         return slot
     }
 
@@ -106,7 +103,7 @@ import Glibc
         status.stick(.exporting, "exporting to /dev/sda1")
         status.exportProgress(done: 1, total: 3)
         let (d, _) = Self.display(status: status)
-        var (pixels, f) = Self.faceFrame()
+        let (pixels, f) = Self.faceFrame()
         try pixels.withUnsafeBytes { p in
             let image = PixelImage.rgb24(p.baseAddress!, width: 640, height: 480)
             for _ in 0 ..< 3 { d.feed.offer(image, f); try d.drawOnce() }
@@ -115,13 +112,12 @@ import Glibc
             let n = facekit_alloc_counter_stop()
             #expect(n == 0, "\(n) allocations in 20 drawn frames")
         }
-        _ = f
         #expect(d.currentStats.framesDrawn == 23 && d.currentStats.newCameraFrames == 23)
     }
 
     @Test func theTrackerSkipsWhenTheDisplayHoldsTheFeed() {
         let feed = DisplayFeed(maxPreviewWidth: 64, maxPreviewHeight: 48)
-        var (pixels, f) = Self.faceFrame()
+        let (pixels, f) = Self.faceFrame()
         var slot = feed.makeFrame()
         pixels.withUnsafeBytes { p in
             let image = PixelImage.rgb24(p.baseAddress!, width: 640, height: 480)
@@ -133,6 +129,5 @@ import Glibc
             #expect(slot.faceFound && slot.previewWidth == 64 && slot.previewHeight == 48)
             #expect(!feed.take(&slot))
         }
-        _ = f
     }
 }

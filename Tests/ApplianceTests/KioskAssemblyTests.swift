@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+@testable import Appliance
+
+/// `Kiosk`: the kiosk built from its config as `facekit run` builds it.
+@Suite struct KioskAssemblyTests {
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+
+    func config(model: String) -> KioskConfig {
+        var c = KioskConfig()
+        c.dataDirectory = NSTemporaryDirectory() + "facekit-kiosk-\(UUID().uuidString)"
+        c.tracker.model = model
+        c.camera.device = "/dev/facekit-no-such-camera"
+        return c
+    }
+
+    @Test func aMissingModelNamesTheKeyAndFile() {
+        do {
+            _ = try Kiosk(config: config(model: "/nonexistent/facekit.fkm"), configPath: "test.json")
+            Issue.record("built a kiosk without a model")
+        } catch {
+            #expect(error.message.contains("/nonexistent/facekit.fkm") && error.message.contains("tracker.model in test.json"))
+        }
+    }
+
+    /// Every part from a config as production does, with the optional ones absent or failing
+    /// softly: no GPIO configured, no camera (the daemon waits for it), no monitor (display off).
+    @Test func buildsWithOptionalPartsMissing() throws {
+        let fkm = Self.repo + "/models/facekit.fkm"
+        try #require(FileManager.default.fileExists(atPath: fkm), "run scripts/setup")
+        var c = config(model: fkm)
+        c.display.enabled = true
+        c.display.device = "/dev/facekit-no-such-card"
+        let lines = Lines()
+        let k = try Kiosk(config: c, configPath: "test.json", log: KioskLog { l in lines.add(l) })
+        #expect(k.display == nil && k.io == nil && k.lab == nil && k.json == nil)
+        #expect(lines.all.contains { $0.contains("event=display.off") && $0.contains("/dev/facekit-no-such-card") })
+        #expect(FileManager.default.fileExists(atPath: c.sessionsDirectory))
+        k.live.shutdown()
+    }
+
+    final class Lines: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        func add(_ l: String) { lock.withLock { lines.append(l) } }
+        var all: [String] { lock.withLock { lines } }
+    }
+}
