@@ -20,7 +20,7 @@ public struct StickExportReport: Sendable {
 ///
 ///     pick the partition (FAT or exFAT only, never formatted) → mount nosuid,nodev,noexec →
 ///     Exporter per session (temp name, verify against the manifest, rename) → syncfs →
-///     unmount → mark the sessions exported (exported.json in each, atomically)
+///     unmount → mark the sessions exported (`SessionStore.markExported`, atomically)
 ///
 /// The sessions on the SD card are only read until everything is on the stick and the stick is
 /// unmounted: a stick pulled at any earlier point changes nothing on the card, and the next stick
@@ -31,8 +31,6 @@ public final class StickExporter: Sendable {
     public let options: ExportOptions
     /// Exports go into this folder on the stick.
     public static let folder = "facekit"
-    /// The marker in a session's directory that says it reached a stick.
-    public static let markerName = "exported.json"
     let sysBlock: String
     let devDirectory: String
 
@@ -46,12 +44,8 @@ public final class StickExporter: Sendable {
     public func pendingSessions() throws -> [String] {
         try store.list().compactMap { l in
             guard case .success(let s) = l.result, s.state == .stopped || s.state == .interrupted else { return nil }
-            return Self.isExported(store.root + "/" + l.sessionID) ? nil : l.sessionID
+            return store.isExported(l.sessionID) ? nil : l.sessionID
         }
-    }
-
-    public static func isExported(_ sessionDirectory: String) -> Bool {
-        FileManager.default.fileExists(atPath: sessionDirectory + "/" + markerName)
     }
 
     /// The partition to use on disk `disk` (e.g. "sda"): the first FAT/exFAT partition, or the
@@ -142,11 +136,10 @@ public final class StickExporter: Sendable {
         // Only now, with everything on the stick and the stick unmounted, does the card change.
         let stamp = ISO8601DateFormatter().string(from: Date())
         for (id, dir, frames, events) in done {
-            let marker: [String: Any] = ["exportedAt": stamp, "directory": Self.folder + "/" + dir, "format": options.format.rawValue,
-                                         "frames": frames, "events": events]
-            do {
-                let data = try JSONSerialization.data(withJSONObject: marker, options: [.sortedKeys])
-                try SessionFile.write([UInt8](data), to: store.root + "/" + id + "/" + Self.markerName)
+            let record = SessionStore.ExportRecord(exportedAt: stamp, directory: Self.folder + "/" + dir,
+                                                   format: options.format.rawValue, frames: frames, events: events)
+            do throws(RecordingError) {
+                try store.markExported(id, record)
             } catch {
                 throw KioskError("the stick holds the export, but marking session \(id) as exported on the card failed: \(error)")
             }
@@ -162,7 +155,7 @@ public final class StickExporter: Sendable {
         for l in try store.list() {
             switch l.result {
             case .success(let s):
-                if (s.state == .stopped || s.state == .interrupted) && !Self.isExported(store.root + "/" + l.sessionID) {
+                if (s.state == .stopped || s.state == .interrupted) && !store.isExported(l.sessionID) {
                     pending.append(l.sessionID)
                 }
             case .failure(let e) where e.kind == .corrupt:

@@ -298,7 +298,7 @@ public final class SessionStore: Sendable {
     /// Names a session directory holds: what the recorder, recovery, AtomicFile (`.tmp`) and the
     /// kiosk's export marker (`exported.json`) create. `images/` holds only `frame_<n>.jpg[.tmp]`.
     static let sessionEntries: Set<String> = {
-        let files = [SessionMetadata.fileName, FrameLog.fileName, EventLog.fileName, DepthLog.fileName, reserveFileName, "exported.json"]
+        let files = [SessionMetadata.fileName, FrameLog.fileName, EventLog.fileName, DepthLog.fileName, reserveFileName, exportedFileName]
         return Set(files + files.map { $0 + ".tmp" })
     }()
 
@@ -369,7 +369,7 @@ public final class SessionStore: Sendable {
         !id.isEmpty && !id.hasPrefix(".") && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "_-.".contains($0)) }
     }
 
-    private func directory(of id: String) throws(RecordingError) -> String {
+    func directory(of id: String) throws(RecordingError) -> String {
         guard Self.isValidID(id) else { throw RecordingError(.notFound, "'\(id)' is not a session ID (see `facekit sessions list`)") }
         let dir = root + "/" + id
         guard Syscalls.isDirectory(dir) else {
