@@ -125,6 +125,7 @@ extension KioskConfig {
         if let l = try r.object("lsl") { c.lsl = try l.lsl() }
         if let j = try r.object("jsonStream") { c.jsonStream = try j.jsonStream() }
         if let d = try r.object("display") { c.display = try d.display() }
+        if let d = try r.object("depth") { c.depth = try d.depth() }
         try r.finish()
         try c.checkLineConflicts(file: file)
         try c.checkMountPoint(file: file)

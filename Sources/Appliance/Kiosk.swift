@@ -1,4 +1,5 @@
 import Capture
+import Depth
 import Export
 import FaceTracking
 import LabStreaming
@@ -38,8 +39,9 @@ public final class Kiosk {
         let vertices: VertexMode
         do { vertices = try VertexMode(parsing: config.recording.vertices) }
         catch { throw KioskError("recording.vertices in \(configPath): \(error)") }
-        do { live = try LiveTracker(source: Kiosk.camera(config.camera), models: models, store: store,
-                                    configuration: Kiosk.liveConfiguration(config, vertices: vertices)) }
+        var liveConfig = Kiosk.liveConfiguration(config, vertices: vertices)
+        if let d = config.depth { Kiosk.attachDepth(d, to: &liveConfig, log: log) }
+        do { live = try LiveTracker(source: Kiosk.camera(config.camera), models: models, store: store, configuration: liveConfig) }
         catch { throw KioskError("cannot set up the tracker with \(config.tracker.model): \(error)") }
 
         var io: GPIOKioskIO? = nil
@@ -107,6 +109,20 @@ public final class Kiosk {
         var c = LiveTracker.Configuration(tracker: tracker, session: session, device: ["camera": config.camera.device])
         c.faceLossFrames = config.tracker.faceLossFrames
         return c
+    }
+
+    /// Depth: a driver that cannot start is logged, and the kiosk records without depth.
+    static func attachDepth(_ d: KioskConfig.Depth, to c: inout LiveTracker.Configuration, log: KioskLog) {
+        do throws(DepthError) {
+            let a = try DepthAttachment.open(driver: d.driver, uri: d.uri, options: d.options, offline: false)
+            c.depth = a
+            c.session.captureDepthMaps = d.maps
+            c.session.extra["depthDriver"] = d.driver; c.session.extra["depthURI"] = d.uri; c.session.extra["depthOptions"] = d.options
+            log.log("depth.started", ["driver": a.startedDescription, "maps": d.maps.description])
+        } catch {
+            log.log("depth.failed", ["driver": d.driver, "uri": d.uri, "error": error.description,
+                                     "note": "recording continues without depth"])
+        }
     }
 
     /// Lab Streaming Layer: off unless configured; without liblsl the kiosk runs on without it.

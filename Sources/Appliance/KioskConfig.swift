@@ -113,6 +113,7 @@ public struct KioskConfig: Sendable, Equatable {
     public var lsl = LSL()
     public var jsonStream: JSONStream? = nil
     public var display = Display()
+    public var depth: Depth? = nil
 
     public init() {}
 

@@ -32,10 +32,13 @@ import Testing
         var c = config(model: fkm)
         c.display.enabled = true
         c.display.device = "/dev/facekit-no-such-card"
+        c.depth = KioskConfig.Depth(driver: "/nonexistent/depth-driver.so", uri: "/dev/facekit-no-such-depth")
         let lines = Lines()
         let k = try Kiosk(config: c, configPath: "test.json", log: KioskLog { l in lines.add(l) })
         #expect(k.display == nil && k.io == nil && k.lab == nil && k.json == nil)
         #expect(lines.all.contains { $0.contains("event=display.off") && $0.contains("/dev/facekit-no-such-card") })
+        #expect(lines.all.contains { $0.contains("event=depth.failed") && $0.contains("/nonexistent/depth-driver.so") })
+        #expect(k.live.configuration.depth == nil)
         #expect(FileManager.default.fileExists(atPath: c.sessionsDirectory))
         k.live.shutdown()
     }

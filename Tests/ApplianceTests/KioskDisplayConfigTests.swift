@@ -11,6 +11,9 @@ import Testing
         ("{\"display\": {\"device\": \"card0\"}}", "display.device", "absolute"),
         ("{\"display\": {\"font\": \"fonts/x.psf\"}}", "display.font", "absolute"),
         ("{\"display\": {\"hdmi\": true}}", "display.hdmi", "unknown key"),
+        ("{\"depth\": {\"uri\": \"/dev/video2\"}}", "depth.driver", "name the depth driver"),
+        ("{\"depth\": {\"driver\": \"v4l2\"}}", "depth.uri", "name what the driver opens"),
+        ("{\"depth\": {\"driver\": \"v4l2\", \"uri\": \"/dev/video2\", \"maps\": \"some\"}}", "depth.maps", "everyNthFrame(N)"),
     ]
 
     @Test func parsesTheDisplaySection() throws {
@@ -21,6 +24,14 @@ import Testing
         #expect(c.display.enabled && c.display.backend == .fbdev && c.display.devicePath == "/dev/fb1")
         #expect(c.display.rateHz == 5 && c.display.font.hasSuffix("Terminus16.psf.gz"))
         #expect(c.display.titleFont == KioskConfig.Display().titleFont)
+    }
+
+    @Test func parsesTheDepthSection() throws {
+        let c = try KioskConfig.parse(Data("""
+            {"depth": {"driver": "v4l2", "uri": "/dev/video2", "options": "format=Z16", "maps": "everyNthFrame(3)"}}
+            """.utf8))
+        #expect(c.depth == KioskConfig.Depth(driver: "v4l2", uri: "/dev/video2", options: "format=Z16", maps: .everyNthFrame(3)))
+        #expect(try KioskConfig.parse(Data("{}".utf8)).depth == nil)
     }
 
     @Test func offByDefaultAndTheFirstConnectedCard() throws {

@@ -47,13 +47,9 @@ struct DepthOptions {
     func attach(offline: Bool) -> DepthAttachment? {
         guard let driver else { return nil }
         do {
-            var c = DepthStream.Configuration(driver: try DepthDriverLocator.driver(driver), uri: uri, options: options)
-            c.lossless = offline
-            c.ringCapacity = 8  // ≈ 270 ms at 30 fps: covers the colour frame's wait in the capture queue and the tracker
-            let stream = try DepthStream(configuration: c)
-            let k = stream.intrinsics
-            printError("depth: \(stream.driverName) driver on \(uri): \(k.width)x\(k.height), \(k.depthUnits) m per count\(k.alignedToColor ? ", aligned to colour" : "")")
-            return DepthAttachment(stream: stream, configuration: .init(offline: offline))
+            let a = try DepthAttachment.open(driver: driver, uri: uri, options: options, offline: offline)
+            printError("depth: " + a.startedDescription)
+            return a
         } catch {
             printError("facekit: depth is off, recording continues without it: \(error)")
             return nil
