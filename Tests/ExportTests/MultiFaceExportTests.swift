@@ -126,7 +126,8 @@ import Testing
         let r = try Exporter(store: store).export(sessionID: rec.sessionID, to: dir.sub("out"), options: .init(format: .pyfeat))
         let lines = try readText(r.directory + "/" + PyFeatWriter.fileName).split(separator: "\n")
         let header = csvFields(lines[0])
-        #expect(header == PyFeatWriter(session: try store.open(rec.sessionID)).sessionColumns)
+        let writer = PyFeatWriter(session: try store.open(rec.sessionID))
+        #expect(header == writer.sessionColumns)
         let id = header.firstIndex(of: "Identity")!
         #expect(header[id - 1] == PyFeatWriter.emotions.last!.name && header.count == PyFeatWriter.columns.count + 1)
         let frame = header.firstIndex(of: "frame")!
