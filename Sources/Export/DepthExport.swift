@@ -13,7 +13,8 @@ import Recording
 ///     CSV / JSON Lines
 ///            depth/frame_<index>.png   16-bit greyscale PNG per map, named by its colour frame
 ///            depth.csv|jsonl           timestamp, frameIndex, depthTimestamp, depthSequence, file
-///            distance_source.csv|jsonl timestamp, frameIndex, distanceSource (per colour frame)
+///            distance_source.csv|jsonl timestamp, frameIndex, distanceSource (per colour frame;
+///                                      per frame and face, with faceId, in a multi-face session)
 ///            session.json              gains `depth` (intrinsics) and `captureDepthMaps`
 enum DepthExport {
     /// Whether the session has anything depth-related to export.
@@ -27,12 +28,12 @@ enum DepthExport {
     }
 
     /// Every colour frame's distance source, in log order.
-    static func distanceSources(_ s: StoredSession) throws -> [(monotonicNs: Int64, frameIndex: Int64, source: DistanceSource)] {
+    static func distanceSources(_ s: StoredSession) throws -> [(monotonicNs: Int64, frameIndex: Int64, faceId: Int32, source: DistanceSource)] {
         let reader = try s.framesReader()
-        var out: [(Int64, Int64, DistanceSource)] = []
+        var out: [(Int64, Int64, Int32, DistanceSource)] = []
         out.reserveCapacity(reader.count)
         while try reader.nextBatch({ _, b, n in
-            for k in 0..<n { let v = reader.view(b, k); out.append((v.monotonicNs, v.frameIndex, v.distanceSource)) }
+            for k in 0..<n { let v = reader.view(b, k); out.append((v.monotonicNs, v.frameIndex, v.faceId, v.distanceSource)) }
         }) {}
         return out
     }
@@ -44,11 +45,14 @@ enum DepthExport {
         let ext = csv ? "csv" : "jsonl"
         var files: [ManifestEntry] = []
         let src = try OutputFile(path: "\(dir)/distance_source.\(ext)", relativePath: "distance_source.\(ext)")
-        if csv { try src.append("timestamp,frameIndex,distanceSource\n") }
+        // A multi-face session's rows are (frame, face), like its other tables: faceId after frameIndex.
+        let faces = s.layout.hasFaceIDs
+        if csv { try src.append(faces ? "timestamp,frameIndex,faceId,distanceSource\n" : "timestamp,frameIndex,distanceSource\n") }
         for f in try distanceSources(s) {
             let ts = m.epochSeconds(monotonicNs: f.monotonicNs).description
-            try src.append(csv ? "\(ts),\(f.frameIndex),\(f.source.name)\n"
-                               : "{\"timestamp\":\(ts),\"frameIndex\":\(f.frameIndex),\"distanceSource\":\"\(f.source.name)\"}\n")
+            let face = faces ? (csv ? ",\(f.faceId)" : ",\"faceId\":\(f.faceId)") : ""
+            try src.append(csv ? "\(ts),\(f.frameIndex)\(face),\(f.source.name)\n"
+                               : "{\"timestamp\":\(ts),\"frameIndex\":\(f.frameIndex)\(face),\"distanceSource\":\"\(f.source.name)\"}\n")
         }
         files.append(try src.finish())
         guard let path = s.depthLogPath else { return files }

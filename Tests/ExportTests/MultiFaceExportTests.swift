@@ -13,8 +13,10 @@ import Testing
 
     /// Records `frames` frames with `faces(i)` faces each (IDs 10 + face), through the recorder's
     /// all-or-none multi-face append; a frame without a face is one untracked record with ID -1.
-    static func recordMultiFace(_ store: SessionStore, frames: Int, maxFaces: Int = 3) throws -> SessionRecorder {
-        let rec = try store.create(participant: "P002", config: SessionConfig(vertices: .stride(40, .float32), flushIntervalMs: 20, maxTrackedFaces: maxFaces))
+    static func recordMultiFace(_ store: SessionStore, frames: Int, maxFaces: Int = 3,
+                                depthMaps: DepthCaptureMode? = nil) throws -> SessionRecorder {
+        let rec = try store.create(participant: "P002", config: SessionConfig(vertices: .stride(40, .float32), flushIntervalMs: 20,
+                                                                              captureDepthMaps: depthMaps, maxTrackedFaces: maxFaces))
         let gen = SyntheticFrames(seed: 9, startNs: 3_000_000_000, fps: 30)
         var records = (0..<maxFaces).map { _ in FrameRecord() }
         for i in 0..<Int64(frames) {
@@ -74,6 +76,20 @@ import Testing
         }
         let info = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: csv.directory + "/session.json"))) as! [String: Any]
         #expect(info["maxTrackedFaces"] as? Int == 3)
+    }
+
+    @Test func distanceSourceRowsCarryTheFaceID() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try Self.recordMultiFace(store, frames: 7, depthMaps: DepthCaptureMode.everyFrame)
+        let want = Self.expectedRows(frames: 7)
+        let csv = try Exporter(store: store).export(sessionID: rec.sessionID, to: dir.sub("csv"), options: .init(format: .csv))
+        let lines = try readText(csv.directory + "/distance_source.csv").split(separator: "\n")
+        #expect(lines.first == "timestamp,frameIndex,faceId,distanceSource")
+        #expect(lines.dropFirst().map { csvFields($0)[1] + "/" + csvFields($0)[2] } == want.map { "\($0.frame)/\($0.face)" })
+        let jsonl = try Exporter(store: store).export(sessionID: rec.sessionID, to: dir.sub("jsonl"), options: .init(format: .jsonl))
+        let rows = try readText(jsonl.directory + "/distance_source.jsonl").split(separator: "\n")
+        #expect(rows.count == want.count && rows[0].contains("\"frameIndex\":0,\"faceId\":-1,\"distanceSource\":"))
     }
 
     @Test func theReportCountsFramesNotFaces() throws {
