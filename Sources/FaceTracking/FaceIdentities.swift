@@ -5,9 +5,9 @@
 /// `maxLostFrames` frames; a face that matches nothing gets the next new ID. IDs count up from 0
 /// and are never handed out twice by one instance (until `reset(restartingIDs: true)`).
 ///
-/// Matching is greedy on the best pair first (highest overlap, then nearest centre), which for
-/// the few faces of a frame gives the same pairs as an optimal assignment whenever the faces do
-/// not overlap each other. All storage is sized at `init`: `assign` allocates nothing.
+/// Matching is greedy, best pair first (highest overlap, then nearest centre): faces move little
+/// between frames, so two faces of a frame rarely compete for one remembered face, and when they
+/// do the better-overlapping one wins. All storage is sized at `init`: `assign` allocates nothing.
 public final class FaceIdentities {
     /// A face's landmark bounding box, in pixels.
     public struct Box: Equatable, Sendable {
