@@ -92,7 +92,8 @@ public final class LiveTracker: @unchecked Sendable {
     public let configuration: Configuration
     public let store: SessionStore
     private let source: any FrameSource
-    private let tracker: FaceTracker
+    /// Tracker, depth, the session's records: the same path `facekit process` takes.
+    private let pipeline: FramePipeline
     private let lock = NSLock()
     private var capture: CaptureThread?
     private var thread: Thread?
@@ -113,9 +114,6 @@ public final class LiveTracker: @unchecked Sendable {
     /// Set by `shutdown`, cleared by `startPreview`: a stream taken in between ends at once.
     private var isShutDown = false
     // Owned by the tracking thread.
-    private let batch: FaceRecordBatch
-    /// The session the batch's face IDs belong to: a new session restarts them.
-    private var idSession: ObjectIdentifier?
     private var snapshot: UnsafeMutableRawBufferPointer?
     /// SHA-256 of the model file named in the session config, recorded in each session.
     private let modelHash: String?
@@ -128,9 +126,9 @@ public final class LiveTracker: @unchecked Sendable {
         self.store = store
         self.configuration = configuration
         try configuration.session.vertices.validate()
-        tracker = try FaceTracker(models: models, configuration: configuration.tracker)
         guard configuration.faceLossFrames >= 0 else { throw RecordingError(.invalidArgument, "faceLossFrames must be 0 or more") }
-        batch = FaceRecordBatch(maxFaces: configuration.tracker.maxTrackedFaces, faceLossFrames: configuration.faceLossFrames)
+        pipeline = FramePipeline(tracker: try FaceTracker(models: models, configuration: configuration.tracker),
+                                 faceLossFrames: configuration.faceLossFrames, depth: configuration.depth)
         // Which model file each session ran, by content: a path alone outlives the file it named.
         modelHash = configuration.session.extra[FacekitVersion.modelHashKey]
             ?? configuration.session.extra["model"].flatMap { try? FileDigest.sha256(ofFile: $0) }
@@ -402,20 +400,12 @@ public final class LiveTracker: @unchecked Sendable {
         cameraProblem = nil
         let r = recorder, h = hook, preview = previewSink, index = sessionFrameIndex
         lock.unlock()
-        let t0 = DispatchTime.now().uptimeNanoseconds
-        tracker.process(image, timestampNs: Int64(bitPattern: buffer.timestampNs), frameIndex: index)
-        let spent = DispatchTime.now().uptimeNanoseconds &- t0
-        // Depth: the depth map nearest this frame; distance from depth when present.
-        if let depth = configuration.depth {
-            _ = tracker.amendFrame { depth.process(&$0, timestampNs: Int64(bitPattern: buffer.timestampNs)) }
-        }
-        let frame = tracker.frame
-        let session = r.map { ObjectIdentifier($0) }
-        if session != idSession { batch.startSession(); idSession = session }
-        batch.fill(from: frame, monotonicNs: Int64(bitPattern: buffer.timestampNs))
-        preview?(image, frame, frame.faceCount > 0 ? batch.identities?.id(ofFace: 0) ?? 0 : -1)
+        let ts = Int64(bitPattern: buffer.timestampNs)
+        let frame = pipeline.track(image, timestampNs: ts, monotonicNs: ts, frameIndex: index, for: r)
+        let spent = pipeline.lastTrackNs
+        preview?(image, frame, pipeline.firstFaceID)
         let recording = r.map { $0.currentState == .recording } ?? false
-        if let h { batch.amendFirst { h(frame, &$0, recording ? r : nil) } }
+        if let h { pipeline.batch.amendFirst { h(frame, &$0, recording ? r : nil) } }
         if let r, recording {
             var still: ImageRef? = nil
             let nth = configuration.session.imageEveryNth
@@ -425,10 +415,7 @@ public final class LiveTracker: @unchecked Sendable {
                 image.copyRGB(into: snap.baseAddress!)
                 still = ImageRef(pixels: UnsafeRawBufferPointer(snap), width: image.width, height: image.height, components: 3)
             }
-            if batch.append(to: r, image: still) == .queued {
-                let first = batch.first
-                configuration.depth?.recordMatched(frameIndex: first.frameIndex, colourTimestampNs: first.monotonicNs)
-            }
+            _ = pipeline.record(to: r, image: still, waiting: false)
         }
         let subs: [AsyncStream<FaceFrame>.Continuation]? = lock.withLock {
             framesTracked += 1

@@ -13,12 +13,14 @@ enum Gunzip {
         }
         defer { inflateEnd(&z) }
         var status = Z_OK
-        try input.withUnsafeBufferPointer { (inp: UnsafeBufferPointer<UInt8>) throws(DisplayError) in
+        var tooLarge = false
+        // No throwing inside the closure: Swift 6.0's withUnsafeBufferPointer rethrows untyped errors.
+        input.withUnsafeBufferPointer { inp in
             z.next_in = UnsafeMutablePointer(mutating: inp.baseAddress)
             z.avail_in = UInt32(inp.count)
             while status == Z_OK {
                 if produced == out.count {
-                    guard out.count < limit else { throw DisplayError(.font, "\(name): inflates past \(limit) bytes; not a console font") }
+                    guard out.count < limit else { tooLarge = true; return }
                     out.append(contentsOf: repeatElement(0, count: min(out.count, limit - out.count)))
                 }
                 status = out.withUnsafeMutableBufferPointer { o in
@@ -32,6 +34,7 @@ enum Gunzip {
                 if status == Z_BUF_ERROR { status = Z_OK }
             }
         }
+        if tooLarge { throw DisplayError(.font, "\(name): inflates past \(limit) bytes; not a console font") }
         guard status == Z_STREAM_END else { throw DisplayError(.font, "\(name): truncated or corrupt gzip data (zlib \(status))") }
         return Array(out[..<produced])
     }

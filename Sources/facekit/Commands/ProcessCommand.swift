@@ -106,26 +106,19 @@ struct ProcessCommand: Command {
         // Frame times: the session's start plus the media timestamp, so exports carry media time.
         let t0 = Int64(MonotonicClock.now())
         lab?.markers.push("session.start \(participant)", monotonicNs: t0)
-        let batch = FaceRecordBatch(maxFaces: cfg.maxTrackedFaces, faceLossFrames: faceLossFrames)
+        let pipeline = FramePipeline(tracker: tracker, faceLossFrames: faceLossFrames, depth: attachment)
         var frames = 0, withFace = 0
         var trackNs: UInt64 = 0
         do {
             while let (image, tsNs, index) = try input.next() {
-                let start = DispatchTime.now().uptimeNanoseconds
-                tracker.process(image, timestampNs: tsNs, frameIndex: index)
-                trackNs += DispatchTime.now().uptimeNanoseconds - start
-                if let attachment { _ = tracker.amendFrame { attachment.process(&$0, timestampNs: t0 + tsNs) } }
-                let f = tracker.frame
-                batch.fill(from: f, monotonicNs: t0 + tsNs)
-                let record = batch.first
-                lab?.face.push(record)
+                let f = pipeline.track(image, timestampNs: tsNs, monotonicNs: t0 + tsNs, frameIndex: index, for: recorder)
+                trackNs += pipeline.lastTrackNs
+                lab?.face.push(pipeline.batch.first)
                 json?.push(f, monotonicNs: t0 + tsNs)
                 frames += 1
                 if f.isFaceTracked { withFace += 1 }
-                switch batch.appendWaiting(to: recorder) {
-                case .stopped: throw CommandFailure("recording stopped: \(recorder.failure.map { "\($0)" } ?? "unknown error")")
-                case .queued: attachment?.recordMatched(frameIndex: record.frameIndex, colourTimestampNs: record.monotonicNs)
-                case .dropped, .paused: break
+                if pipeline.record(to: recorder, waiting: true) == .stopped {
+                    throw CommandFailure("recording stopped: \(recorder.failure.map { "\($0)" } ?? "unknown error")")
                 }
             }
         } catch {
