@@ -106,6 +106,9 @@ public final class DRMSurface: DisplaySurface {
     public var description: String { "\(path) \(connectorName) \(width)x\(height)@\(refreshHz)" }
 
     public func backBuffer() -> Canvas {
+        // Until the last flip has happened, the other buffer is still the one on screen: drawing
+        // into it now would tear. At 10 Hz the flip is long done; this waits only when it is not.
+        if flipPending { try? waitForFlip(timeoutMs: 100) }
         let b = buffers[1 - front]
         return Canvas(pixels: b.map.baseAddress!.assumingMemoryBound(to: UInt32.self), width: width, height: height, stride: b.pitch / 4)
     }
