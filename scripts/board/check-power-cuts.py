@@ -143,7 +143,9 @@ def judge(out, i, planned):
             prog = [(t, int(fields(l)["bytes"])) for t, l in a if l.startswith(f"BOARD: PROGRESS session={sid} ")]
             sizes = [(int(v["bytes"]) - HEADER, int(listing[s]["frameCount"])) for s, v in after.items()
                      if s in listing and listing[s]["frameCount"] > 0 and int(v["bytes"]) > HEADER]
-            rs = sizes[0][0] // sizes[0][1] if sizes else None
+            # A cut in a session's first half second can leave no session with a recovered frame on
+            # the card (older ones deleted): every session of the campaign has the same record size.
+            rs = sizes[0][0] // sizes[0][1] if sizes else RECORD_SIZE.get("any")
             rate = n / rec["durationSeconds"] if n > 1 and rec.get("durationSeconds") else 25.0
             if prog and rs:
                 t_last, bytes_last = prog[-1]
@@ -165,8 +167,27 @@ def judge(out, i, planned):
     return problems, lost, secs, phase, planned
 
 
+RECORD_SIZE = {}
+
+
+def campaign_record_size(out, cuts):
+    """frames.log bytes per record, from any session of any boot that recovered frames."""
+    for i in range(1, cuts + 1):
+        try:
+            b = console(os.path.join(out, f"boot{i}", "console.log"))
+            listing = {s["sessionID"]: s for s in json.load(open(os.path.join(out, f"boot{i}", "results", "cut-list.json")))}
+        except (OSError, ValueError):
+            continue
+        for s, v in markers(b, "CUT-VERIFY:").items():
+            n = listing.get(s, {}).get("frameCount", 0)
+            if n > 0 and "bytes" in v and int(v["bytes"]) > HEADER:
+                return (int(v["bytes"]) - HEADER) // n
+    return None
+
+
 def main():
     out, cuts = sys.argv[1], int(sys.argv[2])
+    RECORD_SIZE["any"] = campaign_record_size(out, cuts)
     losses, phases, failed = [], {}, 0
     plan = open(os.path.join(out, "plan.txt")).read().split()
     for i in range(cuts):
