@@ -1,3 +1,5 @@
+import Display
+
 extension KioskConfig {
     /// `display`: the status screen on the HDMI output (see Display/StatusDisplay.swift). Off
     /// unless `enabled`; a kiosk whose screen is missing or unplugged logs that once and runs on.
@@ -16,8 +18,8 @@ extension KioskConfig {
         /// Screens drawn per second: 10 keeps the display's CPU share small and the preview live.
         public var rateHz = 10.0
         /// PSF console fonts (Debian's console-setup-linux): body text, and the state banner.
-        public var font = "/usr/share/consolefonts/Lat15-TerminusBold16.psf.gz"
-        public var titleFont = "/usr/share/consolefonts/Lat15-TerminusBold32x16.psf.gz"
+        public var font = BitmapFont.defaultBodyPath
+        public var titleFont = BitmapFont.defaultTitlePath
 
         public var devicePath: String? { device ?? (backend == .drm ? nil : "/dev/fb0") }
     }

@@ -15,10 +15,9 @@ public final class KioskDisplay: @unchecked Sendable {
         guard config.enabled else { return nil }
         do throws(DisplayError) {
             let surface: any DisplaySurface
-            switch (config.backend, config.devicePath) {
-            case (.drm, let p?): surface = try DRMSurface(path: p)
-            case (.drm, nil): surface = try DRMSurface.firstConnected()
-            case (.fbdev, let p): surface = try FramebufferSurface(path: p ?? "/dev/fb0")
+            switch config.backend {
+            case .drm: surface = try DRMSurface.open(config.device)
+            case .fbdev: surface = try FramebufferSurface(path: config.devicePath ?? "/dev/fb0")
             }
             let font = try BitmapFont.load(path: config.font), title = try BitmapFont.load(path: config.titleFont)
             let status = DisplayStatus()

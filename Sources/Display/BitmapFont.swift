@@ -1,7 +1,4 @@
 import LinuxSystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A console bitmap font, PSF1 or PSF2 (what Debian's console-setup-linux and kbd ship in
 /// /usr/share/consolefonts, usually gzip-compressed): one bit per pixel, rows of whole bytes,
@@ -58,24 +55,15 @@ public struct BitmapFont: Sendable {
         glyphForCode = map
     }
 
+    /// Debian's Terminus console fonts (console-setup-linux): body text, and the large state banner.
+    public static let defaultBodyPath = "/usr/share/consolefonts/Lat15-TerminusBold16.psf.gz"
+    public static let defaultTitlePath = "/usr/share/consolefonts/Lat15-TerminusBold32x16.psf.gz"
+
     /// Reads the font at `path` (PSF1/PSF2, optionally .gz).
     public static func load(path: String) throws(DisplayError) -> BitmapFont {
-        func fail(_ e: SystemCallError) -> DisplayError {
-            DisplayError(.font, "cannot read the display font \(path); install console-setup-linux or set display.font", cause: e)
-        }
-        let fd: FileDescriptor
-        switch FileDescriptor.open(path, O_RDONLY) { case .success(let f): fd = f; case .failure(let e): throw fail(e) }
-        defer { fd.close() }
-        let size: Int64
-        switch Syscalls.fileSize(fd.rawValue) { case .success(let s): size = s; case .failure(let e): throw fail(e) }
-        guard size > 0 && size <= Int64(maximumFileBytes) else {
-            throw DisplayError(.font, "\(path) is \(size) bytes: not a console font; set display.font to a PSF font")
-        }
-        var data = [UInt8](repeating: 0, count: Int(size))
-        let got = data.withUnsafeMutableBytes { Syscalls.preadFully(fd.rawValue, $0, at: 0) }
-        switch got {
-        case .success(let n): data.removeSubrange(n...)
-        case .failure(let e): throw fail(e)
+        let data: [UInt8]
+        do { data = try AtomicFile.read(path, limit: maximumFileBytes) } catch {
+            throw DisplayError(.font, "cannot read the display font \(path); install console-setup-linux or set display.font", cause: error)
         }
         return try BitmapFont(psf: data, name: path)
     }

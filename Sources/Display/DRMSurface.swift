@@ -97,6 +97,12 @@ public final class DRMSurface: DisplaySurface {
         throw best ?? DisplayError(.noDevice, "no DRM card in /dev/dri")
     }
 
+    /// The card at `path`, or the first with a monitor when `path` is nil.
+    public static func open(_ path: String?) throws(DisplayError) -> DRMSurface {
+        if let path { return try DRMSurface(path: path) }
+        return try firstConnected()
+    }
+
     private static func rank(_ k: DisplayError.Kind) -> Int {
         switch k { case .noDevice: return 0; case .unsupported: return 1; case .noDisplay: return 2; default: return 3 }
     }

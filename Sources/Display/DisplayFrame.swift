@@ -24,7 +24,7 @@ public final class DisplayFrame {
     public private(set) var imageHeight = 0
     public private(set) var hasFrame = false
     // Face 0 (the one the kiosk records first).
-    public private(set) var faceFound = false
+    public var faceFound: Bool { faceCount > 0 }
     public private(set) var faceCount = 0
     /// Face 0's session-stable ID (the ID its rows carry in the exports).
     public private(set) var faceID: Int32 = 0
@@ -69,7 +69,6 @@ public final class DisplayFrame {
         hasFrame = true
         lightIntensity = frame.light.ambientIntensity
         faceCount = frame.faceCount
-        faceFound = frame.faceCount > 0
         self.faceID = faceID
         guard faceFound else { return }
         let f = frame.faces[0]

@@ -66,7 +66,6 @@ import Glibc
             x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
         } }
         // The preview is centred in its area at an integer scale; the face spans 20 % × 40 % of it.
-        let f = DisplayFrame(previewCapacity: 1)
         let (pw, ph) = DisplayFrame.previewSize(imageWidth: 640, imageHeight: 480, maxWidth: d.feed.maxPreviewWidth, maxHeight: d.feed.maxPreviewHeight)
         let k = max(1, min(L.previewWidth / pw, L.previewHeight / ph))
         let px = L.previewX + (L.previewWidth - pw * k) / 2, py = L.previewY + (L.previewHeight - ph * k) / 2

@@ -25,8 +25,7 @@ struct DisplayCommand: Command {
         let surface: any DisplaySurface
         do throws(DisplayError) {
             switch args.value("backend") ?? "drm" {
-            case "drm":
-                if let p = args.value("device") { surface = try DRMSurface(path: p) } else { surface = try DRMSurface.firstConnected() }
+            case "drm": surface = try DRMSurface.open(args.value("device"))
             case "fbdev": surface = try FramebufferSurface(path: args.value("device") ?? "/dev/fb0")
             case "memory":
                 let size = (args.value("size") ?? "1280x720").split(separator: "x").compactMap { Int($0) }
@@ -40,8 +39,8 @@ struct DisplayCommand: Command {
         defer { surface.close() }
         let font: BitmapFont, title: BitmapFont
         do throws(DisplayError) {
-            font = try BitmapFont.load(path: args.value("font") ?? "/usr/share/consolefonts/Lat15-TerminusBold16.psf.gz")
-            title = try BitmapFont.load(path: args.value("title-font") ?? "/usr/share/consolefonts/Lat15-TerminusBold32x16.psf.gz")
+            font = try BitmapFont.load(path: args.value("font") ?? BitmapFont.defaultBodyPath)
+            title = try BitmapFont.load(path: args.value("title-font") ?? BitmapFont.defaultTitlePath)
         } catch { throw CommandFailure(error.description) }
 
         let mediaPath = args.value("media") ?? "testdata/single_face.mp4"
