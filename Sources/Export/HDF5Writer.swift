@@ -47,11 +47,7 @@ struct HDF5Writer {
         let nb = hsize_t(FaceSchema.blendShapeCount), nm = hsize_t(FaceSchema.metadataColumns.count)
         let nv = hsize_t(layout.vertexIndices.count)
 
-        try f.setStringAttribute(f.id, "session_id", m.sessionID)
-        try f.setStringAttribute(f.id, "participant", m.participant)
-        try f.setStringAttribute(f.id, "started_at", m.startedAt)
-        try f.setStringAttribute(f.id, "state", m.state.rawValue)
-        try f.setStringAttribute(f.id, "vertex_mode", layout.vertexMode.description)
+        try writeSessionAttributes(f)
 
         let blend = try f.createDataset("blendshapes", type: ch5_ieee_f32le(), dims: [n, nb], chunkRows: 4096, compress: true)
         defer { H5Dclose(blend) }
@@ -69,15 +65,9 @@ struct HDF5Writer {
         defer { if faces >= 0 { H5Dclose(faces) } }
         if faces >= 0 { try f.setStringAttribute(faces, "columns", "faceId") }
 
-        var marks: hid_t = -1
-        var markType: hid_t = -1
+        var (marks, markType): (hid_t, hid_t) = (-1, -1)
         defer { if marks >= 0 { H5Dclose(marks) }; if markType >= 0 { H5Tclose(markType) } }
-        if let p = layout.vertexMode.precision {
-            markType = p == .float16 ? try f.check(ch5_ieee_f16le(), "creating the float16 type in") : H5Tcopy(ch5_ieee_f32le())
-            marks = try f.createDataset("landmarks", type: markType, dims: [n, nv, 3], chunkRows: 64, compress: true)
-            try f.setStringAttribute(marks, "columns", "x,y,z")
-            try f.setInt32ArrayAttribute(marks, "vertex_indices", layout.vertexIndices.map { Int32($0) })
-        }
+        try createLandmarks(f, rows: n, vertices: nv, dataset: &marks, type: &markType)
 
         let cap = reader.batchCapacity
         var bBuf = [Float](repeating: 0, count: cap * Int(nb))
@@ -117,20 +107,44 @@ struct HDF5Writer {
             progress?.advance(by: count)
         }) {}
 
-        if !events.isEmpty {
-            let rows = events.map { e in
-                [String(m.epochSeconds(monotonicNs: e.monotonicNs)), CSVField.quote(e.label), CSVField.quote(e.source)].joined(separator: ",")
-            }
-            let ds = try f.writeStrings("events", rows)
-            defer { H5Dclose(ds) }
-            try f.setStringAttribute(ds, "columns", "timestamp,label,source")
-        }
-
+        if !events.isEmpty { try writeEvents(f) }
         if includeImages {
             let images = try self.images ?? ImageFiles.vetted(session).images
             if !images.isEmpty { try writeImages(f, images) }
         }
         if DepthExport.applies(to: session) { try writeDepth(f) }
+    }
+
+    /// The file's attributes naming the session.
+    private func writeSessionAttributes(_ f: HDF5File) throws {
+        let m = session.metadata
+        try f.setStringAttribute(f.id, "session_id", m.sessionID)
+        try f.setStringAttribute(f.id, "participant", m.participant)
+        try f.setStringAttribute(f.id, "started_at", m.startedAt)
+        try f.setStringAttribute(f.id, "state", m.state.rawValue)
+        try f.setStringAttribute(f.id, "vertex_mode", session.layout.vertexMode.description)
+    }
+
+    /// `/landmarks` in the recorded precision, when vertices were recorded; its dataset and type
+    /// are set for the caller to close (they stay -1 otherwise).
+    private func createLandmarks(_ f: HDF5File, rows n: hsize_t, vertices nv: hsize_t, dataset: inout hid_t, type: inout hid_t) throws {
+        let layout = session.layout
+        guard let p = layout.vertexMode.precision else { return }
+        type = p == .float16 ? try f.check(ch5_ieee_f16le(), "creating the float16 type in") : H5Tcopy(ch5_ieee_f32le())
+        dataset = try f.createDataset("landmarks", type: type, dims: [n, nv, 3], chunkRows: 64, compress: true)
+        try f.setStringAttribute(dataset, "columns", "x,y,z")
+        try f.setInt32ArrayAttribute(dataset, "vertex_indices", layout.vertexIndices.map { Int32($0) })
+    }
+
+    /// `/events`: each event a CSV row "timestamp,label,source".
+    private func writeEvents(_ f: HDF5File) throws {
+        let m = session.metadata
+        let rows = events.map { e in
+            [String(m.epochSeconds(monotonicNs: e.monotonicNs)), CSVField.quote(e.label), CSVField.quote(e.source)].joined(separator: ",")
+        }
+        let ds = try f.writeStrings("events", rows)
+        defer { H5Dclose(ds) }
+        try f.setStringAttribute(ds, "columns", "timestamp,label,source")
     }
 
     private func writeImages(_ f: HDF5File, _ images: [(frameIndex: Int64, path: String)]) throws {

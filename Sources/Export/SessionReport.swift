@@ -47,6 +47,41 @@ public struct SessionReport {
     /// The whole page.
     public func html() throws -> String {
         let m = session.metadata
+        let (q, firstNs, lastNs) = try quality()
+        let columns = q.framesPerColumn.count
+        let thumbs = try ReportThumbnails(session: session)
+        let span = max(SessionQuality.seconds(lastNs, since: firstNs), 0)
+        let sorted = events.sorted { $0.monotonicNs < $1.monotonicNs }
+        let plots = self.plots(columns: columns, span: span, sortedEvents: sorted, firstNs: firstNs)
+        let facts = self.facts(q)
+        let warnings = ReportWarnings.evaluate(facts)
+
+        var h = ReportPage(title: "facekit session report: \(m.participant) \(m.startedAt)")
+        h.heading("Session quality report", level: 1)
+        h.paragraph("Participant \(m.participant) · session \(m.sessionID) · started \(m.startedAt)", cls: "sub")
+        h.warnings(warnings)
+        h.heading("Session", level: 2)
+        h.table(rows: metadataRows(q, span: span, facts: facts), cls: "meta")
+        actionUnits(&h, q, plots: plots)
+        poseAndDistance(&h, q, plots: plots)
+
+        h.heading("Tracking coverage", level: 2)
+        h.paragraph("A face in \(q.coverage.map(ReportFormat.percent) ?? "–") of \(q.frames) frames. Bars: the share of each column's frames with a face (empty columns had no frames).", cls: "note")
+        let cover = (0..<columns).map { c in q.framesPerColumn[c] > 0 ? Double(q.trackedPerColumn[c]) / Double(q.framesPerColumn[c]) : 0 }
+        h.raw(plots.columnBars(id: "coverage", title: "Coverage", layers: [(cover, "#2ca02c", "share of frames with a face")], maximum: 1,
+                               yTicks: [(0, "0"), (0.5, "50%"), (1, "100%")]))
+        gapsTable(&h, q)
+
+        h.heading("Frame timing and drops", level: 2)
+        timing(&h, q, plots: plots, facts: facts)
+        markersTable(&h, sorted, firstNs: firstNs, span: span)
+        if thumbs.available > 0 { thumbnails(&h, thumbs) }
+        h.paragraph("Made by facekit \(FacekitVersion.current) from \(session.metadata.sessionID)'s frames.log (\(q.frames) frames read in one pass).", cls: "foot")
+        return h.finish()
+    }
+
+    /// One pass over frames.log: the quality figures, and the first and last frame's times.
+    private func quality() throws -> (SessionQuality, firstNs: Int64, lastNs: Int64) {
         let reader = try session.framesReader()
         var firstNs: Int64 = 0, lastNs: Int64 = 0
         if reader.count > 0 {
@@ -54,29 +89,34 @@ public struct SessionReport {
             lastNs = try reader.frame(at: reader.count - 1).monotonicNs
         }
         let columns = max(1, min(Self.maxColumns, reader.count))
-        var q = SessionQuality(firstNs: firstNs, lastNs: lastNs, segmentStartsNs: m.segments.map(\.startMonotonicNs), columns: columns)
+        var q = SessionQuality(firstNs: firstNs, lastNs: lastNs, segmentStartsNs: session.metadata.segments.map(\.startMonotonicNs), columns: columns)
         q.multiFace = session.layout.hasFaceIDs
         reader.seek(to: 0)
         while try reader.nextBatch({ _, batch, n in
             for k in 0..<n { q.add(reader.view(batch, k)) }
         }) {}
         q.finish()
-        let thumbs = try ReportThumbnails(session: session)
-        let span = max(SessionQuality.seconds(lastNs, since: firstNs), 0)
+        return (q, firstNs, lastNs)
+    }
 
-        let sorted = events.sorted { $0.monotonicNs < $1.monotonicNs }
+    /// The plots' frame: markers (numbered in time order) and pauses that fall in the session.
+    private func plots(columns: Int, span: Double, sortedEvents: [SessionEvent], firstNs: Int64) -> ReportPlots {
+        let m = session.metadata
         var markers: [ReportPlots.Marker] = []
-        for (i, e) in sorted.enumerated() where markers.count < Self.maxMarkers {
+        for (i, e) in sortedEvents.enumerated() where markers.count < Self.maxMarkers {
             markers.append(.init(time: SessionQuality.seconds(e.monotonicNs, since: firstNs), number: i + 1, label: e.label))
         }
-        let drawn = markers.filter { $0.time >= 0 && $0.time <= span }
         var pauses: [ReportPlots.Pause] = []
         for k in 0..<max(0, m.segments.count - 1) where pauses.count < Self.maxPauses {
             guard let end = m.segments[k].endMonotonicNs else { continue }
             pauses.append(.init(start: SessionQuality.seconds(end, since: firstNs), end: SessionQuality.seconds(m.segments[k + 1].startMonotonicNs, since: firstNs)))
         }
-        let plots = ReportPlots(columns: columns, span: span, markers: drawn, pauses: pauses)
+        return ReportPlots(columns: columns, span: span, markers: markers.filter { $0.time >= 0 && $0.time <= span }, pauses: pauses)
+    }
 
+    /// What the warnings are judged on.
+    private func facts(_ q: SessionQuality) -> QualityFacts {
+        let m = session.metadata
         var facts = QualityFacts()
         facts.frames = q.frames; facts.tracked = q.tracked
         facts.recorderDropped = max(q.recorderDrops, m.droppedFrames)
@@ -89,18 +129,13 @@ public struct SessionReport {
         facts.interrupted = m.state == .interrupted
         facts.recovery = m.recovery
         facts.error = m.error
-        let warnings = ReportWarnings.evaluate(facts)
+        return facts
+    }
 
-        var h = ReportPage(title: "facekit session report: \(m.participant) \(m.startedAt)")
-        h.heading("Session quality report", level: 1)
-        h.paragraph("Participant \(m.participant) · session \(m.sessionID) · started \(m.startedAt)", cls: "sub")
-        h.warnings(warnings)
-        h.heading("Session", level: 2)
-        h.table(rows: metadataRows(q, span: span, facts: facts), cls: "meta")
-
+    private func actionUnits(_ h: inout ReportPage, _ q: SessionQuality, plots: ReportPlots) {
         h.heading("Action units", level: 2)
         h.paragraph("The 14 AUs (0–1) over the session, one column per \(ReportFormat.duration(q.envelope.secondsPerColumn)): the band spans each column's minimum to maximum, so a short spike keeps its height. Markers are numbered red lines (listed below), pauses grey.", cls: "note")
-        if !drawn.isEmpty { h.raw(plots.markerLane(id: "markers")) }
+        if !plots.markers.isEmpty { h.raw(plots.markerLane(id: "markers")) }
         let auColours = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                          "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39"]
         for (a, name) in FaceSchema.actionUnitNames.enumerated() {
@@ -108,7 +143,9 @@ public struct SessionReport {
                                  series: [.init(index: a, colour: auColours[a], name: name)], range: (0, 1),
                                  yTicks: [(0, "0"), (0.5, "0.5"), (1, "1")], height: 44, axis: a == FaceSchema.actionUnitCount - 1))
         }
+    }
 
+    private func poseAndDistance(_ h: inout ReportPage, _ q: SessionQuality, plots: ReportPlots) {
         h.heading("Head pose and distance", level: 2)
         let poseMax = [SessionQuality.pitch, SessionQuality.yaw, SessionQuality.roll]
             .compactMap { q.envelope.extent(series: $0) }.map { max(abs($0.low), abs($0.high)) }.max() ?? 30
@@ -124,20 +161,6 @@ public struct SessionReport {
         h.raw(plots.timeline(id: "distance", title: "Distance", envelope: q.envelope,
                              series: [.init(index: SessionQuality.distance, colour: "#9467bd", name: "distance (m)")],
                              range: (0, distLimit), yTicks: [(0, "0 m"), (distLimit, String(format: "%.1f m", distLimit))], height: 60))
-
-        h.heading("Tracking coverage", level: 2)
-        h.paragraph("A face in \(q.coverage.map(ReportFormat.percent) ?? "–") of \(q.frames) frames. Bars: the share of each column's frames with a face (empty columns had no frames).", cls: "note")
-        let cover = (0..<columns).map { c in q.framesPerColumn[c] > 0 ? Double(q.trackedPerColumn[c]) / Double(q.framesPerColumn[c]) : 0 }
-        h.raw(plots.columnBars(id: "coverage", title: "Coverage", layers: [(cover, "#2ca02c", "share of frames with a face")], maximum: 1,
-                               yTicks: [(0, "0"), (0.5, "50%"), (1, "100%")]))
-        gapsTable(&h, q)
-
-        h.heading("Frame timing and drops", level: 2)
-        timing(&h, q, plots: plots, facts: facts)
-        markersTable(&h, sorted, firstNs: firstNs, span: span)
-        if thumbs.available > 0 { thumbnails(&h, thumbs) }
-        h.paragraph("Made by facekit \(FacekitVersion.current) from \(session.metadata.sessionID)'s frames.log (\(q.frames) frames read in one pass).", cls: "foot")
-        return h.finish()
     }
 
     private func metadataRows(_ q: SessionQuality, span: Double, facts: QualityFacts) -> [(String, String)] {

@@ -1,16 +1,33 @@
 import Foundation
 import LinuxSystem
 
+/// What dispatch and `facekit help` know of a command.
+struct CommandAbout {
+    /// Words that select the command, e.g. ["model", "convert"].
+    var path: [String]
+    /// The usage line.
+    var synopsis: String
+    /// One sentence for the help listing.
+    var abstract: String
+
+    init(_ path: [String], _ synopsis: String, _ abstract: String) {
+        self.path = path; self.synopsis = synopsis; self.abstract = abstract
+    }
+}
+
 /// A subcommand of `facekit`. One table (`CommandTable.all`) drives both dispatch and help.
 protocol Command {
-    /// Words that select the command, e.g. ["model", "convert"].
-    static var path: [String] { get }
-    static var synopsis: String { get }
-    static var abstract: String { get }
+    static var about: CommandAbout { get }
     /// Parses arguments; throws `UsageError` on bad usage (exit 64).
     init(arguments: [String]) throws
     /// Runs the command; returns the process exit code.
     func run() throws -> Int32
+}
+
+extension Command {
+    static var path: [String] { about.path }
+    static var synopsis: String { about.synopsis }
+    static var abstract: String { about.abstract }
 }
 
 /// Bad command-line usage: printed with the command's synopsis, exit code 64 (EX_USAGE).
@@ -80,6 +97,24 @@ struct ArgumentScanner {
         guard let v = options[name] else { throw UsageError("missing --\(name)") }
         return v
     }
+
+    /// Throws a usage error when the command was given a positional argument it takes none of.
+    func rejectPositionals() throws {
+        if let p = positionals.first { throw UsageError("unexpected argument '\(p)'") }
+    }
+}
+
+/// Prints a report as JSON on standard output, keys sorted (indented unless `compact`).
+func printJSON<T: Encodable>(_ value: T, compact: Bool = false) throws {
+    let enc = JSONEncoder()
+    enc.outputFormatting = compact ? [.sortedKeys] : [.prettyPrinted, .sortedKeys]
+    print(String(decoding: try enc.encode(value), as: UTF8.self))
+}
+
+/// Prints a JSONSerialization object (dictionaries, arrays) on standard output, keys sorted.
+func printJSON(object: Any, compact: Bool = false) throws {
+    let data = try JSONSerialization.data(withJSONObject: object, options: compact ? [.sortedKeys] : [.prettyPrinted, .sortedKeys])
+    print(String(decoding: data, as: UTF8.self))
 }
 
 /// Writes to standard error.

@@ -7,9 +7,8 @@ import LinuxSystem
 /// (--device). Thread CPU time (user + system of the reading thread), so other load on the
 /// machine does not inflate it; for cameras the delivered rate is reported beside it.
 struct BenchCaptureCommand: Command {
-    static let path = ["bench", "capture"]
-    static let synopsis = "facekit bench capture [--json] [--frames N] [--mjpeg FILE,...] [--device DEV [--format F] [--size WxH] [--fps N]]"
-    static let abstract = "CPU time per frame for capture + MJPEG decode (640x480, 1280x720; full and downscaled)."
+    static let about = CommandAbout(["bench", "capture"], "facekit bench capture [--json] [--frames N] [--mjpeg FILE,...] [--device DEV [--format F] [--size WxH] [--fps N]]",
+                                    "CPU time per frame for capture + MJPEG decode (640x480, 1280x720; full and downscaled).")
 
     let json: Bool
     let frames: Int
@@ -68,9 +67,7 @@ struct BenchCaptureCommand: Command {
         }
         if let device { report.device = try benchDevice(device) }
         if json {
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.sortedKeys, .prettyPrinted]
-            print(String(decoding: try enc.encode(report), as: UTF8.self))
+            try printJSON(report)
         } else {
             for i in report.replay + (report.device.map { [$0] } ?? []) {
                 print("\(i.source) (\(i.size)\(i.meanJPEGBytes.map { ", \($0 / 1024) KiB/frame" } ?? "")):")

@@ -5,9 +5,8 @@ import LinuxSystem
 
 /// `facekit bench models`: our engines against LiteRT on the same inputs, in the same run.
 struct BenchModelsCommand: Command {
-    static let path = ["bench", "models"]
-    static let synopsis = "facekit bench models [--json] [--runs N] [--warmup N] [--model-file F] [--fixed-model F] [--layers] [--no-litert] [--kernels baseline|avx2] [--compare BASELINE]"
-    static let abstract = "Latency of each model, float and fixed point (median, p90; one thread), beside LiteRT's, with the ratios; --compare: the fixed-point figures beside a saved --json report's."
+    static let about = CommandAbout(["bench", "models"], "facekit bench models [--json] [--runs N] [--warmup N] [--model-file F] [--fixed-model F] [--layers] [--no-litert] [--kernels baseline|avx2] [--compare BASELINE]",
+                                    "Latency of each model, float and fixed point (median, p90; one thread), beside LiteRT's, with the ratios; --compare: the fixed-point figures beside a saved --json report's.")
     let json: Bool, layers: Bool, litert: Bool
     let runs: Int, warmup: Int
     let modelFile: String
@@ -19,7 +18,7 @@ struct BenchModelsCommand: Command {
 
     init(arguments: [String]) throws {
         let a = try ArgumentScanner(arguments, valueOptions: ["runs", "warmup", "model-file", "fixed-model", "kernels", "compare"], flagOptions: ["json", "layers", "no-litert"])
-        guard a.positionals.isEmpty else { throw UsageError("unexpected argument \(a.positionals[0])") }
+        try a.rejectPositionals()
         json = a.flag("json"); layers = a.flag("layers"); litert = !a.flag("no-litert")
         runs = try a.int("runs", default: 100); warmup = try a.int("warmup", default: 10)
         guard runs >= 50 || ProcessInfo.processInfo.environment["FACEKIT_BENCH_QUICK"] != nil else {
@@ -82,6 +81,14 @@ struct BenchModelsCommand: Command {
         return ((0 ..< count).map { Float($0 % 251) / 251 }, "synthetic ramp (run scripts/reference/make-model-io for real inputs)")
     }
 
+    /// What one run measured, per model name.
+    struct Measured {
+        var ours: [String: Timing] = [:], fixed: [String: Timing] = [:]
+        var ref: [String: [String: Double]] = [:]
+        var sources: [String: String] = [:]
+        var layerReport: [String] = []
+    }
+
     func run() throws -> Int32 {
         let models = try ModelLoading.load(modelFile)
         guard FileManager.default.fileExists(atPath: fixedModel) else {
@@ -89,75 +96,78 @@ struct BenchModelsCommand: Command {
         }
         let fixedModels = try ModelLoading.load(fixedModel)
         let baseline = try compare.map { try BenchComparison.load($0) }   // before the minutes of timing
-        var fixed: [String: Timing] = [:]
-        var ours: [String: Timing] = [:]
-        var sources: [String: String] = [:]
-        var layerReport: [String] = []
-        var ref: [String: [String: Double]] = [:]
         let server = litert ? try LiteRTServer() : nil
         defer { server?.close() }
-        for (kind, graph) in models {
-            let engine: FloatEngine
-            do { engine = try FloatEngine(graph: graph) } catch let e as CoreError { throw ModelLoading.fail(modelFile, e) }
-            let (x, src) = Self.input(for: kind, count: engine.input().count)
-            _ = engine.input().update(from: x)
-            sources[kind.name] = src
-            ours[kind.name] = Self.measure(runs: runs, warmup: warmup) { engine.run() }
-            if let (_, qg) = fixedModels.first(where: { $0.0 == kind }), qg.isQuantized {
-                let q: QuantizedEngine
-                do { q = try QuantizedEngine(graph: qg, kernels: kernels) } catch let e as CoreError { throw ModelLoading.fail(fixedModel, e) }
-                _ = q.input().update(from: x)
-                if let server {
-                    let (fx, lt) = try Self.alternate(runs: runs, warmup: warmup, model: kind.name, server) { q.run() }
-                    fixed[kind.name] = fx
-                    ref[kind.name] = ["xnnpack_median_ms": lt.median, "xnnpack_p90_ms": lt.p90]
-                } else {
-                    fixed[kind.name] = Self.measure(runs: runs, warmup: warmup) { q.run() }
-                }
-                if layers { layerReport += Self.layerTimes(name: "\(kind.name) (fixed point)", graph: q.graph, count: q.stepCount, runs: max(10, runs / 5), lanes: q.requantizesInLanes, wide: q.requantizesWide) { q.execute($0) } }
-            }
-            if let server {
-                if ref[kind.name] == nil {
-                    _ = try server.run(kind.name, count: warmup)
-                    let lt = Timing(try server.run(kind.name, count: runs))
-                    ref[kind.name] = ["xnnpack_median_ms": lt.median, "xnnpack_p90_ms": lt.p90]
-                }
-                // LiteRT's builtin kernels (what the float engine is checked against): slow, so
-                // fewer runs, not interleaved.
-                let nd = Timing(try server.run(kind.name, reference: true, count: max(10, runs / 5)))
-                ref[kind.name]?["ref_median_ms"] = nd.median
-                ref[kind.name]?["ref_p90_ms"] = nd.p90
-            }
-        }
-
-        let report = Self.report(ours: ours, fixed: fixed, ref: ref, sources: sources, kernels: kernels, litertVersion: server?.version)
+        var m = Measured()
+        for (kind, graph) in models { try measure(kind, graph, fixedModels, server, into: &m) }
+        let report = Self.report(ours: m.ours, fixed: m.fixed, ref: m.ref, sources: m.sources, kernels: kernels, litertVersion: server?.version)
         let comparison = baseline.map { BenchComparison.rows(baseline: $0, current: report) }
         if json {
             var obj = report
             if let comparison { obj["compare"] = BenchComparison.json(comparison) }
-            let data = try JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
-        } else {
-            print("model        | fixed ms (p90)    | float ms (p90)    | LiteRT XNNPACK 1t ms (p90) | fixed/LiteRT | float/LiteRT | LiteRT no-delegate ms")
-            for kind in ["detector", "landmarks", "blendshapes"] {
-                guard let t = ours[kind] else { continue }
-                let r = ref[kind], fx = fixed[kind]
-                let l = r?["xnnpack_median_ms"], lp = r?["xnnpack_p90_ms"], nd = r?["ref_median_ms"]
-                func cell(_ a: Double?, _ b: Double?) -> String { a.map { String(format: "%7.3f (%7.3f)", $0, b ?? 0) } ?? "      -          " }
-                print("\(kind.padding(toLength: 12, withPad: " ", startingAt: 0)) | \(cell(fx?.median, fx?.p90)) | \(cell(t.median, t.p90)) | \(cell(l, lp))          | \(fmt(zip2(fx?.median, l, /)).padding(toLength: 12, withPad: " ", startingAt: 0)) | \(fmt(zip2(t.median, l, /)).padding(toLength: 12, withPad: " ", startingAt: 0)) | \(fmt(nd))")
-            }
-            print(String(format: "peak RSS %.1f MB; %d runs after %d warm-up, one thread; inputs: %@", Self.peakRSSMB(), runs, warmup,
-                         Set(sources.values).sorted().joined(separator: ", ") as NSString))
-            print("fixed point: the \(kernels.name) kernels (this CPU runs \(KernelISA.available.map(\.name).joined(separator: ", ")))")
-            if let server {
-                print("fixed point and LiteRT \(server.version) (XNNPACK) alternate in turns of \(Self.round) inferences; LiteRT no-delegate: \(max(10, runs / 5)) runs")
-            }
-            if !layerReport.isEmpty { print(""); layerReport.forEach { print($0) } }
-            if let comparison, let baseline, let compare {
-                print(""); BenchComparison.table(comparison, baselinePath: compare, baseline: baseline).forEach { print($0) }
-            }
+            try printJSON(object: obj, compact: true)
+            return 0
+        }
+        printTable(m, litertVersion: server?.version)
+        if let comparison, let baseline, let compare {
+            print(""); BenchComparison.table(comparison, baselinePath: compare, baseline: baseline).forEach { print($0) }
         }
         return 0
+    }
+
+    /// One model: the float engine, the fixed-point one (alternating with LiteRT when it runs),
+    /// and LiteRT's XNNPACK and builtin kernels.
+    private func measure(_ kind: ModelFile.Kind, _ graph: Graph, _ fixedModels: [(ModelFile.Kind, Graph)], _ server: LiteRTServer?,
+                         into m: inout Measured) throws {
+        let engine: FloatEngine
+        do { engine = try FloatEngine(graph: graph) } catch let e as CoreError { throw ModelLoading.fail(modelFile, e) }
+        let (x, src) = Self.input(for: kind, count: engine.input().count)
+        _ = engine.input().update(from: x)
+        m.sources[kind.name] = src
+        m.ours[kind.name] = Self.measure(runs: runs, warmup: warmup) { engine.run() }
+        if let (_, qg) = fixedModels.first(where: { $0.0 == kind }), qg.isQuantized {
+            let q: QuantizedEngine
+            do { q = try QuantizedEngine(graph: qg, kernels: kernels) } catch let e as CoreError { throw ModelLoading.fail(fixedModel, e) }
+            _ = q.input().update(from: x)
+            if let server {
+                let (fx, lt) = try Self.alternate(runs: runs, warmup: warmup, model: kind.name, server) { q.run() }
+                m.fixed[kind.name] = fx
+                m.ref[kind.name] = ["xnnpack_median_ms": lt.median, "xnnpack_p90_ms": lt.p90]
+            } else {
+                m.fixed[kind.name] = Self.measure(runs: runs, warmup: warmup) { q.run() }
+            }
+            if layers { m.layerReport += Self.layerTimes(name: "\(kind.name) (fixed point)", graph: q.graph, count: q.stepCount, runs: max(10, runs / 5), lanes: q.requantizesInLanes, wide: q.requantizesWide) { q.execute($0) } }
+        }
+        guard let server else { return }
+        if m.ref[kind.name] == nil {
+            _ = try server.run(kind.name, count: warmup)
+            let lt = Timing(try server.run(kind.name, count: runs))
+            m.ref[kind.name] = ["xnnpack_median_ms": lt.median, "xnnpack_p90_ms": lt.p90]
+        }
+        // LiteRT's builtin kernels (what the float engine is checked against): slow, so
+        // fewer runs, not interleaved.
+        let nd = Timing(try server.run(kind.name, reference: true, count: max(10, runs / 5)))
+        m.ref[kind.name]?["ref_median_ms"] = nd.median
+        m.ref[kind.name]?["ref_p90_ms"] = nd.p90
+    }
+
+    /// The text report: one row per model, then the run's settings and the per-layer lists.
+    private func printTable(_ m: Measured, litertVersion: String?) {
+        print("model        | fixed ms (p90)    | float ms (p90)    | LiteRT XNNPACK 1t ms (p90) | fixed/LiteRT | float/LiteRT | LiteRT no-delegate ms")
+        for kind in ["detector", "landmarks", "blendshapes"] {
+            guard let t = m.ours[kind] else { continue }
+            let r = m.ref[kind], fx = m.fixed[kind]
+            let l = r?["xnnpack_median_ms"], lp = r?["xnnpack_p90_ms"], nd = r?["ref_median_ms"]
+            func cell(_ a: Double?, _ b: Double?) -> String { a.map { String(format: "%7.3f (%7.3f)", $0, b ?? 0) } ?? "      -          " }
+            print("\(kind.padding(toLength: 12, withPad: " ", startingAt: 0)) | \(cell(fx?.median, fx?.p90)) | \(cell(t.median, t.p90)) | \(cell(l, lp))          | \(fmt(zip2(fx?.median, l, /)).padding(toLength: 12, withPad: " ", startingAt: 0)) | \(fmt(zip2(t.median, l, /)).padding(toLength: 12, withPad: " ", startingAt: 0)) | \(fmt(nd))")
+        }
+        print(String(format: "peak RSS %.1f MB; %d runs after %d warm-up, one thread; inputs: %@", Self.peakRSSMB(), runs, warmup,
+                     Set(m.sources.values).sorted().joined(separator: ", ") as NSString))
+        print("fixed point: the \(kernels.name) kernels (this CPU runs \(KernelISA.available.map(\.name).joined(separator: ", ")))")
+        if let litertVersion {
+            print("fixed point and LiteRT \(litertVersion) (XNNPACK) alternate in turns of \(Self.round) inferences; LiteRT no-delegate: \(max(10, runs / 5)) runs")
+        }
+        if !m.layerReport.isEmpty { print(""); m.layerReport.forEach { print($0) } }
     }
 
     /// The `--json` report: per model the medians, p90s and ratios, then the run's settings.

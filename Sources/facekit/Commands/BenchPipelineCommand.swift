@@ -9,9 +9,8 @@ import Foundation
 /// MediaPipe child inherits this process's CPU affinity, so `taskset -c 0 facekit bench pipeline`
 /// pins both to one core.
 struct BenchPipelineCommand: Command {
-    static let path = ["bench", "pipeline"]
-    static let synopsis = "facekit bench pipeline <media>... [--json] [--model FILE] [--warmup N] [--repeat N] [--no-mediapipe]   (pin both: taskset -c 0 facekit bench pipeline ...)"
-    static let abstract = "Frames per second of the whole tracker vs MediaPipe on the same frames (ratio)."
+    static let about = CommandAbout(["bench", "pipeline"], "facekit bench pipeline <media>... [--json] [--model FILE] [--warmup N] [--repeat N] [--no-mediapipe]   (pin both: taskset -c 0 facekit bench pipeline ...)",
+                                    "Frames per second of the whole tracker vs MediaPipe on the same frames (ratio).")
     let args: ArgumentScanner
 
     init(arguments: [String]) throws {
@@ -79,8 +78,7 @@ struct BenchPipelineCommand: Command {
                          mpMedian.map { String(format: "%.2f×", s.medianMs / $0) } ?? "-"])
         }
         if args.flag("json") {
-            let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
+            try printJSON(object: report, compact: true)
         } else {
             print("facekit \(engine) models (\(modelPath)), 1 thread; MediaPipe 1 inference thread (XNNPACK); decode excluded")
             let widths = (0 ..< rows[0].count).map { c in rows.map { $0[c].count }.max()! }

@@ -19,15 +19,10 @@ import LinuxSystem
 /// --reconnects N       keep going until N reconnects happened (unplug tests)
 /// --json               print the report as JSON      --check   exit 1 unless the stream was clean
 struct CaptureCommand: Command {
-    static let path = ["capture"]
-    static let synopsis = "facekit capture (--device DEV | --y4m FILE|- | --mjpeg FILE | --video FILE | --image FILE) [options]"
-    static let abstract = "Stream frames and report rate, gaps, drops and controls (--check: fail unless clean)."
+    static let about = CommandAbout(["capture"], "facekit capture (--device DEV | --y4m FILE|- | --mjpeg FILE | --video FILE | --image FILE) [options]",
+                                    "Stream frames and report rate, gaps, drops and controls (--check: fail unless clean).")
 
-    let source: FrameSource
-    let frames: Int?
-    let seconds: Double?
-    let skip: Int
-    let reconnects: Int
+    let capture: CaptureCheck
     let json: Bool
     let check: Bool
 
@@ -37,180 +32,32 @@ struct CaptureCommand: Command {
                                                    "seconds", "decode", "scale", "exposure", "gain", "white-balance", "controls",
                                                    "skip", "reconnects", "buffers"],
                                     flagOptions: ["json", "check", "realtime"])
-        source = try SourceOptions(a).makeSource()
-        frames = a.value("frames") == nil ? nil : try a.int("frames", default: 0)
-        seconds = try a.value("seconds").map { s in
+        let source = try SourceOptions(a).makeSource()
+        let frames = a.value("frames") == nil ? nil : try a.int("frames", default: 0)
+        let seconds = try a.value("seconds").map { s in
             guard let v = Double(s), v > 0 else { throw UsageError("--seconds expects a positive number, got '\(s)'") }
             return v
         }
         if frames == nil && seconds == nil && a.value("device") != nil { throw UsageError("give --frames or --seconds for a camera") }
-        skip = try a.int("skip", default: 0)
-        reconnects = try a.int("reconnects", default: 0)
+        capture = CaptureCheck(source: source, frames: frames, seconds: seconds, skip: try a.int("skip", default: 0),
+                               reconnects: try a.int("reconnects", default: 0),
+                               onState: { printError("capture: \(source.name): \($0)") })
         json = a.flag("json")
         check = a.flag("check")
     }
 
-    struct Report: Codable {
-        var source: String
-        var layout: String
-        var cameraFormat: String?
-        var negotiatedFPS: Double
-        var frames: Int
-        /// Frames missing from the sequence numbers of the frames counted (after --skip), and
-        /// after how many frames the first gaps appeared. `counters` covers the warm-up too.
-        var sequenceGaps: UInt64
-        var gapPositions: [Int]
-        var achievedFPS: Double
-        var rateErrorPercent: Double
-        var segments: Int
-        /// Frames since the last discontinuity (after a reconnect: frames from the returned camera).
-        var lastSegmentFrames: Int
-        var maxIntervalMs: Double
-        var timestampsMonotonic: Bool
-        var timestampsFlaggedMonotonic: Bool?
-        var maxLagMs: Double
-        var counters: CaptureCounters
-        var queueDropped: UInt64
-        var controls: [ControlReadback]
-        var finalState: String
-        var failures: [String]
-    }
-
     func run() throws -> Int32 {
-        // A deep queue: this consumer only does bookkeeping, so any backlog is scheduling jitter.
-        let capture = CaptureThread(source: source, queueDepth: 8)
-        do { try capture.start() } catch { throw CommandFailure(error.description) }
-        let camera = source as? V4L2Camera
-        printError("capture: \(source.name): streaming \(source.layout) at \(String(format: "%.3g", source.nominalFPS)) fps")
-        let t0 = MonotonicClock.now()
-        var stats = StreamStatistics()
-        var seen = 0
-        var lastState = capture.status.state
-        var lagMaxNs: Int64 = .min
-        while true {
-            // With --reconnects, the stream must also have run for a while after the last reconnect.
-            if let frames, stats.frames >= frames, Int(capture.status.counters.reconnects) >= reconnects,
-               reconnects == 0 || stats.framesInSegment >= min(frames, 30) { break }
-            if let seconds, Double(MonotonicClock.now() - t0) / 1e9 >= seconds { break }
-            let f = capture.next(timeoutMs: 500)
-            let st = capture.status.state
-            if st != lastState {
-                printError("capture: \(source.name): \(describe(st))")
-                lastState = st
+        let source = capture.source
+        let (report, failure): (CaptureCheck.Report, CaptureError?)
+        do {
+            (report, failure) = try capture.run(check: check) {
+                printError("capture: \(source.name): streaming \(source.layout) at \(String(format: "%.3g", source.nominalFPS)) fps")
             }
-            guard let f else {
-                if case .running = st { continue }
-                if case .disconnected = st { continue }
-                break
-            }
-            seen += 1
-            if seen > skip {
-                stats.add(timestampNs: f.timestampNs, sequence: f.sequence, discontinuity: f.discontinuity || seen == skip + 1)
-                lagMaxNs = max(lagMaxNs, Int64(bitPattern: MonotonicClock.now() &- f.timestampNs))
-            }
-            capture.release(f)
-        }
-        capture.stop()
-        let status = capture.status
-        let nominal = source.nominalFPS
-        var report = Report(source: source.name, layout: source.layout.description,
-                            cameraFormat: camera.map { "\($0.cameraWidth)x\($0.cameraHeight) \($0.cameraFormat)" },
-                            negotiatedFPS: (nominal * 1000).rounded() / 1000, frames: stats.frames,
-                            sequenceGaps: stats.sequenceGaps, gapPositions: stats.gapPositions,
-                            achievedFPS: (stats.fps * 1000).rounded() / 1000,
-                            rateErrorPercent: nominal > 0 ? ((stats.fps - nominal) / nominal * 10000).rounded() / 100 : 0,
-                            segments: stats.segments, lastSegmentFrames: stats.framesInSegment, maxIntervalMs: Double(stats.maxIntervalNs) / 1e6,
-                            timestampsMonotonic: stats.monotonic, timestampsFlaggedMonotonic: camera?.timestampsFlaggedMonotonic,
-                            maxLagMs: lagMaxNs == .min ? 0 : Double(lagMaxNs) / 1e6,
-                            counters: status.counters, queueDropped: status.queueDropped,
-                            controls: camera?.appliedControls ?? [], finalState: describe(status.state), failures: [])
-        if check { report.failures = failures(report) }
-        if json {
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.sortedKeys]
-            print(String(decoding: try enc.encode(report), as: UTF8.self))
-        } else {
-            print("""
-            \(report.source): \(report.frames) frames, \(report.layout)\(report.cameraFormat.map { " (camera \($0))" } ?? "")
-              rate: \(report.achievedFPS) fps achieved, \(report.negotiatedFPS) negotiated (\(report.rateErrorPercent)%), max interval \(report.maxIntervalMs) ms
-              timestamps monotonic: \(report.timestampsMonotonic), max lag behind capture: \(String(format: "%.1f", report.maxLagMs)) ms
-              sequence gaps: \(report.sequenceGaps) (\(report.counters.sequenceGaps) with warm-up), corrupt: \(report.counters.corrupt), queue drops: \(report.queueDropped), disconnects: \(report.counters.disconnects), reconnects: \(report.counters.reconnects)
-            """)
-            for c in report.controls {
-                print("  control \(c.name): asked \(c.requested), read back \(c.value)\(c.auto.map { $0 ? " (auto on)" : " (auto off)" } ?? "")\(c.matches ? "" : "  MISMATCH")")
-            }
-            for f in report.failures { print("  CHECK FAILED: \(f)") }
-        }
-        if case .failed(let why) = status.state { throw CommandFailure(why) }
+        } catch { throw CommandFailure("\(error)") }
+        if json { try printJSON(report, compact: true) } else { report.lines.forEach { print($0) } }
+        if let failure { throw CommandFailure(failure.message) }
         return report.failures.isEmpty ? 0 : 1
     }
-
-    private func failures(_ r: Report) -> [String] {
-        var f: [String] = []
-        if let frames, r.frames < frames { f.append("got \(r.frames) frames, wanted \(frames)") }
-        if !r.timestampsMonotonic || r.counters.nonMonotonic > 0 { f.append("timestamps went backwards") }
-        if r.sequenceGaps > 0 { f.append("\(r.sequenceGaps) frames missing from the sequence numbers (after frames \(r.gapPositions))") }
-        if r.queueDropped > 0 { f.append("\(r.queueDropped) frames dropped by a slow consumer") }
-        if r.counters.corrupt > 0 { f.append("\(r.counters.corrupt) corrupt frames") }
-        if r.negotiatedFPS > 0 && abs(r.rateErrorPercent) > 5 { f.append("achieved \(r.achievedFPS) fps is not within 5% of \(r.negotiatedFPS)") }
-        if Int(r.counters.reconnects) < reconnects { f.append("\(r.counters.reconnects) reconnects, wanted \(reconnects)") }
-        for c in r.controls where !c.matches { f.append("control \(c.name) asked \(c.requested), read back \(c.value)") }
-        return f
-    }
-
-    private func describe(_ s: CaptureThread.State) -> String {
-        switch s {
-        case .idle: "idle"
-        case .running: "streaming"
-        case .disconnected(let why): "disconnected (\(why)); waiting for it to come back"
-        case .ended: "ended"
-        case .failed(let why): "failed: \(why)"
-        case .stopped: "stopped"
-        }
-    }
-}
-
-/// Frame-rate statistics from timestamps, split into segments at discontinuities (a reconnect
-/// restarts the stream; the outage is not a slow frame).
-struct StreamStatistics {
-    private(set) var frames = 0
-    private(set) var segments = 0
-    private(set) var monotonic = true
-    private(set) var maxIntervalNs: UInt64 = 0
-    /// Frames since the last discontinuity.
-    private(set) var framesInSegment = 0
-    private var spanNs: UInt64 = 0
-    private var intervals = 0
-    private var last: UInt64?
-
-    /// Frames missing from the sequence numbers (after the skipped warm-up), and where (frame
-    /// counts at which the first few gaps appeared).
-    private(set) var sequenceGaps: UInt64 = 0
-    private(set) var gapPositions: [Int] = []
-    private var lastSequence: UInt64 = 0
-
-    mutating func add(timestampNs t: UInt64, sequence: UInt64, discontinuity: Bool) {
-        frames += 1
-        framesInSegment += 1
-        if !discontinuity && last != nil && sequence > lastSequence + 1 {
-            sequenceGaps += sequence - lastSequence - 1
-            if gapPositions.count < 10 { gapPositions.append(frames - 1) }
-        }
-        lastSequence = sequence
-        if discontinuity || last == nil {
-            segments += 1
-            framesInSegment = 1
-        } else if let l = last {
-            if t <= l { monotonic = false } else {
-                spanNs += t - l
-                intervals += 1
-                maxIntervalNs = max(maxIntervalNs, t - l)
-            }
-        }
-        last = t
-    }
-
-    var fps: Double { spanNs == 0 ? 0 : Double(intervals) * 1e9 / Double(spanNs) }
 }
 
 /// The source options shared by `capture` and `bench capture`.
@@ -295,9 +142,8 @@ struct SourceOptions {
 /// `facekit capture feed`: plays an MJPEG file into a v4l2loopback device, making it an MJPEG
 /// camera (the emulated board's stand-in for a UVC webcam).
 struct CaptureFeedCommand: Command {
-    static let path = ["capture", "feed"]
-    static let synopsis = "facekit capture feed --device /dev/videoN --mjpeg FILE [--fps N] [--frames N]"
-    static let abstract = "Play an MJPEG file into a v4l2loopback device at a steady rate (an MJPEG test camera)."
+    static let about = CommandAbout(["capture", "feed"], "facekit capture feed --device /dev/videoN --mjpeg FILE [--fps N] [--frames N]",
+                                    "Play an MJPEG file into a v4l2loopback device at a steady rate (an MJPEG test camera).")
 
     let device: String, file: String, fps: Double, frames: UInt64?
 

@@ -55,12 +55,4 @@ struct DepthOptions {
             return nil
         }
     }
-
-    /// One line about how depth went (matches, maps stored, why it stopped).
-    static func summary(_ a: DepthAttachment, frames: Int, recording: (stored: Int, dropped: UInt64)?) -> String {
-        var s = "depth: \(a.matchedFrames) of \(frames) frames matched, distance from depth in \(a.depthDistanceFrames)"
-        if let r = recording { s += ", \(r.stored) maps stored, \(r.dropped) dropped" }
-        if let f = a.stream.failure, f.kind != .ended { s += "; depth stopped: \(f)" }
-        return s
-    }
 }

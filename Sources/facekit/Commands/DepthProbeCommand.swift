@@ -6,9 +6,8 @@ import Recording
 /// `facekit depth probe`: runs a depth driver on its own and reports what it delivers — the way to
 /// try a driver and a sensor before recording with them, and the emulated board's depth check.
 struct DepthProbeCommand: Command {
-    static let path = ["depth", "probe"]
-    static let synopsis = "facekit depth probe --driver DIR/NAME --uri URI [--options K=V,...] [--frames N] [--skip N] [--seconds S] [--save-pgm DIR] [--json]"
-    static let abstract = "Run a depth driver (out of process) and report its intrinsics, rate, sequence gaps and depth values."
+    static let about = CommandAbout(["depth", "probe"], "facekit depth probe --driver DIR/NAME --uri URI [--options K=V,...] [--frames N] [--skip N] [--seconds S] [--save-pgm DIR] [--json]",
+                                    "Run a depth driver (out of process) and report its intrinsics, rate, sequence gaps and depth values.")
     let args: ArgumentScanner
 
     init(arguments: [String]) throws {
@@ -100,9 +99,7 @@ struct DepthProbeCommand: Command {
 
     private func finish(_ r: Report) -> Int32 {
         if args.flag("json") {
-            let e = JSONEncoder()
-            e.outputFormatting = [.sortedKeys]
-            print(String(decoding: (try? e.encode(r)) ?? Data(), as: UTF8.self))
+            (try? printJSON(r, compact: true)) ?? print("")
         } else {
             if let k = r.intrinsics {
                 print("\(r.driver) on \(r.uri): \(k.width)x\(k.height), fx \(k.fx) fy \(k.fy) cx \(k.cx) cy \(k.cy), \(k.depthUnits) m per count\(k.alignedToColor ? ", aligned" : "")")

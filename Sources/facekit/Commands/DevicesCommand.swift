@@ -8,15 +8,14 @@ import Glibc
 /// `facekit devices`: what the appliance can see — cameras with formats, sizes and rates; GPIO
 /// chips with their lines; block devices that look like USB sticks.
 struct DevicesCommand: Command {
-    static let path = ["devices"]
-    static let synopsis = "facekit devices [--json]"
-    static let abstract = "List cameras (formats, sizes, rates, controls), GPIO chips and lines, USB sticks."
+    static let about = CommandAbout(["devices"], "facekit devices [--json]",
+                                    "List cameras (formats, sizes, rates, controls), GPIO chips and lines, USB sticks.")
 
     let json: Bool
 
     init(arguments: [String]) throws {
         let a = try ArgumentScanner(arguments, valueOptions: [], flagOptions: ["json"])
-        guard a.positionals.isEmpty else { throw UsageError("unexpected argument \(a.positionals[0])") }
+        try a.rejectPositionals()
         json = a.flag("json")
     }
 
@@ -33,9 +32,7 @@ struct DevicesCommand: Command {
                             gpioChips: GPIOInventory.chips(problems: &problems),
                             usbSticks: BlockInventory.usbSticks(), problems: problems)
         if json {
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try enc.encode(report), as: UTF8.self))
+            try printJSON(report)
             return 0
         }
         print("Cameras:")

@@ -4,9 +4,8 @@ import Recording
 
 /// `facekit export`: writes a session (or all) in the seed's layout to a folder, e.g. a USB stick.
 struct ExportCommand: Command {
-    static let path = ["export"]
-    static let synopsis = "facekit export <session-id>|--all --to DIR --format csv|jsonl|hdf5|openface|pyfeat|bids [--images] [--store DIR]"
-    static let abstract = "Export sessions (seed layout, manifest with SHA-256; temp name, fsync, rename); bids: --to is a BIDS dataset that grows."
+    static let about = CommandAbout(["export"], "facekit export <session-id>|--all --to DIR --format csv|jsonl|hdf5|openface|pyfeat|bids [--images] [--store DIR]",
+                                    "Export sessions (seed layout, manifest with SHA-256; temp name, fsync, rename); bids: --to is a BIDS dataset that grows.")
     let args: ArgumentScanner
     init(arguments: [String]) throws {
         args = try ArgumentScanner(arguments, valueOptions: ["store", "to", "format"], flagOptions: ["all", "images"])

@@ -3,9 +3,8 @@ import FaceCore
 
 /// `facekit fuzz`: the long-running version of the parser fuzz tests (millions of cases).
 struct FuzzCommand: Command {
-    static let path = ["fuzz"]
-    static let synopsis = "facekit fuzz tflite|modelfile|npy|zip [--iterations N] [--seed S] [--models DIR]"
-    static let abstract = "Feed mutated inputs to a parser of outside data; any crash is a bug."
+    static let about = CommandAbout(["fuzz"], "facekit fuzz tflite|modelfile|npy|zip [--iterations N] [--seed S] [--models DIR]",
+                                    "Feed mutated inputs to a parser of outside data; any crash is a bug.")
     let target: FuzzHarness.Target
     let iterations: Int
     let seed: UInt64

@@ -4,9 +4,8 @@ import GPIO
 
 /// `facekit gpio info`: every GPIO chip with its lines — names, who holds them, how they are set.
 struct GPIOInfoCommand: Command {
-    static let path = ["gpio", "info"]
-    static let synopsis = "facekit gpio info [CHIP] [--json]"
-    static let abstract = "GPIO chips (label, path) and their lines: names, consumers, direction, edges, bias, debounce."
+    static let about = CommandAbout(["gpio", "info"], "facekit gpio info [CHIP] [--json]",
+                                    "GPIO chips (label, path) and their lines: names, consumers, direction, edges, bias, debounce.")
 
     let chip: String?
     let json: Bool
@@ -34,9 +33,7 @@ struct GPIOInfoCommand: Command {
             })
         }
         if json {
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try enc.encode(report), as: UTF8.self))
+            try printJSON(report)
             return 0
         }
         if report.isEmpty { print("no GPIO chips (/dev/gpiochip*)") }
@@ -102,9 +99,8 @@ struct GPIOInputOptions {
 /// `facekit gpio monitor`: prints edge events as they arrive (like libgpiod's gpiomon), with the
 /// kernel timestamp and sequence numbers, and reports events the kernel dropped.
 struct GPIOMonitorCommand: Command {
-    static let path = ["gpio", "monitor"]
-    static let synopsis = "facekit gpio monitor CHIP LINE... [--edges both|rising|falling] [--bias pull-up|pull-down|disabled] [--active-low] [--debounce 10ms] [--count N] [--duration 5s] [--buffer N] [--json]"
-    static let abstract = "Print edge events of input lines (kernel CLOCK_MONOTONIC timestamps, sequence numbers, lost events)."
+    static let about = CommandAbout(["gpio", "monitor"], "facekit gpio monitor CHIP LINE... [--edges both|rising|falling] [--bias pull-up|pull-down|disabled] [--active-low] [--debounce 10ms] [--count N] [--duration 5s] [--buffer N] [--json]",
+                                    "Print edge events of input lines (kernel CLOCK_MONOTONIC timestamps, sequence numbers, lost events).")
 
     let chip: String
     let lines: [String]
@@ -171,9 +167,8 @@ struct GPIOMonitorCommand: Command {
 /// `facekit gpio set`: drives output lines and holds them (a released gpio-sim or real line may
 /// fall back to its default), until killed or for --hold.
 struct GPIOSetCommand: Command {
-    static let path = ["gpio", "set"]
-    static let synopsis = "facekit gpio set CHIP LINE=0|1... [--active-low] [--drive push-pull|open-drain|open-source] [--hold 2s]"
-    static let abstract = "Set output lines (logical values) and hold them until killed or for --hold."
+    static let about = CommandAbout(["gpio", "set"], "facekit gpio set CHIP LINE=0|1... [--active-low] [--drive push-pull|open-drain|open-source] [--hold 2s]",
+                                    "Set output lines (logical values) and hold them until killed or for --hold.")
 
     let chip: String
     let values: [(String, Bool)]
@@ -212,9 +207,8 @@ struct GPIOSetCommand: Command {
 
 /// `facekit gpio led`: shows an LED pattern on one output line, through the appliance's LED driver.
 struct GPIOLEDCommand: Command {
-    static let path = ["gpio", "led"]
-    static let synopsis = "facekit gpio led CHIP LINE off|on|heartbeat|blink:HZ [--active-low] [--duration 5s]"
-    static let abstract = "Drive an LED line with a pattern (the kiosk's LED driver), until killed or for --duration."
+    static let about = CommandAbout(["gpio", "led"], "facekit gpio led CHIP LINE off|on|heartbeat|blink:HZ [--active-low] [--duration 5s]",
+                                    "Drive an LED line with a pattern (the kiosk's LED driver), until killed or for --duration.")
 
     let chip: String, line: String
     let pattern: GPIOLEDPattern
@@ -246,9 +240,8 @@ struct GPIOLEDCommand: Command {
 /// `facekit gpio pulse`: sync pulses on one output line through the kiosk's sync-pulse helper,
 /// printing each pulse's CLOCK_MONOTONIC start and end (what a session logs as markers).
 struct GPIOPulseCommand: Command {
-    static let path = ["gpio", "pulse"]
-    static let synopsis = "facekit gpio pulse CHIP LINE [--width 10ms] [--count 1] [--interval 1s] [--active-low] [--json]"
-    static let abstract = "Send sync pulses (width, count, interval) on an output line; print their monotonic times."
+    static let about = CommandAbout(["gpio", "pulse"], "facekit gpio pulse CHIP LINE [--width 10ms] [--count 1] [--interval 1s] [--active-low] [--json]",
+                                    "Send sync pulses (width, count, interval) on an output line; print their monotonic times.")
 
     let chip: String, line: String
     let width: GPIODuration, interval: GPIODuration

@@ -1,7 +1,5 @@
 struct HelpCommand: Command {
-    static let path = ["help"]
-    static let synopsis = "facekit help"
-    static let abstract = "Show the subcommands."
+    static let about = CommandAbout(["help"], "facekit help", "Show the subcommands.")
     init(arguments: [String]) throws {}
     func run() throws -> Int32 {
         print(HelpCommand.text)

@@ -60,11 +60,4 @@ struct LSLOptions {
         }
         return lab
     }
-
-    /// One line for stderr after the replay.
-    static func summary(_ lab: LabSync) -> String {
-        let c = lab.face.counters
-        let received = lab.inlet.map { ", \($0.counters.received) markers received" } ?? ""
-        return "facekit: LSL: \(c.pushed) of \(c.offered) face samples pushed, \(c.dropped) dropped, \(lab.markers.pushed) markers sent\(received)"
-    }
 }

@@ -2,9 +2,8 @@ import Foundation
 import FaceCore
 
 struct ModelConvertCommand: Command {
-    static let path = ["model", "convert"]
-    static let synopsis = "facekit model convert <bundle.task|model.tflite> -o <file.fkm> [--float] [--calibration DIR]"
-    static let abstract = "Convert MediaPipe's models into facekit's model file (int8/int16 fixed point unless --float)."
+    static let about = CommandAbout(["model", "convert"], "facekit model convert <bundle.task|model.tflite> -o <file.fkm> [--float] [--calibration DIR]",
+                                    "Convert MediaPipe's models into facekit's model file (int8/int16 fixed point unless --float).")
     let input: String
     let output: String
     let keepFloat: Bool
@@ -58,9 +57,8 @@ struct ModelConvertCommand: Command {
 }
 
 struct ModelInfoCommand: Command {
-    static let path = ["model", "info"]
-    static let synopsis = "facekit model info <model> [--ops]"
-    static let abstract = "Show the models, operators and tensor sizes in a model file."
+    static let about = CommandAbout(["model", "info"], "facekit model info <model> [--ops]",
+                                    "Show the models, operators and tensor sizes in a model file.")
     let file: String
     let showOps: Bool
 
@@ -87,9 +85,8 @@ struct ModelInfoCommand: Command {
 }
 
 struct ModelRunCommand: Command {
-    static let path = ["model", "run"]
-    static let synopsis = "facekit model run <model> --input x.npy --output-dir DIR [--model detector|landmarks|blendshapes] [--kernels baseline|avx2]"
-    static let abstract = "Run one model (float, or fixed point in the best kernel copy this CPU runs) on a float32 .npy input; write DIR/output<i>.npy."
+    static let about = CommandAbout(["model", "run"], "facekit model run <model> --input x.npy --output-dir DIR [--model detector|landmarks|blendshapes] [--kernels baseline|avx2]",
+                                    "Run one model (float, or fixed point in the best kernel copy this CPU runs) on a float32 .npy input; write DIR/output<i>.npy.")
     let file: String
     let inputs: [String]
     let outputDir: String

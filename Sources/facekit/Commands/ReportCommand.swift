@@ -5,9 +5,8 @@ import LinuxSystem
 /// `facekit report`: a stored session's quality report (`report.html`, the one every export
 /// carries) on its own, without exporting the data.
 struct ReportCommand: Command {
-    static let path = ["report"]
-    static let synopsis = "facekit report <session-id> --out DIR [--store DIR]"
-    static let abstract = "Write a session's quality report, DIR/report.html (self-contained HTML: AU timelines, coverage, drops, warnings)."
+    static let about = CommandAbout(["report"], "facekit report <session-id> --out DIR [--store DIR]",
+                                    "Write a session's quality report, DIR/report.html (self-contained HTML: AU timelines, coverage, drops, warnings).")
     let args: ArgumentScanner
 
     init(arguments: [String]) throws {

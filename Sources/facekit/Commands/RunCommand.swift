@@ -4,16 +4,15 @@ import Foundation
 /// `facekit run [--config FILE]`: the kiosk (Appliance/Kiosk.swift builds it, KioskDaemon runs it), normally
 /// started by systemd (rootfs-overlay/etc/systemd/system/facekit.service).
 struct RunCommand: Command {
-    static let path = ["run"]
-    static let synopsis = "facekit run [--config FILE] [--check-config]"
-    static let abstract = "The kiosk daemon: GPIO buttons and TTL markers, live recording, USB-stick export, sd_notify."
+    static let about = CommandAbout(["run"], "facekit run [--config FILE] [--check-config]",
+                                    "The kiosk daemon: GPIO buttons and TTL markers, live recording, USB-stick export, sd_notify.")
 
     var configPath: String
     var checkOnly: Bool
 
     init(arguments: [String]) throws {
         let a = try ArgumentScanner(arguments, valueOptions: ["config"], flagOptions: ["check-config"])
-        guard a.positionals.isEmpty else { throw UsageError("unexpected argument \(a.positionals[0])") }
+        try a.rejectPositionals()
         configPath = a.value("config") ?? ProcessInfo.processInfo.environment["FACEKIT_CONFIG"] ?? KioskConfig.defaultPath
         checkOnly = a.flag("check-config")
     }

@@ -28,60 +28,33 @@ func sessionIDArguments(_ arguments: [String]) throws -> ArgumentScanner {
 
 /// `facekit sessions list`: one line per session (or JSON), recovering crashed sessions on the way.
 struct SessionsListCommand: Command {
-    static let path = ["sessions", "list"]
-    static let synopsis = "facekit sessions list [--store DIR] [--json]"
-    static let abstract = "List stored sessions: participant, frames, duration, bytes, state (recovers crashed ones)."
+    static let about = CommandAbout(["sessions", "list"], "facekit sessions list [--store DIR] [--json]",
+                                    "List stored sessions: participant, frames, duration, bytes, state (recovers crashed ones).")
     let args: ArgumentScanner
     init(arguments: [String]) throws {
         args = try ArgumentScanner(arguments, valueOptions: ["store"], flagOptions: ["json"])
-        guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
+        try args.rejectPositionals()
     }
 
     func run() throws -> Int32 {
         let store = try openStore(args, create: false)
         let listing = try store.list()
-        var failed = false
         if args.flag("json") {
-            var rows: [[String: Any]] = []
-            for l in listing {
-                switch l.result {
-                case .success(let s):
-                    var row: [String: Any] = ["sessionID": s.sessionID, "participant": s.participant, "state": s.state.rawValue,
-                                              "frameCount": s.frameCount, "storageBytes": s.storageBytes,
-                                              "startedAt": s.metadata.startedAt, "droppedFrames": s.metadata.droppedFrames]
-                    row["durationSeconds"] = s.durationSeconds ?? NSNull()
-                    if let e = s.metadata.error { row["error"] = e }
-                    if let r = s.metadata.recovery { row["recovery"] = r }
-                    if s.damagedRecords > 0 { row["state"] = "damaged"; row["damaged"] = s.damagedRecords; failed = true }
-                    rows.append(row)
-                case .failure(let e):
-                    failed = true
-                    rows.append(["sessionID": l.sessionID, "state": SessionListing.failedState(e), "error": e.description])
-                }
-            }
-            let data = try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
+            try printJSON(object: listing.map(\.jsonRow))
         } else {
             print("store: \(store.root)")
             if listing.isEmpty { print("(no sessions)") }
-            for l in listing {
-                switch l.result {
-                case .failure: failed = true
-                case .success(let s): if s.damagedRecords > 0 { failed = true }
-                }
-                print(l.textLine)
-            }
+            for l in listing { print(l.textLine) }
         }
         // Unreadable sessions are reported but do not hide the others; the exit code flags them.
-        return failed ? 1 : 0
+        return listing.contains(where: \.isFaulty) ? 1 : 0
     }
 }
 
 /// `facekit sessions delete`: removes sessions completely (refuses live ones).
 struct SessionsDeleteCommand: Command {
-    static let path = ["sessions", "delete"]
-    static let synopsis = "facekit sessions delete <session-id>... [--store DIR]"
-    static let abstract = "Delete sessions completely (only those named)."
+    static let about = CommandAbout(["sessions", "delete"], "facekit sessions delete <session-id>... [--store DIR]",
+                                    "Delete sessions completely (only those named).")
     let args: ArgumentScanner
     init(arguments: [String]) throws { args = try sessionIDArguments(arguments) }
 
@@ -92,9 +65,8 @@ struct SessionsDeleteCommand: Command {
 
 /// `facekit sessions verify`: checks every record of every log of the named sessions.
 struct SessionsVerifyCommand: Command {
-    static let path = ["sessions", "verify"]
-    static let synopsis = "facekit sessions verify <session-id>... [--store DIR]"
-    static let abstract = "Check every record of every log of a session and say what is damaged (exit 0 clean, 1 damaged)."
+    static let about = CommandAbout(["sessions", "verify"], "facekit sessions verify <session-id>... [--store DIR]",
+                                    "Check every record of every log of a session and say what is damaged (exit 0 clean, 1 damaged).")
     let args: ArgumentScanner
     init(arguments: [String]) throws { args = try sessionIDArguments(arguments) }
 
@@ -112,86 +84,28 @@ struct SessionsVerifyCommand: Command {
 /// through the real recorder. For demos, the fault trials (scripts/tests/20-storage-*.sh) and
 /// checking a store without a camera.
 struct SessionsRecordSyntheticCommand: Command {
-    static let path = ["sessions", "record-synthetic"]
-    static let synopsis = "facekit sessions record-synthetic --participant P [--frames N] [--fps 30] [--speed X] [--vertices MODE] [--images-every N] [--flush-ms MS] [--seed S] [--events K] [--pause-at N] [--report-flushes] [--store DIR]"
-    static let abstract = "Record a synthetic session through the real recorder (tests, demos)."
+    static let about = CommandAbout(["sessions", "record-synthetic"], "facekit sessions record-synthetic --participant P [--frames N] [--fps 30] [--speed X] [--vertices MODE] [--images-every N] [--flush-ms MS] [--seed S] [--events K] [--pause-at N] [--report-flushes] [--store DIR]",
+                                    "Record a synthetic session through the real recorder (tests, demos).")
     let args: ArgumentScanner
     init(arguments: [String]) throws {
         args = try ArgumentScanner(arguments, valueOptions: ["store", "participant", "frames", "fps", "speed", "vertices", "images-every",
                                                              "flush-ms", "seed", "events", "pause-at", "queue"],
                                    flagOptions: ["report-flushes"])
-        guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
+        try args.rejectPositionals()
     }
 
     func run() throws -> Int32 {
         let participant = args.value("participant") ?? "SYNTH"
         do { try SessionStore.validateParticipant(participant) } catch { throw UsageError("--participant: \(error.message)") }
         let store = try openStore(args)
-        let frames = try args.int("frames", default: 300)
-        let fps = Double(args.value("fps") ?? "30") ?? 30
-        // Pacing: --speed 1 is real time; 0 (default) means as fast as the writer accepts.
-        let speed = Double(args.value("speed") ?? "0") ?? 0
-        let seed = Int64(try args.int("seed", default: 1))
-        let events = try args.int("events", default: 3)
-        let pauseAt = try args.int("pause-at", default: -1)
-        let mode = try VertexMode(parsing: args.value("vertices") ?? "all-f16")
-        let config = SessionConfig(vertices: mode, imageEveryNth: try args.int("images-every", default: 0),
-                                   flushIntervalMs: try args.int("flush-ms", default: 1000),
-                                   queueCapacity: try args.int("queue", default: 256),
-                                   extra: ["source": "synthetic", "seed": String(seed), "fps": String(fps)])
-        let report = args.flag("report-flushes")
-        var onFlush: (@Sendable (Int) -> Void)? = nil
-        if report { onFlush = { @Sendable (n: Int) in sayLine("durable \(n)") } }
-        let recorder = try store.create(participant: participant, device: ["model": "synthetic"], config: config,
-                                        onFlush: onFlush)
-        Self.say("session \(recorder.sessionID)")
-        let gen = SyntheticFrames(seed: seed, startNs: Int64(MonotonicClock.now()), fps: fps)
-        var record = FrameRecord()
-        var pixels: [UInt8] = []
-        let (w, h) = (64, 48)
-        let t0 = Int64(MonotonicClock.now())
-        var dropped = 0
-        var i: Int64 = 0
-        var written = 0
-        while written < frames {
-            if speed > 0 {
-                let due = t0 + Int64(Double(i) * Double(gen.periodNs) / speed)
-                let now = Int64(MonotonicClock.now())
-                if due > now { MonotonicClock.sleep(nanoseconds: UInt64(min(1_000_000_000, due - now))) ; continue }
-            }
-            gen.fill(&record, index: i)
-            let step = Int64(max(1, frames / max(1, events)))
-            if events > 0 && frames >= events && i % step == step / 2 && i / step < Int64(events) {
-                recorder.addEvent("marker_\(i)", source: "cli", monotonicNs: record.monotonicNs)
-            }
-            if Int(i) == pauseAt {
-                try recorder.pause(); try recorder.resume()
-            }
-            let result: SessionRecorder.AppendResult
-            if config.imageEveryNth > 0 && i % Int64(config.imageEveryNth) == 0 {
-                SyntheticFrames.image(width: w, height: h, index: i, into: &pixels)
-                let img = { (p: UnsafeRawBufferPointer) in ImageRef(pixels: p, width: w, height: h, components: 3) }
-                result = pixels.withUnsafeBytes { speed > 0 ? recorder.append(record, image: img($0)) : recorder.appendWaiting(record, image: img($0)) }
-            } else {
-                // Paced runs behave like a camera (drop when the writer is behind); unpaced runs wait.
-                result = speed > 0 ? recorder.append(record) : recorder.appendWaiting(record)
-            }
-            switch result {
-            case .queued: written += 1; i += 1
-            case .dropped:
-                dropped += 1; i += 1
-            case .paused: i += 1
-            case .stopped:
-                do { try recorder.stop() } catch { printError("facekit: recording stopped: \(error)"); return 1 }
-                return 1
-            }
-        }
-        let summary = try recorder.stop()
-        Self.say("stopped \(summary.sessionID) frames=\(summary.frameCount) dropped=\(dropped)")
-        return 0
+        let recording = SyntheticRecording(
+            participant: participant, frames: try args.int("frames", default: 300), fps: Double(args.value("fps") ?? "30") ?? 30,
+            speed: Double(args.value("speed") ?? "0") ?? 0, seed: Int64(try args.int("seed", default: 1)),
+            events: try args.int("events", default: 3), pauseAt: try args.int("pause-at", default: -1),
+            vertices: try VertexMode(parsing: args.value("vertices") ?? "all-f16"), imageEveryNth: try args.int("images-every", default: 0),
+            flushIntervalMs: try args.int("flush-ms", default: 1000), queueCapacity: try args.int("queue", default: 256))
+        return try recording.run(in: store, reportFlushes: args.flag("report-flushes"), say: { sayLine($0) }) ? 0 : 1
     }
-
-    static func say(_ s: String) { sayLine(s) }
 }
 
 /// Unbuffered line to stdout: the fault trials read it from a pipe while the process may die.
