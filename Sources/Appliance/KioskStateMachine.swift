@@ -79,16 +79,24 @@ public struct KioskStateMachine: Equatable, Sendable {
 
     /// Applies an event; returns the effects to execute.
     public mutating func handle(_ event: KioskEvent) -> [KioskEffect] {
-        switch (state, event) {
-        case (.booting, .booted):
+        switch event {
+        case .booted:
+            guard state == .booting else { return [] }
             state = .ready
             return exportIfStick()
-        case (_, .booted):
-            return []
+        case .cameraLost, .cameraRestored: return handleCamera(event)
+        case .stickInserted, .stickRemoved: return handleStick(event)
+        case .exportSucceeded, .exportFailed, .exportIncomplete: return handleExportEnd(event)
+        case .recordingFailed: return handleRecordingFailed()
+        case .action(let a): return act(a)
+        }
+    }
 
-        // Camera: losing it ends a running session cleanly (the recorder closes its logs);
-        // the kiosk waits for it in error(camera) whatever it was doing, except exporting, which
-        // does not need it and finishes first.
+    /// Losing the camera ends a running session cleanly (the recorder closes its logs); the kiosk
+    /// waits for it in error(camera) whatever it was doing, except exporting, which does not need
+    /// it and finishes first.
+    private mutating func handleCamera(_ event: KioskEvent) -> [KioskEffect] {
+        switch (state, event) {
         case (.exporting, .cameraLost):
             pendingCameraFault = true
             return []
@@ -100,15 +108,18 @@ public struct KioskStateMachine: Equatable, Sendable {
         case (_, .cameraLost):
             state = .error(.camera)
             return []
-        case (.error(.camera), .cameraRestored):
+        case (.error(.camera), _):
             state = .ready
             return exportIfStick()
-        case (_, .cameraRestored):
+        default:
             pendingCameraFault = false
             if state == .booting { state = .ready; return exportIfStick() }
             return []
+        }
+    }
 
-        // Sticks.
+    private mutating func handleStick(_ event: KioskEvent) -> [KioskEffect] {
+        switch (state, event) {
         case (.exporting, .stickInserted):
             // Another stick while the last export is still winding down (its stick was pulled):
             // exported as soon as that export has ended.
@@ -126,7 +137,7 @@ public struct KioskStateMachine: Equatable, Sendable {
             default:
                 return []  // exported after the session ends (or the camera returns)
             }
-        case (_, .stickRemoved):
+        default:
             stickPresent = false
             safeToRemove = false
             stickWaiting = false
@@ -134,37 +145,40 @@ public struct KioskStateMachine: Equatable, Sendable {
             // exportFailed; the machine waits for that rather than guessing. error(export) stays
             // lit after the stick is gone, so a failed export is never mistaken for a good one.
             return []
-        case (.exporting, .exportSucceeded) where stickWaiting, (.exporting, .exportFailed) where stickWaiting,
-             (.exporting, .exportIncomplete) where stickWaiting:
+        }
+    }
+
+    private mutating func handleExportEnd(_ event: KioskEvent) -> [KioskEffect] {
+        guard state == .exporting else { return [] }
+        if stickWaiting {
             stickWaiting = false
             return [.startExport]
-        case (.exporting, .exportSucceeded):
+        }
+        switch event {
+        case .exportSucceeded:
             safeToRemove = stickPresent
             state = finishExport()
-            return []
-        case (.exporting, .exportFailed):
-            state = pendingCameraFault ? .error(.camera) : .error(.export)
-            pendingCameraFault = false
-            return []
-        case (.exporting, .exportIncomplete):
+        case .exportIncomplete:
             safeToRemove = stickPresent
             state = pendingCameraFault ? .error(.camera) : .error(.export)
             pendingCameraFault = false
-            return []
-        case (_, .exportSucceeded), (_, .exportFailed), (_, .exportIncomplete):
-            return []
+        default:
+            state = pendingCameraFault ? .error(.camera) : .error(.export)
+            pendingCameraFault = false
+        }
+        return []
+    }
 
-        case (.recording, .recordingFailed), (.paused, .recordingFailed):
+    private mutating func handleRecordingFailed() -> [KioskEffect] {
+        switch state {
+        case .recording, .paused:
             state = .error(.storage)
             return [.stopSession]
-        case (.ready, .recordingFailed), (.stopped, .recordingFailed):
+        case .ready, .stopped:
             state = .error(.storage)  // the start itself failed
             return []
-        case (_, .recordingFailed):
+        default:
             return []
-
-        case (_, .action(let a)):
-            return act(a)
         }
     }
 
