@@ -53,16 +53,13 @@ struct BIDSTable {
         guard !s.isEmpty else { return "n/a" }
         var out = ""
         for c in s.unicodeScalars {
-            switch c {
-            case "\\": out += "\\\\"
-            case "\t": out += "\\t"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            default: out.unicodeScalars.append(c)
-            }
+            if let escaped = fieldEscapes[c] { out += escaped } else { out.unicodeScalars.append(c) }
         }
         return out
     }
+
+    /// What `field` writes for the characters it escapes.
+    private static let fieldEscapes: [Unicode.Scalar: String] = ["\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"]
 
     /// The inverse of `field` (`n/a` reads as "").
     static func value(_ field: String) -> String {

@@ -60,25 +60,14 @@ public struct ExportManifest: Codable, Sendable {
 /// What export writes as the export's `session.json`: the seed's session metadata, in epoch seconds.
 struct ExportedSessionInfo: Codable {
     struct Segment: Codable { var start: Double; var end: Double? }
-    var sessionID: String
-    var participant: String
-    var state: String
-    var startedAt: String
-    var startTimestamp: Double
-    var frameCount: Int
-    var duration: Double?
-    var droppedFrames: UInt64
-    var imagesDropped: UInt64
-    var vertices: String
-    var vertexIndices: [Int]
-    var imageEveryNth: Int
+    var sessionID: String, participant: String, state: String, startedAt: String
+    var startTimestamp: Double, frameCount: Int, duration: Double?
+    var droppedFrames: UInt64, imagesDropped: UInt64
+    var vertices: String, vertexIndices: [Int], imageEveryNth: Int
     var segments: [Segment]
-    var device: [String: String]
-    var config: [String: String]
-    var blendShapeNames: [String]
-    var metadataColumns: [String]
-    var error: String?
-    var recovery: String?
+    var device: [String: String], config: [String: String]
+    var blendShapeNames: [String], metadataColumns: [String]
+    var error: String?, recovery: String?
     /// Depth camera intrinsics and which maps were stored, for sessions with a depth driver.
     var depth: DepthIntrinsics?
     var captureDepthMaps: String?

@@ -10,22 +10,17 @@ enum HTMLText {
         var out = ""
         out.reserveCapacity(s.utf8.count)
         for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            case "\t", "\n": out.unicodeScalars.append(c)
-            default:
-                let v = c.value
-                let control = v < 0x20 || (v >= 0x7F && v < 0xA0)
-                let nonCharacter = (v >= 0xFDD0 && v <= 0xFDEF) || (v & 0xFFFE) == 0xFFFE
-                out.unicodeScalars.append(control || nonCharacter ? "\u{FFFD}" : c)
-            }
+            if let entity = entities[c] { out += entity; continue }
+            let v = c.value
+            let control = (v < 0x20 && c != "\t" && c != "\n") || (v >= 0x7F && v < 0xA0)
+            let nonCharacter = (v >= 0xFDD0 && v <= 0xFDEF) || (v & 0xFFFE) == 0xFFFE
+            out.unicodeScalars.append(control || nonCharacter ? "\u{FFFD}" : c)
         }
         return out
     }
+
+    /// The characters that would be markup, as entities.
+    private static let entities: [Unicode.Scalar: String] = ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"]
 
     /// `s` cut to `limit` characters (an ellipsis marks the cut), then escaped.
     static func escape(_ s: String, limit: Int) -> String {

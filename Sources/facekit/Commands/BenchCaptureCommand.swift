@@ -26,20 +26,14 @@ struct BenchCaptureCommand: Command {
     }
 
     struct Measurement: Codable {
-        var decode: String
-        var scale: Int
-        var output: String
-        var frames: Int
-        var cpuMsPerFrame: Double
-        var corrupt: UInt64
+        var decode: String, scale: Int, output: String
+        var frames: Int, cpuMsPerFrame: Double, corrupt: UInt64
         /// Cameras only: the rate of the frames measured, from their timestamps.
         var achievedFPS: Double?
     }
 
     struct Input: Codable {
-        var source: String
-        var size: String
-        var meanJPEGBytes: Int?
+        var source: String, size: String, meanJPEGBytes: Int?
         var results: [Measurement]
     }
 
@@ -66,9 +60,7 @@ struct BenchCaptureCommand: Command {
             report.replay.append(try benchReplay(file))
         }
         if let device { report.device = try benchDevice(device) }
-        if json {
-            try printJSON(report)
-        } else {
+        if json { try printJSON(report) } else {
             for i in report.replay + (report.device.map { [$0] } ?? []) {
                 print("\(i.source) (\(i.size)\(i.meanJPEGBytes.map { ", \($0 / 1024) KiB/frame" } ?? "")):")
                 for m in i.results {

@@ -7,8 +7,7 @@ struct BenchGPIOCommand: Command {
     static let about = CommandAbout(["bench", "gpio"], "facekit bench gpio [--chip LABEL|PATH] [--line N|NAME] [--rate 100] [--seconds 10] [--width 5ms] [--external] [--store DIR] [--json]",
                                     "GPIO edge events at a pulse rate: received, missed, latency from kernel timestamp to stored session marker.")
 
-    let bench: GPIOMarkerBench
-    let json: Bool
+    let bench: GPIOMarkerBench, json: Bool
 
     init(arguments: [String]) throws {
         let a = try ArgumentScanner(arguments, valueOptions: ["chip", "line", "rate", "seconds", "width", "store"],

@@ -5,8 +5,7 @@ import Export
 struct BenchStorageCommand: Command {
     static let about = CommandAbout(["bench", "storage"], "facekit bench storage [--json] [--hours 2] [--fps 30] [--speed 30] [--images-every 0] [--store DIR] [--keep]",
                                     "Storage benchmark: bytes/frame, MB/h, write rate, drops, peak RSS, export time ratios.")
-    let bench: StorageBench
-    let json: Bool
+    let bench: StorageBench, json: Bool
 
     init(arguments: [String]) throws {
         let a = try ArgumentScanner(arguments, valueOptions: ["hours", "fps", "speed", "store", "images-every"], flagOptions: ["json", "keep"])

@@ -102,12 +102,9 @@ struct GPIOMonitorCommand: Command {
     static let about = CommandAbout(["gpio", "monitor"], "facekit gpio monitor CHIP LINE... [--edges both|rising|falling] [--bias pull-up|pull-down|disabled] [--active-low] [--debounce 10ms] [--count N] [--duration 5s] [--buffer N] [--json]",
                                     "Print edge events of input lines (kernel CLOCK_MONOTONIC timestamps, sequence numbers, lost events).")
 
-    let chip: String
-    let lines: [String]
+    let chip: String, lines: [String]
     let input: GPIOInputOptions
-    let count: Int
-    let duration: GPIODuration?
-    let json: Bool
+    let count: Int, duration: GPIODuration?, json: Bool
 
     init(arguments: [String]) throws {
         let a = try ArgumentScanner(arguments, valueOptions: GPIOInputOptions.valueOptions.union(["count", "duration"]),

@@ -59,8 +59,7 @@ struct ModelConvertCommand: Command {
 struct ModelInfoCommand: Command {
     static let about = CommandAbout(["model", "info"], "facekit model info <model> [--ops]",
                                     "Show the models, operators and tensor sizes in a model file.")
-    let file: String
-    let showOps: Bool
+    let file: String, showOps: Bool
 
     init(arguments: [String]) throws {
         let a = try ArgumentScanner(arguments, valueOptions: [], flagOptions: ["ops"])
@@ -87,9 +86,7 @@ struct ModelInfoCommand: Command {
 struct ModelRunCommand: Command {
     static let about = CommandAbout(["model", "run"], "facekit model run <model> --input x.npy --output-dir DIR [--model detector|landmarks|blendshapes] [--kernels baseline|avx2]",
                                     "Run one model (float, or fixed point in the best kernel copy this CPU runs) on a float32 .npy input; write DIR/output<i>.npy.")
-    let file: String
-    let inputs: [String]
-    let outputDir: String
+    let file: String, inputs: [String], outputDir: String
     let kind: ModelFile.Kind?
     let kernels: KernelISA
 

@@ -8,22 +8,30 @@ func openStore(_ args: ArgumentScanner, create: Bool = true) throws -> SessionSt
     try SessionStore(root: args.value("store") ?? SessionStore.defaultRoot, create: create)
 }
 
-/// Runs `body` on each session named on the command line; a failure (false, or an error, which is
-/// printed) makes the exit code 1 and does not stop the others.
-func forEachNamedSession(_ args: ArgumentScanner, _ body: (SessionStore, String) throws -> Bool) throws -> Int32 {
-    let store = try openStore(args, create: false)
-    var rc: Int32 = 0
-    for id in args.positionals {
-        do { if try !body(store, id) { rc = 1 } } catch { printError("facekit: \(error)"); rc = 1 }
-    }
-    return rc
+/// A command that acts on each session ID it names (with `--store`). A session it fails on (false,
+/// or an error, which is printed) makes the exit code 1 and does not stop the others.
+protocol SessionIDCommand: Command {
+    var args: ArgumentScanner { get }
+    init(args: ArgumentScanner)
+    /// Acts on one session; false when it failed.
+    func run(store: SessionStore, id: String) throws -> Bool
 }
 
-/// The arguments of a command that takes session IDs and `--store`.
-func sessionIDArguments(_ arguments: [String]) throws -> ArgumentScanner {
-    let args = try ArgumentScanner(arguments, valueOptions: ["store"], flagOptions: [])
-    guard !args.positionals.isEmpty else { throw UsageError("name at least one session ID (see facekit sessions list)") }
-    return args
+extension SessionIDCommand {
+    init(arguments: [String]) throws {
+        let args = try ArgumentScanner(arguments, valueOptions: ["store"], flagOptions: [])
+        guard !args.positionals.isEmpty else { throw UsageError("name at least one session ID (see facekit sessions list)") }
+        self.init(args: args)
+    }
+
+    func run() throws -> Int32 {
+        let store = try openStore(args, create: false)
+        var rc: Int32 = 0
+        for id in args.positionals {
+            do { if try !run(store: store, id: id) { rc = 1 } } catch { printError("facekit: \(error)"); rc = 1 }
+        }
+        return rc
+    }
 }
 
 /// `facekit sessions list`: one line per session (or JSON), recovering crashed sessions on the way.
@@ -52,31 +60,29 @@ struct SessionsListCommand: Command {
 }
 
 /// `facekit sessions delete`: removes sessions completely (refuses live ones).
-struct SessionsDeleteCommand: Command {
+struct SessionsDeleteCommand: SessionIDCommand {
     static let about = CommandAbout(["sessions", "delete"], "facekit sessions delete <session-id>... [--store DIR]",
                                     "Delete sessions completely (only those named).")
     let args: ArgumentScanner
-    init(arguments: [String]) throws { args = try sessionIDArguments(arguments) }
 
-    func run() throws -> Int32 {
-        try forEachNamedSession(args) { store, id in try store.delete(id); print("deleted \(id)"); return true }
+    func run(store: SessionStore, id: String) throws -> Bool {
+        try store.delete(id)
+        print("deleted \(id)")
+        return true
     }
 }
 
 /// `facekit sessions verify`: checks every record of every log of the named sessions.
-struct SessionsVerifyCommand: Command {
+struct SessionsVerifyCommand: SessionIDCommand {
     static let about = CommandAbout(["sessions", "verify"], "facekit sessions verify <session-id>... [--store DIR]",
                                     "Check every record of every log of a session and say what is damaged (exit 0 clean, 1 damaged).")
     let args: ArgumentScanner
-    init(arguments: [String]) throws { args = try sessionIDArguments(arguments) }
 
-    func run() throws -> Int32 {
-        try forEachNamedSession(args) { store, id in
-            let v = try store.verify(id)
-            for line in v.lines { print("\(id): \(line)") }
-            print("\(id): \(v.isClean ? "clean" : "damaged")")
-            return v.isClean
-        }
+    func run(store: SessionStore, id: String) throws -> Bool {
+        let v = try store.verify(id)
+        for line in v.lines { print("\(id): \(line)") }
+        print("\(id): \(v.isClean ? "clean" : "damaged")")
+        return v.isClean
     }
 }
 
