@@ -131,19 +131,22 @@ let package = Package(
 
         // Test-only: interposes malloc to prove hot paths allocate nothing.
         .target(name: "CAllocationCounter"),
+        // Test-only: what several test targets share (temporary directories, the repository root,
+        // synthetic sessions) and the kiosk's input and output twins.
+        .target(name: "FacekitTestSupport", dependencies: ["Recording", "Appliance", "LinuxSystem"], path: "Tests/FacekitTestSupport"),
         .testTarget(name: "FaceCoreTests", dependencies: ["FaceCore", "FaceModelFormats", "FaceKernels", "CAllocationCounter"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "LinuxSystem"]),
-        .testTarget(name: "RecordingTests", dependencies: ["Recording", "CAllocationCounter", "LinuxSystem"]),
-        .testTarget(name: "ExportTests", dependencies: ["Export", "Recording", "LinuxSystem"]),
+        .testTarget(name: "RecordingTests", dependencies: ["Recording", "CAllocationCounter", "LinuxSystem", "FacekitTestSupport"]),
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Recording", "LinuxSystem", "FacekitTestSupport"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSystem"]),
         // Every wrapper of the platform layer against a mocked kernel (swift-system's trace style).
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
         // Drivers/: C test drivers (good and misbehaving), compiled by the tests with cc.
-        .testTarget(name: "DepthTests", dependencies: ["Depth", "Recording", "Export", "FaceTracking", "CDepthDriver", "CZlib", "Appliance", "Capture", "LinuxSystem"], exclude: ["Drivers"]),
-        .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CAllocationCounter", "LinuxSystem"]),
+        .testTarget(name: "DepthTests", dependencies: ["Depth", "Recording", "Export", "FaceTracking", "CDepthDriver", "CZlib", "Appliance", "Capture", "LinuxSystem", "FacekitTestSupport"], exclude: ["Drivers"]),
+        .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CAllocationCounter", "LinuxSystem", "FacekitTestSupport"]),
         .testTarget(name: "LabStreamingTests", dependencies: ["LabStreaming", "Recording", "FaceTracking", "CAllocationCounter", "LinuxSystem"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "FaceTracking", "CAllocationCounter", "LinuxSystem"]),
-        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceCore", "CAllocationCounter"]),
+        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceCore", "CAllocationCounter", "FacekitTestSupport"]),
     ]
 )
 

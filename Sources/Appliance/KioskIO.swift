@@ -93,34 +93,3 @@ extension LiveTracker: KioskRecorder {
     }
     public var recorderFault: String? { status.recordingFailure }
 }
-
-/// In-memory inputs for tests: `press` delivers edges as the GPIO thread would.
-public final class ScriptedInputs: KioskInputs, @unchecked Sendable {
-    private let lock = NSLock()
-    private var deliver: (@Sendable (InputEdge) -> Void)?
-    public init() {}
-    public func start(_ deliver: @escaping @Sendable (InputEdge) -> Void, problem: @escaping @Sendable (String) -> Void) throws {
-        lock.withLock { self.deliver = deliver }
-    }
-    public func stop() { lock.withLock { deliver = nil } }
-    public func edge(_ e: InputEdge) { lock.withLock { deliver }?(e) }
-    /// A press and release of input `i`, `widthNs` apart.
-    public func press(_ i: Int, at t: Int64, widthNs: Int64 = 50_000_000) {
-        edge(InputEdge(input: i, active: true, timestampNs: t))
-        edge(InputEdge(input: i, active: false, timestampNs: t + widthNs))
-    }
-}
-
-/// Records what the daemon lit, for tests.
-public final class RecordedOutputs: KioskOutputs, @unchecked Sendable {
-    private let lock = NSLock()
-    private var history: [Set<LEDRole>] = []
-    private var pulses = 0
-    public init() {}
-    public func show(_ lit: Set<LEDRole>) { lock.withLock { history.append(lit) } }
-    public func syncPulse() -> Int64? { lock.withLock { pulses += 1 }; return Int64(MonotonicClock.now()) }
-    public func stop() {}
-    public var shown: [Set<LEDRole>] { lock.withLock { history } }
-    public var lit: Set<LEDRole> { lock.withLock { history.last ?? [] } }
-    public var pulseCount: Int { lock.withLock { pulses } }
-}

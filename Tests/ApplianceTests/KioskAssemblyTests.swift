@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 @testable import Appliance
+import FacekitTestSupport
 
 /// `Kiosk`: the kiosk built from its config as `facekit run` builds it.
 @Suite struct KioskAssemblyTests {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().path
+    static let repo = Repo.path
 
     func config(model: String) -> KioskConfig {
         var c = KioskConfig()

@@ -2,6 +2,7 @@ import FaceCore
 import Foundation
 import Testing
 @testable import Appliance
+import FacekitTestSupport
 
 @Suite struct KioskConfigTests {
     static let full = """
@@ -52,8 +53,7 @@ import Testing
     }
 
     @Test func shippedDefaultConfigIsValid() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("rootfs-overlay/etc/facekit/facekit.json").path
+        let path = Repo.path + "/rootfs-overlay/etc/facekit/facekit.json"
         let c = try KioskConfig.load(path: path)
         #expect(c.inputs.count >= 3 && c.outputs.count == LEDRole.allCases.count)
         #expect(Set(c.outputs.map(\.role)) == Set(LEDRole.allCases))

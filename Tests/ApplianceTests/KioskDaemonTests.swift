@@ -4,6 +4,7 @@ import LinuxSystem
 import Recording
 import Testing
 @testable import Appliance
+import FacekitTestSupport
 
 /// The session side of the kiosk without a camera: real sessions in a real store, frames appended
 /// by the test, the camera's health set by the test.

@@ -4,6 +4,7 @@ import LinuxSystem
 import Recording
 import Testing
 @testable import Appliance
+import FacekitTestSupport
 
 /// The kiosk's markers stream with real liblsl: needs FACEKIT_LSL_LIBRARY and a private network
 /// namespace (scripts/tests/32-lsl.sh runs this suite under `unshare -rn` with only lo up).

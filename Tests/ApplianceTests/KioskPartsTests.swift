@@ -5,13 +5,10 @@ import Testing
 @testable import Appliance
 #if canImport(Glibc)
 import Glibc
+import FacekitTestSupport
 #endif
 
-func temporaryDirectory(_ tag: String) -> String {
-    let d = NSTemporaryDirectory() + "facekit-\(tag)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    try! FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
-    return d
-}
+func temporaryDirectory(_ tag: String) -> String { TempDir(tag).path }
 
 @Suite struct UeventTests {
     func datagram(_ s: String) -> [UInt8] { Array(s.replacingOccurrences(of: "|", with: "\0").utf8) }

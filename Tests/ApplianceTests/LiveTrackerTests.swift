@@ -4,12 +4,12 @@ import Foundation
 import Recording
 import Testing
 @testable import Appliance
+import FacekitTestSupport
 
 /// The seed's session API end to end on the deterministic twin of a camera (a still face replayed
 /// as a 30 fps camera): capture thread → tracker → session store, then read back from the store.
 @Suite(.serialized) struct LiveTrackerTests {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().path
+    static let repo = Repo.path
     nonisolated(unsafe) static let models: FaceModels = {
         let fkm = repo + "/models/facekit.fkm"
         let path = FileManager.default.fileExists(atPath: fkm) ? fkm : repo + "/models/face_landmarker_v2.task"

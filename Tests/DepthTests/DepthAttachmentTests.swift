@@ -3,6 +3,7 @@ import FaceTracking
 import Foundation
 import Recording
 import Testing
+import FacekitTestSupport
 
 /// Matching colour frames to depth maps (nearest within half a colour period, else none), the
 /// distance taken from depth when matched, and the maps stored per capture mode.
@@ -24,7 +25,7 @@ import Testing
         defer { stream.stop() }
         #expect(eventually(5) { stream.statistics.received == 5 })
         let depth = DepthAttachment(stream: stream, configuration: .init(colourFramePeriodNs: 33_333_333))
-        let dir = Scratch(); defer { dir.cleanup() }
+        let dir = TempDir(); defer { dir.cleanup() }
         try depth.startRecording(directory: dir.path, capture: .everyNthFrame(2), flushIntervalMs: 10)
 
         var frame = FaceFrame(capacity: 1)

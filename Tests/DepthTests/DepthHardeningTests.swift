@@ -4,6 +4,7 @@ import Testing
 import Depth
 @testable import Export
 @testable import Recording
+import FacekitTestSupport
 
 /// depth.log sizes come from the file: a crafted header or record must be refused as damage
 /// naming the file, never trap in the size arithmetic.
@@ -34,7 +35,7 @@ import Depth
 
     @Test(arguments: [(UInt32.max, UInt32.max), (0x8000_0000, 2), (16385, 1), (16384, 16384)])
     func headerSizesBeyondAnySensorAreCorrupt(_ w: UInt32, _ h: UInt32) throws {
-        let d = Scratch(); defer { d.cleanup() }
+        let d = TempDir(); defer { d.cleanup() }
         let path = d.path + "/depth.log"
         try AtomicFile.write(header(width: w, height: h), to: path)
         do { _ = try DepthLogReader(path: path); Issue.record("read a \(w)x\(h) depth log") }
@@ -43,7 +44,7 @@ import Depth
 
     @Test(arguments: [(UInt32.max, UInt32.max, UInt32(2)), (0x8000_0000, 0x8000_0000, 0), (65536, 65536, 0), (16384, 16384, 0x2000_0000)])
     func recordSizesBeyondAnySensorAreDamage(_ w: UInt32, _ h: UInt32, _ raw: UInt32) throws {
-        let d = Scratch(); defer { d.cleanup() }
+        let d = TempDir(); defer { d.cleanup() }
         let path = d.path + "/depth.log"
         let r = try DepthRecorder(directory: d.path, intrinsics: testIntrinsics, flushIntervalMs: 10)
         for i in 0..<2 { _ = testMap(i).withUnsafeBufferPointer { r.append($0, depthTimestampNs: Int64(i), depthSequence: UInt64(i), matchedFrameIndex: Int64(i), colourTimestampNs: Int64(i), waiting: true) } }
@@ -65,7 +66,7 @@ import Depth
 @Suite struct DepthSalvageHardeningTests {
     @Test(arguments: [ExportFormat.csv, .hdf5])
     func aDamagedDepthMapIsSkippedAndTheRestExported(_ format: ExportFormat) throws {
-        let d = Scratch(); defer { d.cleanup() }
+        let d = TempDir(); defer { d.cleanup() }
         let store = try SessionStore(root: d.path + "/store")
         let rec = try store.create(participant: "D3", config: SessionConfig(flushIntervalMs: 10, captureDepthMaps: .everyFrame))
         let depth = try DepthRecorder(directory: rec.directory, intrinsics: testIntrinsics, flushIntervalMs: 10)
@@ -120,7 +121,7 @@ import Depth
     }
 
     @Test func aDepthLogSwappedBetweenSessionsIsRefused() throws {
-        let d = Scratch(); defer { d.cleanup() }
+        let d = TempDir(); defer { d.cleanup() }
         let store = try SessionStore(root: d.path + "/store")
         let a = try sessionWithDepth(store, "ALICE"), b = try sessionWithDepth(store, "BOB")
         let pa = store.root + "/" + a + "/depth.log", pb = store.root + "/" + b + "/depth.log"
@@ -135,7 +136,7 @@ import Depth
     }
 
     @Test func versionOneDepthLogsStayReadable() throws {
-        let d = Scratch(); defer { d.cleanup() }
+        let d = TempDir(); defer { d.cleanup() }
         let store = try SessionStore(root: d.path + "/store")
         let a = try sessionWithDepth(store, "OLD")
         let path = store.root + "/" + a + "/depth.log"

@@ -6,15 +6,7 @@ import Depth
 @testable import Export
 @testable import FaceTracking
 @testable import Recording
-
-struct Scratch {
-    let path: String
-    init(_ tag: String = #function) {
-        path = NSTemporaryDirectory() + "facekit-depth-\(tag.filter { $0.isLetter || $0.isNumber })-\(UUID().uuidString.prefix(8))"
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    func cleanup() { try? FileManager.default.removeItem(atPath: path) }
-}
+import FacekitTestSupport
 
 /// A map with smooth regions, holes, the extremes and sharp edges.
 func testMap(_ i: Int, width: Int = 64, height: Int = 48) -> [UInt16] {
@@ -31,7 +23,7 @@ let testIntrinsics = DepthIntrinsics(width: 64, height: 48, fx: 57.5, fy: 57.5, 
 
 @Suite struct DepthRecordingTests {
     @Test func depthLogRoundTripIsBitExactAndCompact() throws {
-        let d = Scratch(); defer { d.cleanup() }
+        let d = TempDir(); defer { d.cleanup() }
         let r = try DepthRecorder(directory: d.path, intrinsics: testIntrinsics, flushIntervalMs: 10)
         let maps = (0..<20).map { testMap($0) }
         for (i, m) in maps.enumerated() {
@@ -51,7 +43,7 @@ let testIntrinsics = DepthIntrinsics(width: 64, height: 48, fx: 57.5, fy: 57.5, 
     }
 
     @Test func appendRefusesAWrongSizeAndCountsIt() throws {
-        let d = Scratch(); defer { d.cleanup() }
+        let d = TempDir(); defer { d.cleanup() }
         let r = try DepthRecorder(directory: d.path, intrinsics: testIntrinsics)
         let small = [UInt16](repeating: 1, count: 10)
         #expect(!small.withUnsafeBufferPointer { r.append($0, depthTimestampNs: 0, depthSequence: 0, matchedFrameIndex: 0, colourTimestampNs: 0) })
@@ -62,8 +54,8 @@ let testIntrinsics = DepthIntrinsics(width: 64, height: 48, fx: 57.5, fy: 57.5, 
 
     /// A session whose recorder "died" (state left at recording): recovery cuts depth.log's torn
     /// tail like frames.log's and keeps every intact map.
-    func crashedSession(garbage: (inout [UInt8]) -> Void) throws -> (Scratch, SessionStore, String, [[UInt16]]) {
-        let d = Scratch()
+    func crashedSession(garbage: (inout [UInt8]) -> Void) throws -> (TempDir, SessionStore, String, [[UInt16]]) {
+        let d = TempDir()
         let store = try SessionStore(root: d.path)
         let rec = try store.create(participant: "D1", config: SessionConfig(flushIntervalMs: 10, captureDepthMaps: .everyFrame))
         let depth = try DepthRecorder(directory: rec.directory, intrinsics: testIntrinsics, flushIntervalMs: 10)
@@ -106,7 +98,7 @@ let testIntrinsics = DepthIntrinsics(width: 64, height: 48, fx: 57.5, fy: 57.5, 
     }
 
     @Test func newerDepthLogVersionIsAClearError() throws {
-        let d = Scratch(); defer { d.cleanup() }
+        let d = TempDir(); defer { d.cleanup() }
         var h = DepthLog.header(for: testIntrinsics, sessionID: "")
         h[8] = 3
         let crc = CRC32C.checksum(Array(h[0..<188]))
@@ -198,7 +190,7 @@ let testIntrinsics = DepthIntrinsics(width: 64, height: 48, fx: 57.5, fy: 57.5, 
 /// in scripts/tests/35-depth.sh.
 @Suite struct DepthExportTests {
     @Test func csvExportWritesSixteenBitPNGsBitExact() throws {
-        let d = Scratch(); defer { d.cleanup() }
+        let d = TempDir(); defer { d.cleanup() }
         let store = try SessionStore(root: d.path + "/store")
         let rec = try store.create(participant: "D2", config: SessionConfig(flushIntervalMs: 10, captureDepthMaps: .everyNthFrame(2)))
         let depth = try DepthRecorder(directory: rec.directory, intrinsics: testIntrinsics, flushIntervalMs: 10)
@@ -274,7 +266,7 @@ let testIntrinsics = DepthIntrinsics(width: 64, height: 48, fx: 57.5, fy: 57.5, 
     }
 
     @Test func replaysADepthLogBitExact() throws {
-        let d = Scratch(); defer { d.cleanup() }
+        let d = TempDir(); defer { d.cleanup() }
         let maps = (0..<6).map { testMap($0) }
         try record(d.path, maps: maps)
         var c = DepthStream.Configuration(driver: try TestDrivers.replay, uri: "log:" + d.path + "/depth.log", options: "pace=0")
@@ -291,7 +283,7 @@ let testIntrinsics = DepthIntrinsics(width: 64, height: 48, fx: 57.5, fy: 57.5, 
     }
 
     @Test func damagedDepthLogRecordIsNamed() throws {
-        let d = Scratch(); defer { d.cleanup() }
+        let d = TempDir(); defer { d.cleanup() }
         try record(d.path, maps: (0..<3).map { testMap($0) })
         var bytes = try AtomicFile.read(d.path + "/depth.log")
         bytes[DepthLog.headerSize + 12 + 60] ^= 0x55

@@ -5,13 +5,14 @@ import FaceTracking
 import Foundation
 import Recording
 import Testing
+import FacekitTestSupport
 
 /// The live path: LiveTracker with a camera twin (a still face at 30 fps, real time) and the
 /// replay depth driver paced like a sensor (a plane at 0.55 m, 60 fps). Frames with a face take
 /// their distance from depth, the session stores every 5th map with its match.
 @Suite(.serialized) struct LiveDepthTests {
     @Test func liveSessionUsesDepthForDistanceAndStoresMaps() throws {
-        let dir = Scratch(); defer { dir.cleanup() }
+        let dir = TempDir(); defer { dir.cleanup() }
         try FileManager.default.createDirectory(atPath: dir.path + "/maps", withIntermediateDirectories: true)
         var plane = Array("P5\n160 120\n65535\n".utf8)
         for _ in 0..<(160 * 120) { plane += [0x02, 0x26] }  // 550 big-endian

@@ -1,10 +1,11 @@
 import Depth
 import Foundation
 import Testing
+import FacekitTestSupport
 
 /// The C test drivers (Drivers/test_driver.c), compiled with cc once per variant per test run.
 enum TestDrivers {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let repo = Repo.path
     static let directory: String = {
         let d = NSTemporaryDirectory() + "facekit-depth-drivers-\(getpid())"
         try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)

@@ -3,6 +3,7 @@ import LinuxSystem
 import Testing
 @testable import Export
 @testable import Recording
+import FacekitTestSupport
 
 @Suite struct BIDSExportTests {
     @Test func aNameThatIsALabelIsKept() throws {
@@ -62,9 +63,9 @@ import Testing
     @Test func theDatasetGrowsAndAReexportIsIdentical() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let a = try recordSynthetic(store, participant: "P001", frames: 60)
-        let b = try recordSynthetic(store, participant: "P001", frames: 30)
-        let c = try recordSynthetic(store, participant: "P-2", frames: 20)
+        let a = try recordExportSession(store, participant: "P001", frames: 60)
+        let b = try recordExportSession(store, participant: "P001", frames: 30)
+        let c = try recordExportSession(store, participant: "P-2", frames: 20)
         let ds = dir.sub("ds")
         let exporter = Exporter(store: store)
         let reports = ProgressLog()
@@ -103,7 +104,7 @@ import Testing
     @Test func aCraftedParticipantNameStaysInsideTheDataset() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let a = try recordSynthetic(store, participant: "P001", frames: 10)
+        let a = try recordExportSession(store, participant: "P001", frames: 10)
         var meta = try SessionMetadata.read(from: a.directory)
         meta.participant = "../../escaped"
         try meta.write(to: a.directory)
@@ -157,7 +158,7 @@ import Testing
         }
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let a = try recordSynthetic(store, participant: "P001", frames: 10)
+        let a = try recordExportSession(store, participant: "P001", frames: 10)
         let ds = dir.sub("ds")
         // pid 2^31-1 never runs: a leftover; a name of another shape is not ours and stays.
         let stale = dir.sub("ds/sub-P001/.ses-1.partial-2147483647-5/beh")
@@ -174,8 +175,8 @@ import Testing
     @Test func aFullTargetLeavesTheDatasetAsItWas() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let a = try recordSynthetic(store, participant: "P001", frames: 40)
-        let b = try recordSynthetic(store, participant: "P001", frames: 400)
+        let a = try recordExportSession(store, participant: "P001", frames: 40)
+        let b = try recordExportSession(store, participant: "P001", frames: 400)
         let ds = dir.sub("ds")
         _ = try Exporter(store: store).export(sessionID: a.sessionID, to: ds, options: ExportOptions(format: .bids))
         let before = try snapshot(ds)
@@ -190,7 +191,7 @@ import Testing
             #expect(try snapshot(ds) == before, "failing at write \(failAt)")
         }
         // A participant new to the dataset leaves no directory either.
-        let c = try recordSynthetic(store, participant: "P777", frames: 40)
+        let c = try recordExportSession(store, participant: "P777", frames: 40)
         let token = SyscallHooks.installFault(under: ds) { op, _ in op == .write ? ENOSPC : nil }
         #expect(throws: RecordingError.self) { try Exporter(store: store).export(sessionID: c.sessionID, to: ds, options: ExportOptions(format: .bids)) }
         SyscallHooks.removeFault(token)

@@ -4,6 +4,7 @@ import Foundation
 import LinuxSystem
 import Testing
 @testable import Recording
+import FacekitTestSupport
 
 /// Rewrites one top-level field of `dir/session.json` as raw JSON text, as a damaged card holds it.
 func setSessionField(_ dir: String, _ key: String, _ rawJSON: String) throws {
@@ -24,9 +25,9 @@ func hiddenEntries(_ dir: String) -> [String] {
     func exportAllGoesOnPastADamagedSession(_ format: ExportFormat) throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let a = try recordSynthetic(store, participant: "A", frames: 5)
-        let bad = try recordSynthetic(store, participant: "B", frames: 5)
-        let c = try recordSynthetic(store, participant: "C", frames: 5)
+        let a = try recordExportSession(store, participant: "A", frames: 5)
+        let bad = try recordExportSession(store, participant: "B", frames: 5)
+        let c = try recordExportSession(store, participant: "C", frames: 5)
         try setSessionField(bad.directory, "monotonicAnchorNs", "-9223372036854775807")
         let out = dir.sub("out")
         let results = try Exporter(store: store).exportAll(to: out, options: .init(format: format))
@@ -68,7 +69,7 @@ func hiddenEntries(_ dir: String) -> [String] {
     func imagesExportOnlyRegularJPEGFiles(_ format: ExportFormat) throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, frames: 12, imageEveryNth: 2)
+        let rec = try recordExportSession(store, frames: 12, imageEveryNth: 2)
         let images = rec.directory + "/images/"
         func name(_ i: Int64) -> String { images + SessionRecorder.imageFileName(frameIndex: i) }
         let secret = dir.path + "/shadow"
@@ -118,7 +119,7 @@ func hiddenEntries(_ dir: String) -> [String] {
     @Test func staleStagingDirectoriesAreRemovedByTheNextExport() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, participant: "P001", frames: 5)
+        let rec = try recordExportSession(store, participant: "P001", frames: 5)
         let out = dir.sub("stick")
         let dead: Int32 = 99_999_999
         let stale = [".session_P001_2026-01-02.partial-\(dead)-12345", ".session_a-b_2026-01-02.partial-\(getpid())-1"]
@@ -151,7 +152,7 @@ func hiddenEntries(_ dir: String) -> [String] {
     func exportIntoOrAroundTheStoreIsRefused(_ spelling: String) throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, frames: 5)
+        let rec = try recordExportSession(store, frames: 5)
         try FileManager.default.createDirectory(atPath: dir.path + "/store/.inside", withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: dir.path + "/link-to-store", withDestinationPath: dir.path + "/store")
         let target = spelling == "." ? dir.path : dir.path + "/" + spelling
@@ -174,7 +175,7 @@ func hiddenEntries(_ dir: String) -> [String] {
     @Test func aSiblingOfTheStoreIsFine() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, frames: 5)
+        let rec = try recordExportSession(store, frames: 5)
         // A name that shares the store's prefix is not inside it.
         let out = dir.sub("store-export")
         #expect(try Exporter(store: store).export(sessionID: rec.sessionID, to: out, options: .init(format: .csv)).frameCount == 5)
@@ -187,7 +188,7 @@ func hiddenEntries(_ dir: String) -> [String] {
     func aFullStickSaysTheStickIsFull(_ format: ExportFormat, _ failAt: Int) throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, frames: 50)
+        let rec = try recordExportSession(store, frames: 50)
         let out = dir.sub("stick")
         let ops = Counter()
         // failAt 0: the staging directory itself cannot be created.
@@ -219,7 +220,7 @@ func hiddenEntries(_ dir: String) -> [String] {
     func aFlippedByteInTheMiddleBecomesAGap(_ format: ExportFormat) throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, frames: 30)
+        let rec = try recordExportSession(store, frames: 30)
         let clean = try store.open(rec.sessionID).framesReader().readAll().map(\.frameIndex)
         try flip(rec, records: [3, 4, 20])
         let s = try store.open(rec.sessionID)
@@ -247,7 +248,7 @@ func hiddenEntries(_ dir: String) -> [String] {
     @Test func aCleanSessionVerifiesCleanAndExportsWithoutGaps() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, frames: 10)
+        let rec = try recordExportSession(store, frames: 10)
         let v = try store.verify(rec.sessionID)
         #expect(v.isClean, "\(v.lines)")
         #expect(v.lines.contains("frames.log: 10 records, all intact") && v.lines.contains("events.log: 2 events, all intact"), "\(v.lines)")
@@ -260,7 +261,7 @@ func hiddenEntries(_ dir: String) -> [String] {
     @Test func aDamagedEventIsSkippedAndTheOnesAfterItKept() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, frames: 10) // events stimulus_onset, then trial, "two"
+        let rec = try recordExportSession(store, frames: 10) // events stimulus_onset, then trial, "two"
         let path = rec.directory + "/events.log"
         var b = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         b[EventLog.headerSize + 12 + 2] ^= 1 // inside the first event's payload

@@ -4,6 +4,7 @@ import LinuxSystem
 import Testing
 @testable import Export
 @testable import Recording
+import FacekitTestSupport
 
 @Suite struct SHA256Tests {
     @Test func matchesTheFIPSVectors() {
@@ -25,7 +26,7 @@ import Testing
     @Test func csvHasTheSeedsLayoutNamesAndExactValues() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, frames: 60)
+        let rec = try recordExportSession(store, frames: 60)
         let out = dir.sub("stick")
         let r = try Exporter(store: store).export(sessionID: rec.sessionID, to: out, options: .init(format: .csv))
         #expect(r.directory.hasSuffix("/session_P001_" + Exporter.date(try SessionMetadata.read(from: rec.directory).realtimeAnchorNs)))
@@ -61,7 +62,7 @@ import Testing
     @Test func jsonLinesRowsParseAndNaNIsNull() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, frames: 20, vertices: .subset([1, 33, 263], .float32))
+        let rec = try recordExportSession(store, frames: 20, vertices: .subset([1, 33, 263], .float32))
         let r = try Exporter(store: store).export(sessionID: rec.sessionID, to: dir.sub("out"), options: .init(format: .jsonl))
         let lines = try readText(r.directory + "/landmarks.jsonl").split(separator: "\n")
         #expect(lines.count == 20)
@@ -84,7 +85,7 @@ import Testing
     @Test func hdf5HasTheSeedsDatasetsShapesAndColumns() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, frames: 45, vertices: .stride(4, .float16), imageEveryNth: 10)
+        let rec = try recordExportSession(store, frames: 45, vertices: .stride(4, .float16), imageEveryNth: 10)
         let r = try Exporter(store: store).export(sessionID: rec.sessionID, to: dir.sub("out"), options: .init(format: .hdf5, includeImages: true))
         #expect(r.hdf5File == r.directory + "/session.h5")
         #expect(try FileManager.default.contentsOfDirectory(atPath: r.directory).sorted() == ["manifest.json", "report.html", "session.h5", "session.json"])
@@ -102,7 +103,7 @@ import Testing
     @Test func manifestListsEveryFileWithSizeAndSHA256() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, frames: 12, imageEveryNth: 4)
+        let rec = try recordExportSession(store, frames: 12, imageEveryNth: 4)
         let r = try Exporter(store: store).export(sessionID: rec.sessionID, to: dir.sub("out"), options: .init(format: .csv, includeImages: true))
         let m = try JSONDecoder().decode(ExportManifest.self, from: Data(contentsOf: URL(fileURLWithPath: r.directory + "/manifest.json")))
         #expect(m.sessionID == rec.sessionID && m.frameCount == 12 && m.format == "csv")
@@ -120,8 +121,8 @@ import Testing
     @Test func repeatedExportsGetNumberedNamesAndAllExportsEverySession() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let a = try recordSynthetic(store, participant: "A", frames: 5)
-        try recordSynthetic(store, participant: "A", frames: 6)
+        let a = try recordExportSession(store, participant: "A", frames: 5)
+        try recordExportSession(store, participant: "A", frames: 6)
         let out = dir.sub("out")
         let x = try Exporter(store: store).export(sessionID: a.sessionID, to: out, options: .init(format: .hdf5))
         let results = try Exporter(store: store).exportAll(to: out, options: .init(format: .hdf5))
@@ -137,7 +138,7 @@ import Testing
     func aFullTargetFailsCleanly(format: ExportFormat) throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, frames: 400)
+        let rec = try recordExportSession(store, frames: 400)
         let before = fileSHA(rec.directory + "/frames.log")
         let out = dir.sub("stick")
         let writes = Counter()
@@ -157,7 +158,7 @@ import Testing
     func aVanishingTargetFailsCleanly(format: ExportFormat) throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, frames: 200)
+        let rec = try recordExportSession(store, frames: 200)
         let before = fileSHA(rec.directory + "/frames.log")
         let out = dir.sub("stick")
         let calls = Counter()
@@ -181,7 +182,7 @@ import Testing
         let out = dir.sub("out")
         #expect { try Exporter(store: store).export(sessionID: live.sessionID, to: out, options: .init()) } throws: { ($0 as! RecordingError).kind == .busy }
         try live.stop()
-        let bad = try recordSynthetic(store, participant: "BAD", frames: 10)
+        let bad = try recordExportSession(store, participant: "BAD", frames: 10)
         let path = bad.directory + "/frames.log"
         var b = fileSHA(path)
         b[FrameLog.headerSize + 2 * bad.layout.recordSize + 40] ^= 4

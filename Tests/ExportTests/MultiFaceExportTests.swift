@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import Export
 @testable import Recording
+import FacekitTestSupport
 
 /// The multi-face layout: one row per (frame, face) with `faceId` right after `frameIndex`, a row
 /// with face ID -1 for a frame without a face, `/face_ids` aligned with every per-row HDF5
@@ -170,7 +171,7 @@ import Testing
         #expect(try logVersion(multi.sessionID) == 3)
         #expect(one.layout.payloadSize == FrameLayout(vertexMode: .none).payloadSize)
         #expect(multi.layout.payloadSize == FrameLayout(vertexMode: .stride(40, .float32)).payloadSize + 4)
-        let rec = try recordSynthetic(store, frames: 5)
+        let rec = try recordExportSession(store, frames: 5)
         let r = try Exporter(store: store).export(sessionID: rec.sessionID, to: dir.sub("out"), options: .init(format: .csv))
         let header = try readText(r.directory + "/metadata.csv").split(separator: "\n")[0]
         #expect(csvFields(header) == ["timestamp", "frameIndex"] + FaceSchema.metadataColumns)

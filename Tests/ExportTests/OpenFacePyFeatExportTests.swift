@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Export
 @testable import Recording
+import FacekitTestSupport
 
 /// Records `frames` synthetic frames from a 640×480 camera with focal length 500 px (every 10th
 /// frame without a face) and stops.

@@ -3,6 +3,7 @@ import LinuxSystem
 import Testing
 @testable import Export
 @testable import Recording
+import FacekitTestSupport
 
 @Suite struct ColumnEnvelopeTests {
     @Test func aOneFrameSpikeKeepsItsFullHeightInItsColumn() {
@@ -190,7 +191,7 @@ import Testing
     @Test func everyExportCarriesTheReportInItsManifestWithThumbnails() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, frames: 200, imageEveryNth: 4)
+        let rec = try recordExportSession(store, frames: 200, imageEveryNth: 4)
         for format in ExportFormat.allCases {
             let r = try Exporter(store: store).export(sessionID: rec.sessionID, to: dir.sub("out-\(format)"), options: .init(format: format))
             // A BIDS session's report and manifest sit in the dataset's sourcedata/facekit/.
@@ -210,7 +211,7 @@ import Testing
     @Test func anInterruptedSessionSaysSoInItsWarnings() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, frames: 30)
+        let rec = try recordExportSession(store, frames: 30)
         var meta = try SessionMetadata.read(from: rec.directory)
         meta.state = .interrupted
         meta.recovery = "recovered after the recorder stopped unexpectedly"
@@ -222,7 +223,7 @@ import Testing
     @Test func anEditedSessionJSONCannotInjectMarkupEither() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, frames: 30)
+        let rec = try recordExportSession(store, frames: 30)
         var meta = try SessionMetadata.read(from: rec.directory)
         meta.participant = "</title><script>alert(1)</script>"
         meta.recovery = "<b onmouseover=alert(2)>x</b>"
@@ -277,12 +278,11 @@ import Testing
     }
 
     @Test func theVersionIsTheRepositorysAndSessionsRecordIt() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let file = try String(contentsOf: root.appendingPathComponent("VERSION"), encoding: .utf8)
+        let file = try String(contentsOfFile: Repo.path + "/VERSION", encoding: .utf8)
         #expect(file.trimmingCharacters(in: .whitespacesAndNewlines) == FacekitVersion.current)
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordSynthetic(store, frames: 2)
+        let rec = try recordExportSession(store, frames: 2)
         #expect(try SessionMetadata.read(from: rec.directory).device[FacekitVersion.deviceKey] == FacekitVersion.current)
     }
 }

@@ -1,11 +1,11 @@
 import Foundation
 @testable import FaceTracking
 import FaceCore
+import FacekitTestSupport
 
 /// Shared paths and the loaded models (loaded once per test process).
 enum Fixtures {
-    static let repo: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().path
+    static let repo: String = Repo.path
     static let task = repo + "/models/face_landmarker_v2.task"
     static let goldens = repo + "/testdata/reference/mediapipe"
     nonisolated(unsafe) static let models: FaceModels = {

@@ -2,6 +2,7 @@ import Foundation
 import LinuxSystem
 import Testing
 @testable import Recording
+import FacekitTestSupport
 
 /// The store's record of a session reaching a stick (`markExported`, `isExported`).
 @Suite struct ExportMarkerTests {

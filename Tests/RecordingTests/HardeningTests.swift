@@ -2,6 +2,7 @@ import Foundation
 import LinuxSystem
 import Testing
 @testable import Recording
+import FacekitTestSupport
 
 /// Rewrites one top-level field of `dir/session.json` as raw JSON text (e.g. an extreme number),
 /// as a hostile or damaged card would hold it.

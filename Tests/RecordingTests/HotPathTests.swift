@@ -2,6 +2,7 @@ import CAllocationCounter
 import Foundation
 import Testing
 @testable import Recording
+import FacekitTestSupport
 
 @Suite struct HotPathTests {
     /// The producer side (`append`, including drops) makes no heap allocation once the session is running.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Recording
+import FacekitTestSupport
 
 @Suite struct LogFormatTests {
     @Test func crc32cMatchesTheStandardCheckValue() {

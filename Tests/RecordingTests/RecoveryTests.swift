@@ -2,6 +2,7 @@ import Foundation
 import LinuxSystem
 import Testing
 @testable import Recording
+import FacekitTestSupport
 
 /// What a crash leaves: the logs as they were, session.json still saying `recording`.
 func simulateCrash(_ dir: String, appendingToFrames junk: [UInt8] = [], toEvents ejunk: [UInt8] = []) throws {

@@ -2,6 +2,7 @@ import Foundation
 import LinuxSystem
 import Testing
 @testable import Recording
+import FacekitTestSupport
 
 @Suite struct SessionStoreTests {
     @Test func recordsStopsAndReadsBackEveryValue() throws {
