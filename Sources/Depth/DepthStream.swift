@@ -58,7 +58,7 @@ public final class DepthStream: @unchecked Sendable {
     }
 
     public let configuration: Configuration
-    public let intrinsics: DepthIntrinsics
+    package let intrinsics: DepthIntrinsics
     /// The driver's own name ("replay", "v4l2", ...).
     public let driverName: String
 

@@ -29,7 +29,7 @@ public struct ExportCamera: Sendable, Equatable {
 
     /// The session's camera, or nil when the session did not record its frame size (synthetic
     /// sessions, logs from before sizes were recorded): pixel and millimetre columns stay empty.
-    public static func of(_ m: SessionMetadata) -> ExportCamera? {
+    package static func of(_ m: SessionMetadata) -> ExportCamera? {
         guard let size = m.device["size"] ?? m.config.extra["size"] else { return nil }
         let parts = size.split(separator: "x")
         guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]), w > 0, h > 0, w.isFinite, h.isFinite else { return nil }

@@ -27,7 +27,7 @@ public struct SessionReport {
     let session: StoredSession
     let events: [SessionEvent]
 
-    public init(session: StoredSession, events: [SessionEvent]) {
+    package init(session: StoredSession, events: [SessionEvent]) {
         self.session = session; self.events = events
     }
 

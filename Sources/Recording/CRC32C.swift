@@ -3,7 +3,7 @@
 /// Castagnoli rather than zlib's polynomial because it detects more error patterns in records of a
 /// few kilobytes; slicing-by-8 because the writer checksums ~100 KB/s per camera at 30 fps and the
 /// bench at 60x that, and a byte-at-a-time loop would be the writer's largest cost.
-public enum CRC32C {
+package enum CRC32C {
     private static let tables: [UInt32] = {
         var t = [UInt32](repeating: 0, count: 8 * 256)
         for i in 0..<256 {
@@ -21,7 +21,7 @@ public enum CRC32C {
     }()
 
     /// Checksum of `buf`, continuing from `crc` (start with 0).
-    public static func checksum(_ buf: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+    package static func checksum(_ buf: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         var c = ~crc
         guard var p = buf.baseAddress else { return crc }
         var n = buf.count
@@ -45,7 +45,7 @@ public enum CRC32C {
         return ~c
     }
 
-    public static func checksum(_ bytes: [UInt8]) -> UInt32 {
+    package static func checksum(_ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0) }
     }
 }

@@ -9,7 +9,7 @@ public enum DepthCaptureMode: Sendable, Equatable, Codable, CustomStringConverti
     /// The depth maps matched to colour frames whose frame index is a multiple of n.
     case everyNthFrame(Int)
 
-    public init(parsing s: String) throws(RecordingError) {
+    package init(parsing s: String) throws(RecordingError) {
         switch s {
         case "none": self = .none
         case "everyFrame", "every": self = .everyFrame
@@ -32,7 +32,7 @@ public enum DepthCaptureMode: Sendable, Equatable, Codable, CustomStringConverti
     }
 
     /// Whether the depth map matched to colour frame `frameIndex` is stored.
-    public func stores(frameIndex: Int64) -> Bool {
+    package func stores(frameIndex: Int64) -> Bool {
         switch self {
         case .none: return false
         case .everyFrame: return true
@@ -53,18 +53,18 @@ public enum DepthCaptureMode: Sendable, Equatable, Codable, CustomStringConverti
 }
 
 /// The depth camera's pinhole model, stored in depth.log's header and exported as attributes.
-public struct DepthIntrinsics: Sendable, Equatable, Codable {
-    public var width: Int, height: Int
+package struct DepthIntrinsics: Sendable, Equatable, Codable {
+    package var width: Int, height: Int
     /// Focal lengths and principal point in depth pixels.
-    public var fx: Float, fy: Float, cx: Float, cy: Float
+    package var fx: Float, fy: Float, cx: Float, cy: Float
     /// Metres per depth count.
-    public var depthUnits: Float
+    package var depthUnits: Float
     /// Depth pixels are registered to the colour image (same normalised coordinates).
-    public var alignedToColor: Bool
+    package var alignedToColor: Bool
     /// Row-major 3×4 [R | t] from depth to colour camera, metres; nil when the driver has none.
-    public var depthToColor: [Float]?
+    package var depthToColor: [Float]?
 
-    public init(width: Int, height: Int, fx: Float, fy: Float, cx: Float, cy: Float, depthUnits: Float,
+    package init(width: Int, height: Int, fx: Float, fy: Float, cx: Float, cy: Float, depthUnits: Float,
                 alignedToColor: Bool, depthToColor: [Float]? = nil) {
         self.width = width; self.height = height; self.fx = fx; self.fy = fy; self.cx = cx; self.cy = cy
         self.depthUnits = depthUnits; self.alignedToColor = alignedToColor; self.depthToColor = depthToColor

@@ -24,10 +24,10 @@ import Glibc
 /// differences are small), little-endian, then deflated (zlib level 1, fast enough for the writer
 /// thread at 30 fps). `matchedFrameIndex` is the colour frame the map was matched to.
 /// The header is written once, through a temp file and rename, so it is never torn.
-public enum DepthLog {
-    public static let fileName = "depth.log"
+package enum DepthLog {
+    package static let fileName = "depth.log"
     /// The header size of the logs this version writes; version 1 headers are 96 bytes.
-    public static let headerSize = 192
+    package static let headerSize = 192
     static let v1HeaderSize = 96
     static let magic: [UInt8] = Array("FKDEPTH\0".utf8)
     static let version: UInt32 = 2
@@ -53,14 +53,14 @@ public enum DepthLog {
     }
 
     /// What one record holds besides the pixels.
-    public struct Entry: Sendable, Equatable {
-        public var seq: UInt64
-        public var depthTimestampNs: Int64
-        public var depthSequence: UInt64
+    package struct Entry: Sendable, Equatable {
+        package var seq: UInt64
+        package var depthTimestampNs: Int64
+        package var depthSequence: UInt64
         /// The colour frame this map was matched to.
-        public var matchedFrameIndex: Int64
-        public var colourTimestampNs: Int64
-        public var width: Int, height: Int
+        package var matchedFrameIndex: Int64
+        package var colourTimestampNs: Int64
+        package var width: Int, height: Int
         var encoding: UInt32
         var rawBytes: Int
         /// File offset of the record and its payload size.
@@ -72,17 +72,17 @@ public enum DepthLog {
     /// consecutive, so the first intact record after the damage says how many are missing. The
     /// colour frames they were matched to are not known; the intact maps around the stretch
     /// bound them.
-    public struct Gap: Sendable, Equatable {
-        public var firstSequence: UInt64
-        public var lastSequence: UInt64
+    package struct Gap: Sendable, Equatable {
+        package var firstSequence: UInt64
+        package var lastSequence: UInt64
         /// The colour frame of the last intact map before the stretch (nil at the log's start).
-        public var afterFrameIndex: Int64?
+        package var afterFrameIndex: Int64?
         /// The colour frame of the first intact map after it.
-        public var beforeFrameIndex: Int64
+        package var beforeFrameIndex: Int64
     }
 
     /// The header of a new log (`sessionID` empty outside a session).
-    public static func header(for k: DepthIntrinsics, sessionID: String) -> [UInt8] {
+    package static func header(for k: DepthIntrinsics, sessionID: String) -> [UInt8] {
         var h = commonHeader(for: k, version: version, size: headerSize)
         let id = Array(sessionID.utf8.prefix(FrameLog.maxIDBytes))
         h.replaceSubrange(96..<(96 + id.count), with: id)
@@ -203,23 +203,23 @@ public enum DepthLog {
     }
 
     /// The outcome of checking every record.
-    public struct ScanResult: Sendable {
-        public var intrinsics: DepthIntrinsics
-        public var entries: [Entry]
-        public var validEnd: Int64
-        public var fileSize: Int64
-        public var midFileDamageAt: Int64?
+    package struct ScanResult: Sendable {
+        package var intrinsics: DepthIntrinsics
+        package var entries: [Entry]
+        package var validEnd: Int64
+        package var fileSize: Int64
+        package var midFileDamageAt: Int64?
         /// Every offset where damage starts and intact records follow; the maps after each are
         /// kept in `entries` (a closed log is salvaged, not given up at the first bad byte).
-        public var damagedAt: [Int64] = []
+        package var damagedAt: [Int64] = []
         /// The maps each damaged stretch lost (none when damage only inserted bytes).
-        public var missing: [Gap] = []
+        package var missing: [Gap] = []
         /// Bytes after the last intact record (a crash mid-write, or damage at the very end).
-        public var isTornTail: Bool { validEnd < fileSize }
+        package var isTornTail: Bool { validEnd < fileSize }
     }
 
     /// Validates the header and every record (magic, length, CRC-32C, sequence).
-    public static func scan(path: String, sessionID: String? = nil) throws(RecordingError) -> ScanResult {
+    package static func scan(path: String, sessionID: String? = nil) throws(RecordingError) -> ScanResult {
         let fd = try SessionFile.open(path, O_RDONLY)
         defer { Syscalls.close(fd) }
         let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)
@@ -312,21 +312,21 @@ public enum DepthLog {
 }
 
 /// Reading a closed (or recovered) depth.log: the entries, and each map decoded on demand.
-public final class DepthLogReader {
-    public let path: String
-    public let intrinsics: DepthIntrinsics
-    public let entries: [DepthLog.Entry]
+package final class DepthLogReader {
+    package let path: String
+    package let intrinsics: DepthIntrinsics
+    package let entries: [DepthLog.Entry]
     private let fd: Int32
     private var buffer: UnsafeMutableRawBufferPointer
 
     /// Where damaged stretches start; the maps after each are kept (see `DepthLog.ScanResult`).
-    public let damagedAt: [Int64]
+    package let damagedAt: [Int64]
     /// The maps lost in those stretches.
-    public let missing: [DepthLog.Gap]
+    package let missing: [DepthLog.Gap]
 
     /// Opens and validates the log. A torn tail (a live session) is ignored; damaged records in
     /// the middle are skipped (`damagedAt`) and the maps after them kept.
-    public init(path: String, sessionID: String? = nil) throws(RecordingError) {
+    package init(path: String, sessionID: String? = nil) throws(RecordingError) {
         self.path = path
         let scan = try DepthLog.scan(path: path, sessionID: sessionID)
         damagedAt = scan.damagedAt
@@ -339,10 +339,10 @@ public final class DepthLogReader {
 
     deinit { Syscalls.close(fd); buffer.deallocate() }
 
-    public var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// Decodes map `i` into `out` (width × height samples, row-major).
-    public func read(_ i: Int, into out: UnsafeMutableBufferPointer<UInt16>) throws(RecordingError) {
+    package func read(_ i: Int, into out: UnsafeMutableBufferPointer<UInt16>) throws(RecordingError) {
         let e = entries[i]
         guard out.count >= e.width * e.height else {
             throw RecordingError(.invalidArgument, "\(path): map \(i) is \(e.width)x\(e.height), the buffer holds \(out.count) samples")
@@ -379,7 +379,7 @@ public final class DepthLogReader {
     }
 
     /// Reads every map (tests and small sessions).
-    public func readAll() throws(RecordingError) -> [[UInt16]] {
+    package func readAll() throws(RecordingError) -> [[UInt16]] {
         var out: [[UInt16]] = []
         for i in 0..<count {
             var m = [UInt16](repeating: 0, count: entries[i].width * entries[i].height)

@@ -11,9 +11,9 @@ import Glibc
 /// producer copies a map into one of a few preallocated slots and returns; when every slot is
 /// busy the map is dropped and counted (`appendWaiting` waits instead, for offline producers).
 /// The writer delta-codes and deflates each map, appends it and fsyncs on the session's cadence.
-public final class DepthRecorder: @unchecked Sendable {
-    public let path: String
-    public let intrinsics: DepthIntrinsics
+package final class DepthRecorder: @unchecked Sendable {
+    package let path: String
+    package let intrinsics: DepthIntrinsics
 
     private let lock = ConditionLock()
     private struct Slot {
@@ -35,7 +35,7 @@ public final class DepthRecorder: @unchecked Sendable {
 
     /// Creates `directory/depth.log` (its header written through a temp file and rename, so it
     /// is never torn) and starts the writer.
-    public init(directory: String, intrinsics k: DepthIntrinsics, flushIntervalMs: Int = 1000, slotCount: Int = 4) throws(RecordingError) {
+    package init(directory: String, intrinsics k: DepthIntrinsics, flushIntervalMs: Int = 1000, slotCount: Int = 4) throws(RecordingError) {
         guard k.width > 0, k.height > 0, k.width * k.height <= 4096 * 4096 else {
             throw RecordingError(.invalidArgument, "depth maps of \(k.width)x\(k.height) cannot be recorded")
         }
@@ -72,7 +72,7 @@ public final class DepthRecorder: @unchecked Sendable {
     /// Queues one map (`width × height` samples, row-major, matching the intrinsics). Returns
     /// false when it was dropped: every slot busy (counted), a size mismatch, or the log failed.
     @discardableResult
-    public func append(_ pixels: UnsafeBufferPointer<UInt16>, depthTimestampNs: Int64, depthSequence: UInt64,
+    package func append(_ pixels: UnsafeBufferPointer<UInt16>, depthTimestampNs: Int64, depthSequence: UInt64,
                        matchedFrameIndex: Int64, colourTimestampNs: Int64, waiting: Bool = false) -> Bool {
         lock.lock()
         defer { lock.unlock() }
@@ -94,14 +94,14 @@ public final class DepthRecorder: @unchecked Sendable {
     }
 
     /// Maps dropped because the writer was behind.
-    public var droppedMaps: UInt64 { lock.withLock { dropped } }
+    package var droppedMaps: UInt64 { lock.withLock { dropped } }
     /// Maps written to the log.
-    public var storedMaps: Int { lock.withLock { storedCount } }
+    package var storedMaps: Int { lock.withLock { storedCount } }
     /// Why the depth log stopped (disk full, I/O error), if it did. The frame log is unaffected.
-    public var failure: RecordingError? { lock.withLock { failureError } }
+    package var failure: RecordingError? { lock.withLock { failureError } }
 
     /// Writes what is queued, fsyncs and stops the writer. Throws the failure, if any.
-    public func stop() throws(RecordingError) {
+    package func stop() throws(RecordingError) {
         let first = lock.withLock { () -> Bool in
             let f = !stopRequested
             stopRequested = true

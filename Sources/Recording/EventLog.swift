@@ -4,12 +4,12 @@ import Glibc
 #endif
 
 /// An event marker: a label from a source (api, gpio, cli, system) at a CLOCK_MONOTONIC time.
-public struct SessionEvent: Sendable, Equatable {
-    public var seq: UInt64
-    public var monotonicNs: Int64
-    public var label: String
-    public var source: String
-    public init(seq: UInt64 = 0, monotonicNs: Int64, label: String, source: String) {
+package struct SessionEvent: Sendable, Equatable {
+    package var seq: UInt64
+    package var monotonicNs: Int64
+    package var label: String
+    package var source: String
+    package init(seq: UInt64 = 0, monotonicNs: Int64, label: String, source: String) {
         self.seq = seq; self.monotonicNs = monotonicNs; self.label = label; self.source = source
     }
 }
@@ -21,8 +21,8 @@ public struct SessionEvent: Sendable, Equatable {
 ///     header v1 (read)    = magic "FKEVENTS" | version u32 = 1 | crc32c u32                   = 16 bytes
 ///     record  = magic u32 "FKEV" | payloadLength u32 | crc32c u32 (of payload) | payload
 ///     payload = seq u64 | monotonicNs i64 | sourceLength u8 | source | labelLength u16 | label (UTF-8)
-public enum EventLog {
-    public static let fileName = "events.log"
+package enum EventLog {
+    package static let fileName = "events.log"
     /// The header size of the logs this version writes (version 2, which names the session, so a
     /// log swapped into another session's folder is refused); version 1 logs stay readable.
     static let headerSize = 112
@@ -83,21 +83,21 @@ public enum EventLog {
         }
     }
 
-    public struct ScanResult: Sendable {
-        public var events: [SessionEvent]
-        public var validEnd: Int64
-        public var fileSize: Int64
-        public var midFileDamageAt: Int64?
+    package struct ScanResult: Sendable {
+        package var events: [SessionEvent]
+        package var validEnd: Int64
+        package var fileSize: Int64
+        package var midFileDamageAt: Int64?
         /// Byte offsets where damage starts and intact records follow; the events after each are
         /// kept in `events` (a closed log is salvaged, not given up at the first bad byte).
-        public var damagedAt: [Int64] = []
+        package var damagedAt: [Int64] = []
         /// Bytes after the last intact record (a crash mid-write, or damage at the very end).
-        public var isTornTail: Bool { validEnd < fileSize }
+        package var isTornTail: Bool { validEnd < fileSize }
     }
 
     /// Reads and validates the whole log. Damage followed by a valid record is mid-file damage;
     /// otherwise whatever follows the last valid record is a torn tail.
-    public static func scan(path: String, sessionID: String) throws(RecordingError) -> ScanResult {
+    package static func scan(path: String, sessionID: String) throws(RecordingError) -> ScanResult {
         let fd = try SessionFile.open(path, O_RDONLY)
         defer { Syscalls.close(fd) }
         let size = try Syscalls.fileSize(fd).orThrow("reading the size of", path)

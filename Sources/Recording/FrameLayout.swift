@@ -13,27 +13,27 @@
 /// the faces, and one record with face ID -1 for a frame without a face; a single-face session
 /// stores one record per frame, without the face ID, exactly as before multi-face sessions.
 public struct FrameLayout: Sendable, Equatable {
-    public static let recordMagic: UInt32 = 0x5246_4B46 // "FKFR" little-endian
-    public static let framingSize = 8
+    package static let recordMagic: UInt32 = 0x5246_4B46 // "FKFR" little-endian
+    package static let framingSize = 8
     static let fixedPayload = 364
     static let oBlend = 36, oHead = 244, oLookAt = 256, oLight = 268, oDistance = 276
     static let oAU = 280, oEmotion = 336, oLandmarks = 364
 
-    public static let flagTracked: UInt32 = 1, flagImage: UInt32 = 2
+    package static let flagTracked: UInt32 = 1, flagImage: UInt32 = 2
     /// Bits 2-3: `DistanceSource` (0 in logs written before depth existed: read as none).
     static let distanceSourceShift: UInt32 = 2, distanceSourceMask: UInt32 = 3 << 2
 
-    public let vertexMode: VertexMode
+    package let vertexMode: VertexMode
     /// Mesh index of each stored vertex.
-    public let vertexIndices: [Int]
-    public let payloadSize: Int
-    public var recordSize: Int { payloadSize + Self.framingSize }
+    package let vertexIndices: [Int]
+    package let payloadSize: Int
+    package var recordSize: Int { payloadSize + Self.framingSize }
     /// Whether each record ends with the face's ID (sessions with `maxTrackedFaces` > 1).
-    public let hasFaceIDs: Bool
+    package let hasFaceIDs: Bool
     /// Payload offset of the face ID, when stored.
     let oFaceID: Int
 
-    public init(vertexMode: VertexMode, faceIDs: Bool = false) {
+    package init(vertexMode: VertexMode, faceIDs: Bool = false) {
         self.vertexMode = vertexMode
         vertexIndices = vertexMode.indices
         hasFaceIDs = faceIDs
@@ -42,13 +42,13 @@ public struct FrameLayout: Sendable, Equatable {
     }
 
     /// The layout of a session's frame log, from its stored configuration.
-    public init(config: SessionConfig) {
+    package init(config: SessionConfig) {
         self.init(vertexMode: config.vertices, faceIDs: config.storesFaceIDs)
     }
 
     /// Serializes `r` into `dst` (payload only, `payloadSize` bytes). Allocates nothing.
     @inline(__always)
-    public func encode(_ r: FrameRecord, seq: UInt64, droppedBefore: UInt64, hasImage: Bool,
+    package func encode(_ r: FrameRecord, seq: UInt64, droppedBefore: UInt64, hasImage: Bool,
                        into dst: UnsafeMutableRawPointer) {
         dst.storeBytes(of: seq.littleEndian, toByteOffset: 0, as: UInt64.self)
         dst.storeBytes(of: r.monotonicNs.littleEndian, toByteOffset: 8, as: Int64.self)
@@ -95,36 +95,36 @@ public struct FrameLayout: Sendable, Equatable {
 }
 
 /// Read access to one stored record's payload (points into a read buffer; valid while it is).
-public struct FrameView {
-    public let payload: UnsafeRawPointer
-    public let layout: FrameLayout
+package struct FrameView {
+    package let payload: UnsafeRawPointer
+    package let layout: FrameLayout
 
-    public init(payload: UnsafeRawPointer, layout: FrameLayout) { self.payload = payload; self.layout = layout }
+    package init(payload: UnsafeRawPointer, layout: FrameLayout) { self.payload = payload; self.layout = layout }
 
     @inline(__always) func f32(_ off: Int) -> Float {
         Float(bitPattern: UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: off, as: UInt32.self)))
     }
-    public var seq: UInt64 { UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: 0, as: UInt64.self)) }
-    public var monotonicNs: Int64 { Int64(littleEndian: payload.loadUnaligned(fromByteOffset: 8, as: Int64.self)) }
-    public var frameIndex: Int64 { Int64(littleEndian: payload.loadUnaligned(fromByteOffset: 16, as: Int64.self)) }
+    package var seq: UInt64 { UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: 0, as: UInt64.self)) }
+    package var monotonicNs: Int64 { Int64(littleEndian: payload.loadUnaligned(fromByteOffset: 8, as: Int64.self)) }
+    package var frameIndex: Int64 { Int64(littleEndian: payload.loadUnaligned(fromByteOffset: 16, as: Int64.self)) }
     /// The face's session-stable ID in a multi-face session (-1: no face in this frame); 0 for a
     /// tracked frame of a single-face session, whose records carry no ID.
-    public var faceId: Int32 {
+    package var faceId: Int32 {
         if layout.hasFaceIDs { return Int32(littleEndian: payload.loadUnaligned(fromByteOffset: layout.oFaceID, as: Int32.self)) }
         return isFaceTracked ? 0 : -1
     }
-    public var droppedBefore: UInt64 { UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: 24, as: UInt64.self)) }
+    package var droppedBefore: UInt64 { UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: 24, as: UInt64.self)) }
     var flags: UInt32 { UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: 32, as: UInt32.self)) }
-    public var isFaceTracked: Bool { flags & FrameLayout.flagTracked != 0 }
-    public var hasImage: Bool { flags & FrameLayout.flagImage != 0 }
-    public var distanceSource: DistanceSource {
+    package var isFaceTracked: Bool { flags & FrameLayout.flagTracked != 0 }
+    package var hasImage: Bool { flags & FrameLayout.flagImage != 0 }
+    package var distanceSource: DistanceSource {
         DistanceSource(rawValue: UInt8((flags & FrameLayout.distanceSourceMask) >> FrameLayout.distanceSourceShift)) ?? .none
     }
 
-    @inline(__always) public func blendShape(_ i: Int) -> Float { f32(FrameLayout.oBlend + 4 * i) }
+    @inline(__always) package func blendShape(_ i: Int) -> Float { f32(FrameLayout.oBlend + 4 * i) }
 
     /// The `FaceSchema.metadataColumns` values of this frame, in that order.
-    @inline(__always) public func metadata(_ column: Int) -> Float {
+    @inline(__always) package func metadata(_ column: Int) -> Float {
         switch column {
         case 0: return isFaceTracked ? 1 : 0
         case 1: return Float(droppedBefore)
@@ -138,7 +138,7 @@ public struct FrameView {
     }
 
     /// Stored landmark component `i` (vertex `i / 3`, axis `i % 3`), widened to Float.
-    @inline(__always) public func landmark(_ i: Int) -> Float {
+    @inline(__always) package func landmark(_ i: Int) -> Float {
         if layout.vertexMode.precision == .float16 {
             let bits = UInt16(littleEndian: payload.loadUnaligned(fromByteOffset: FrameLayout.oLandmarks + 2 * i, as: UInt16.self))
             return Float(Float16(bitPattern: bits))
@@ -147,12 +147,12 @@ public struct FrameView {
     }
 
     /// Raw stored landmark bytes (float16 or float32, little-endian), for copying at full fidelity.
-    public var landmarkBytes: UnsafeRawBufferPointer {
+    package var landmarkBytes: UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: payload + FrameLayout.oLandmarks, count: layout.vertexMode.byteCount)
     }
 
     /// Rebuilds a `FrameRecord` (landmarks scattered back to mesh positions, the rest NaN).
-    public func record() -> FrameRecord {
+    package func record() -> FrameRecord {
         var r = FrameRecord()
         r.monotonicNs = monotonicNs; r.frameIndex = frameIndex; r.isFaceTracked = isFaceTracked
         if layout.hasFaceIDs { r.faceId = faceId }

@@ -19,10 +19,10 @@ import Glibc
 /// session's layout, and (from version 2) the session ID, so a log copied or swapped into another
 /// session's folder is refused rather than exported under the wrong participant. Version 1 logs
 /// (no ID) stay readable. Readers validate every record's magic, CRC-32C and sequence number.
-public enum FrameLog {
-    public static let fileName = "frames.log"
+package enum FrameLog {
+    package static let fileName = "frames.log"
     /// The header size of the logs this version writes; `dataStart` gives any log's.
-    public static let headerSize = 128
+    package static let headerSize = 128
     static let v1HeaderSize = 32
     static let maxIDBytes = 92
     static let magic: [UInt8] = Array("FKFRAMES".utf8)
@@ -106,27 +106,27 @@ public enum FrameLog {
     /// Every record of a closed log checked, damage skipped rather than fatal: which records fail
     /// their checks, the frame indices they held (as far as the intact records around them tell),
     /// and the bytes after the last whole record.
-    public struct Salvage: Sendable, Equatable {
+    package struct Salvage: Sendable, Equatable {
         /// Indices (positions in the log) of the records that fail their checks.
-        public var damagedRecords: [Int] = []
+        package var damagedRecords: [Int] = []
         /// Byte offset of each damaged record.
-        public var damagedOffsets: [Int64] = []
+        package var damagedOffsets: [Int64] = []
         /// The frame indices missing: for each run of damaged records, the indices strictly between
         /// the intact frames around it when that span has exactly the run's length; otherwise (a
         /// frame dropped inside the run, or a run at either end) the run's length counted on from
         /// the intact neighbour. In a multi-face log (several records per frame) they are the frames
         /// strictly between the intact neighbours, or, when there are none, the neighbours' own
         /// frame (or both neighbours' frames: the lost records were faces of one of them).
-        public var gaps: [Int64] = []
+        package var gaps: [Int64] = []
         /// Whole records in the file, intact or not.
-        public var records = 0
+        package var records = 0
         /// Bytes after the last whole record (a torn tail).
-        public var trailingBytes: Int64 = 0
+        package var trailingBytes: Int64 = 0
         /// Damaged stretches of events.log (filled in by the store, which reads both logs).
-        public var damagedEventStretches = 0
+        package var damagedEventStretches = 0
         /// Damaged frame records, a torn end, and damaged event stretches, counted together.
-        public var damageCount: Int { damagedRecords.count + (trailingBytes > 0 ? 1 : 0) + damagedEventStretches }
-        public var isClean: Bool { damageCount == 0 }
+        package var damageCount: Int { damagedRecords.count + (trailingBytes > 0 ? 1 : 0) + damagedEventStretches }
+        package var isClean: Bool { damageCount == 0 }
     }
 
     /// Checks every record of the log (records start at `dataStart`).
@@ -201,16 +201,16 @@ public enum FrameLog {
 /// Records listed in `damaged` (found by `FrameLog.salvageScan`) are skipped: indices and
 /// `count` are of the intact records only, so one bad record costs one frame, not the session.
 /// Any other record that fails its checks is an error (the file changed since it was checked).
-public final class FrameLogReader {
-    public let path: String
-    public let layout: FrameLayout
+package final class FrameLogReader {
+    package let path: String
+    package let layout: FrameLayout
     /// Intact records: whole records minus the damaged ones.
-    public let count: Int
+    package let count: Int
     /// Log positions of the records skipped as damaged, ascending.
-    public let damaged: [Int]
+    package let damaged: [Int]
     private let damagedSet: Set<Int>
     /// Where the records start (the header's size).
-    public let dataStart: Int64
+    package let dataStart: Int64
     private let fd: Int32
     private var buffer: UnsafeMutableRawBufferPointer
     /// Next log position to read, and the intact index it corresponds to.
@@ -219,7 +219,7 @@ public final class FrameLogReader {
     private let records: Int
 
     /// Opens the log; `count` is how many intact records it holds (validated as they are read).
-    public init(path: String, layout: FrameLayout, sessionID: String, damaged: [Int] = []) throws(RecordingError) {
+    package init(path: String, layout: FrameLayout, sessionID: String, damaged: [Int] = []) throws(RecordingError) {
         self.path = path; self.layout = layout
         fd = try SessionFile.open(path, O_RDONLY)
         do {
@@ -243,14 +243,14 @@ public final class FrameLogReader {
 
     deinit { Syscalls.close(fd); buffer.deallocate() }
 
-    public var batchCapacity: Int { buffer.count / layout.recordSize }
+    package var batchCapacity: Int { buffer.count / layout.recordSize }
 
     /// Restarts reading at record `index`.
-    public func seek(to index: Int) { next = index; nextPosition = position(of: index) }
+    package func seek(to index: Int) { next = index; nextPosition = position(of: index) }
 
     /// Reads the next batch and calls `body` with a view per record; returns false at the end.
     /// Throws `.corrupt` naming the file and offset when a record fails its checks.
-    public func nextBatch(_ body: (_ firstIndex: Int, _ frames: UnsafeRawPointer, _ count: Int) throws -> Void) throws -> Bool {
+    package func nextBatch(_ body: (_ firstIndex: Int, _ frames: UnsafeRawPointer, _ count: Int) throws -> Void) throws -> Bool {
         let rs = layout.recordSize
         while next < count && nextPosition < records {
             let n = min(batchCapacity, records - nextPosition)
@@ -282,12 +282,12 @@ public final class FrameLogReader {
 
     /// The payload view of record `k` of the batch passed to `nextBatch`'s body.
     @inline(__always)
-    public func view(_ batch: UnsafeRawPointer, _ k: Int) -> FrameView {
+    package func view(_ batch: UnsafeRawPointer, _ k: Int) -> FrameView {
         FrameView(payload: batch + k * layout.recordSize + FrameLayout.framingSize, layout: layout)
     }
 
     /// Reads and validates one record.
-    public func frame(at index: Int) throws(RecordingError) -> FrameRecord {
+    package func frame(at index: Int) throws(RecordingError) -> FrameRecord {
         guard index >= 0 && index < count else { throw RecordingError(.invalidArgument, "\(path): no record \(index) (the log holds \(count))") }
         let rs = layout.recordSize
         let p = position(of: index)
@@ -300,7 +300,7 @@ public final class FrameLogReader {
     }
 
     /// Reads every frame as `FrameRecord`s (tests and small sessions).
-    public func readAll() throws -> [FrameRecord] {
+    package func readAll() throws -> [FrameRecord] {
         seek(to: 0)
         var out: [FrameRecord] = []
         out.reserveCapacity(count)

@@ -2,13 +2,13 @@ import CJPEG
 
 /// Pixels handed to the recorder with a frame: borrowed for the duration of `append` only.
 public struct ImageRef {
-    public var pixels: UnsafeRawBufferPointer
-    public var width: Int
-    public var height: Int
+    package var pixels: UnsafeRawBufferPointer
+    package var width: Int
+    package var height: Int
     /// 1 = grey, 3 = RGB.
-    public var components: Int
+    package var components: Int
     /// Bytes from one row to the next.
-    public var stride: Int
+    package var stride: Int
     public init(pixels: UnsafeRawBufferPointer, width: Int, height: Int, components: Int, stride: Int? = nil) {
         self.pixels = pixels; self.width = width; self.height = height
         self.components = components; self.stride = stride ?? width * components

@@ -3,4 +3,3 @@
 //   SessionRecorder   the per-session writer: bounded ring, writer thread, fsync cadence
 //   FrameLog/EventLog the append-only checksummed log formats
 //   FaceSchema        canonical names shared with Export and the tracker
-public enum RecordingModule { public static let name = "Recording" }

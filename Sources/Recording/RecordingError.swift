@@ -25,12 +25,12 @@ public struct RecordingError: DomainError {
     }
 
     /// A failed system call of the platform layer, as the store reports it.
-    public init(_ e: SystemCallError) {
+    package init(_ e: SystemCallError) {
         self = .syscall(e.call.activity, path: e.path, e)
     }
 
     /// One factory for syscall failures: maps errno to a kind and a remedy, and names the file.
-    public static func syscall(_ what: String, path: String, _ e: SystemCallError) -> RecordingError {
+    package static func syscall(_ what: String, path: String, _ e: SystemCallError) -> RecordingError {
         switch e.errno {
         case .noSpace, .quotaExceeded:
             return RecordingError(.diskFull, "\(what) \(path): no space left on this filesystem; free space (move exported sessions off the card) or use a larger medium", path: path, cause: e)
@@ -51,7 +51,7 @@ public struct RecordingError: DomainError {
 extension Result where Failure == SystemCallError {
     /// Unwraps, converting a failed call into a `RecordingError` that names the file.
     @inline(__always)
-    public func orThrow(_ what: String, _ path: String) throws(RecordingError) -> Success {
+    package func orThrow(_ what: String, _ path: String) throws(RecordingError) -> Success {
         switch self {
         case .success(let v): return v
         case .failure(let e): throw RecordingError.syscall(what, path: path, e)

@@ -7,9 +7,9 @@ import Glibc
 /// must be a regular file reached without a symlink. The card can be edited anywhere: a
 /// symlinked frames.log would let recovery truncate whatever it points at, and a FIFO would
 /// block a reader forever (`Syscalls.openRegularFile`).
-public enum SessionFile {
+package enum SessionFile {
     /// Opens `path`; throws `.corrupt` naming the file when it is not a regular file.
-    public static func open(_ path: String, _ flags: Int32, _ what: String = "opening") throws(RecordingError) -> Int32 {
+    package static func open(_ path: String, _ flags: Int32, _ what: String = "opening") throws(RecordingError) -> Int32 {
         switch Syscalls.openRegularFile(path, flags, followSymlinks: false) {
         case .success(let fd): return fd
         case .failure(.failed(let e)) where e.call == .open && e.errno == .tooManySymbolicLinks:
@@ -22,13 +22,13 @@ public enum SessionFile {
     }
 
     /// Replaces a file atomically (`AtomicFile.write`), reporting a failure as the store does.
-    public static func write(_ bytes: [UInt8], to path: String) throws(RecordingError) {
+    package static func write(_ bytes: [UInt8], to path: String) throws(RecordingError) {
         do throws(SystemCallError) { try AtomicFile.write(bytes, to: path) } catch { throw RecordingError(error) }
     }
 
     /// Reads a whole file of at most `limit` bytes (`AtomicFile.read`); `sessionFile`: opened
     /// under the rule above.
-    public static func read(_ path: String, limit: Int = 64 << 20, sessionFile: Bool = false) throws(RecordingError) -> [UInt8] {
+    package static func read(_ path: String, limit: Int = 64 << 20, sessionFile: Bool = false) throws(RecordingError) -> [UInt8] {
         let file = FileDescriptor(owning: sessionFile ? try open(path, O_RDONLY) : try Syscalls.open(path, O_RDONLY).orThrow("opening", path),
                                   path: path)
         defer { file.close() }

@@ -9,22 +9,22 @@ public enum SessionState: String, Codable, Sendable {
 
 /// Recording configuration, stored in session.json so the logs can always be decoded.
 public struct SessionConfig: Codable, Sendable, Equatable {
-    public var vertices: VertexMode
+    package var vertices: VertexMode
     /// Store a JPEG of every Nth frame (0 = no images).
-    public var imageEveryNth: Int
-    public var jpegQuality: Int
+    package var imageEveryNth: Int
+    package var jpegQuality: Int
     /// fsync cadence of the logs, milliseconds.
-    public var flushIntervalMs: Int
+    package var flushIntervalMs: Int
     /// Frames the bounded queue between producer and writer holds; beyond it frames are dropped (counted).
-    public var queueCapacity: Int
+    package var queueCapacity: Int
     /// Free-form configuration of the producer (provider, model, camera settings...).
-    public var extra: [String: String]
+    package var extra: [String: String]
     /// Depth maps stored in depth.log (the seed's `captureDepthMaps`); nil (sessions from before
     /// depth existed, or without a depth sensor) means none.
-    public var captureDepthMaps: DepthCaptureMode?
+    package var captureDepthMaps: DepthCaptureMode?
     /// Faces tracked per frame; nil (sessions from before multi-face sessions) means 1. With more
     /// than one the frame log stores one record per (frame, face) with the face's ID.
-    public var maxTrackedFaces: Int?
+    package var maxTrackedFaces: Int?
 
     public init(vertices: VertexMode = .none, imageEveryNth: Int = 0, jpegQuality: Int = 85,
                 flushIntervalMs: Int = 500, queueCapacity: Int = 256, extra: [String: String] = [:],
@@ -35,45 +35,45 @@ public struct SessionConfig: Codable, Sendable, Equatable {
     }
 
     /// Faces per frame the session recorded (1 for sessions that do not say).
-    public var faces: Int { maxTrackedFaces ?? 1 }
+    package var faces: Int { maxTrackedFaces ?? 1 }
     /// Whether the frame log's records carry face IDs (`FrameLayout.hasFaceIDs`).
-    public var storesFaceIDs: Bool { faces > 1 }
+    package var storesFaceIDs: Bool { faces > 1 }
 }
 
 /// A recording segment between start/resume and pause/stop, in CLOCK_MONOTONIC ns.
-public struct SessionSegment: Codable, Sendable, Equatable {
-    public var startMonotonicNs: Int64
-    public var endMonotonicNs: Int64?
+package struct SessionSegment: Codable, Sendable, Equatable {
+    package var startMonotonicNs: Int64
+    package var endMonotonicNs: Int64?
 }
 
 /// The contents of session.json.
-public struct SessionMetadata: Codable, Sendable, Equatable {
-    public static let fileName = "session.json"
-    public var formatVersion = 1
-    public var sessionID: String
-    public var participant: String
-    public var state: SessionState
+package struct SessionMetadata: Codable, Sendable, Equatable {
+    package static let fileName = "session.json"
+    package var formatVersion = 1
+    package var sessionID: String
+    package var participant: String
+    package var state: SessionState
     /// CLOCK_REALTIME and CLOCK_MONOTONIC read together at start: epoch = realtime + (mono - monoAnchor).
-    public var realtimeAnchorNs: Int64
-    public var monotonicAnchorNs: Int64
+    package var realtimeAnchorNs: Int64
+    package var monotonicAnchorNs: Int64
     /// ISO 8601 start time (UTC), for people reading the file.
-    public var startedAt: String
-    public var device: [String: String]
-    public var config: SessionConfig
-    public var segments: [SessionSegment]
+    package var startedAt: String
+    package var device: [String: String]
+    package var config: SessionConfig
+    package var segments: [SessionSegment]
     /// Counts as of the last metadata write (the logs are authoritative).
-    public var frameCount: Int
-    public var droppedFrames: UInt64
-    public var imagesDropped: UInt64
+    package var frameCount: Int
+    package var droppedFrames: UInt64
+    package var imagesDropped: UInt64
     /// Why the recording ended early (disk full, I/O error), if it did.
-    public var error: String?
+    package var error: String?
     /// What recovery did, when the session was interrupted.
-    public var recovery: String?
+    package var recovery: String?
 
     /// Epoch seconds of a monotonic timestamp, via the session's realtime anchor. Timestamps come
     /// from files on the card, so the difference is taken with overflow checking: exact whenever it
     /// fits in Int64 (every real session), otherwise computed in Double, never a trap.
-    public func epochSeconds(monotonicNs: Int64) -> Double {
+    package func epochSeconds(monotonicNs: Int64) -> Double {
         let (delta, overflow) = monotonicNs.subtractingReportingOverflow(monotonicAnchorNs)
         let deltaSeconds = overflow ? (Double(monotonicNs) - Double(monotonicAnchorNs)) / 1e9 : Double(delta) / 1e9
         return Double(realtimeAnchorNs) / 1e9 + deltaSeconds
@@ -81,11 +81,11 @@ public struct SessionMetadata: Codable, Sendable, Equatable {
 
     /// Largest clock value a session may hold, in ns (2^62: about year 2116 as realtime, 146 years
     /// as uptime). Any difference of two values in 0...maxClockNs fits in Int64.
-    public static let maxClockNs: Int64 = 1 << 62
+    package static let maxClockNs: Int64 = 1 << 62
 
     /// Checks what the time math and the store rely on; a session.json that fails is damaged
     /// (edited, bit rot or hostile), never trusted. Throws `.corrupt` naming `path` and the field.
-    public func validate(path: String) throws(RecordingError) {
+    package func validate(path: String) throws(RecordingError) {
         func bad(_ what: String) -> RecordingError {
             RecordingError(.corrupt, "\(path) is damaged: \(what); the session cannot be trusted", path: path)
         }
@@ -107,17 +107,17 @@ public struct SessionMetadata: Codable, Sendable, Equatable {
         let e = JSONEncoder(); e.outputFormatting = [.prettyPrinted, .sortedKeys]; return e
     }()
 
-    public func encoded() throws -> Data { try Self.encoder.encode(self) }
+    package func encoded() throws -> Data { try Self.encoder.encode(self) }
 
     /// Replaces `dir/session.json` atomically: temp file, fsync, rename, fsync the directory.
-    public func write(to dir: String) throws(RecordingError) {
+    package func write(to dir: String) throws(RecordingError) {
         let data: Data
         do { data = try encoded() } catch { throw RecordingError(.io, "encoding \(dir)/session.json: \(error)") }
         try SessionFile.write([UInt8](data), to: dir + "/" + Self.fileName)
     }
 
     /// Reads and decodes `dir/session.json`; a damaged file is a `.corrupt` error naming it.
-    public static func read(from dir: String) throws(RecordingError) -> SessionMetadata {
+    package static func read(from dir: String) throws(RecordingError) -> SessionMetadata {
         let path = dir + "/" + fileName
         let bytes = try SessionFile.read(path, sessionFile: true)
         let meta: SessionMetadata

@@ -6,32 +6,32 @@ import LinuxSystem
 /// the stick unmounted. Until then nothing on the card changes, so a stick pulled at any moment
 /// leaves the session to be exported again.
 extension SessionStore {
-    public static let exportedFileName = "exported.json"
+    package static let exportedFileName = "exported.json"
 
     /// What the marker records.
-    public struct ExportRecord: Sendable, Equatable {
+    package struct ExportRecord: Sendable, Equatable {
         /// ISO 8601, UTC.
-        public var exportedAt: String
+        package var exportedAt: String
         /// The session's folder on the stick, relative to the stick's root.
-        public var directory: String
-        public var format: String
-        public var frames: Int
-        public var events: Int
+        package var directory: String
+        package var format: String
+        package var frames: Int
+        package var events: Int
 
-        public init(exportedAt: String, directory: String, format: String, frames: Int, events: Int) {
+        package init(exportedAt: String, directory: String, format: String, frames: Int, events: Int) {
             self.exportedAt = exportedAt; self.directory = directory; self.format = format
             self.frames = frames; self.events = events
         }
     }
 
     /// Whether session `id` is marked exported (an unknown or malformed ID is not).
-    public func isExported(_ id: String) -> Bool {
+    package func isExported(_ id: String) -> Bool {
         guard Self.isValidID(id) else { return false }
         return Syscalls.exists(root + "/" + id + "/" + Self.exportedFileName)
     }
 
     /// Marks session `id` exported (atomically: a power cut leaves it marked or not, never half).
-    public func markExported(_ id: String, _ r: ExportRecord) throws(RecordingError) {
+    package func markExported(_ id: String, _ r: ExportRecord) throws(RecordingError) {
         let dir = try directory(of: id)
         let marker: [String: Any] = ["exportedAt": r.exportedAt, "directory": r.directory, "format": r.format,
                                      "frames": r.frames, "events": r.events]

@@ -6,7 +6,7 @@ import Glibc
 
 /// What `list` shows for one session.
 public struct SessionSummary: Sendable {
-    public var metadata: SessionMetadata
+    package var metadata: SessionMetadata
     public var sessionID: String { metadata.sessionID }
     public var participant: String { metadata.participant }
     public var state: SessionState { metadata.state }
@@ -16,7 +16,7 @@ public struct SessionSummary: Sendable {
     public var storageBytes: Int64
     /// Records of frames.log that fail their checks (skipped on export, listed as gaps).
     public var damagedRecords: Int
-    public init(metadata: SessionMetadata, frameCount: Int, durationSeconds: Double?, storageBytes: Int64, damagedRecords: Int = 0) {
+    package init(metadata: SessionMetadata, frameCount: Int, durationSeconds: Double?, storageBytes: Int64, damagedRecords: Int = 0) {
         self.metadata = metadata; self.frameCount = frameCount
         self.durationSeconds = durationSeconds; self.storageBytes = storageBytes; self.damagedRecords = damagedRecords
     }
@@ -25,16 +25,16 @@ public struct SessionSummary: Sendable {
 /// One entry of `SessionStore.list()`: a session, or the error that keeps it from opening.
 public struct SessionListing: Sendable {
     public var sessionID: String
-    public var result: Result<SessionSummary, RecordingError>
+    package var result: Result<SessionSummary, RecordingError>
 
     /// The state `sessions list` shows for a session that does not open: `damaged` when its files
     /// fail their checks, `unreadable` when the system would not let us read it (permissions, I/O).
-    public static func failedState(_ e: RecordingError) -> String { e.kind == .corrupt ? "damaged" : "unreadable" }
+    package static func failedState(_ e: RecordingError) -> String { e.kind == .corrupt ? "damaged" : "unreadable" }
 
     /// The line `facekit sessions list` prints. Values come from files on the card, so each one is
     /// printed bare only when it is plainly safe, and otherwise quoted with every control, quote
     /// and backslash character escaped: no value can end the line or forge another field.
-    public var textLine: String {
+    package var textLine: String {
         switch result {
         case .success(let s):
             let dur = s.durationSeconds.map { String(format: "%.1fs", $0) } ?? "-"
@@ -87,19 +87,19 @@ public struct SessionListing: Sendable {
 ///                         images/        frame_<index>.jpg, when enabled
 ///                         depth.log      DepthLog, when a depth driver was attached
 public final class SessionStore: Sendable {
-    public let root: String
+    package let root: String
 
     /// Space set aside per recording session. When the card fills up, the recorder deletes it so the
     /// final session.json (state, error) can still be written; stop and recovery delete it too.
-    public static let reserveFileName = "reserve.bin"
+    package static let reserveFileName = "reserve.bin"
     static let reserveBytes = 128 << 10
 
     /// Where the appliance keeps sessions (on the SD card).
-    public static let applianceRoot = "/var/lib/facekit/sessions"
+    package static let applianceRoot = "/var/lib/facekit/sessions"
 
     /// The development default: `$FACEKIT_STORE`, else `$XDG_DATA_HOME/facekit/sessions`, else
     /// `~/.local/share/facekit/sessions`.
-    public static var defaultRoot: String {
+    package static var defaultRoot: String {
         let env = ProcessInfo.processInfo.environment
         if let s = env["FACEKIT_STORE"], !s.isEmpty { return s }
         if let x = env["XDG_DATA_HOME"], !x.isEmpty { return x + "/facekit/sessions" }
@@ -185,13 +185,13 @@ public final class SessionStore: Sendable {
     }
 
     /// Longest participant ID a session accepts.
-    public static let maxParticipantLength = 64
+    package static let maxParticipantLength = 64
 
     /// Participant IDs end up in session IDs, file and folder names, CSV/HDF5 attributes and
     /// command lines: 1 to 64 ASCII letters, digits, `_`, `-` or `.`, not starting with `-` (a
     /// session ID starting with `-` would be read as an option). Checked where a session is created,
     /// so every caller (CLI, kiosk, API) gets the same rule and a clear `.invalidArgument` error.
-    public static func validateParticipant(_ participant: String) throws(RecordingError) {
+    package static func validateParticipant(_ participant: String) throws(RecordingError) {
         let u = Array(participant.utf8)
         let allowed = u.allSatisfy { c in
             switch c {
@@ -227,7 +227,7 @@ public final class SessionStore: Sendable {
 
     /// Every session, oldest first by ID. Opening recovers crashed sessions (see `open`); a session
     /// that cannot be opened is listed with its error and does not affect the others.
-    public func list() throws(RecordingError) -> [SessionListing] {
+    package func list() throws(RecordingError) -> [SessionListing] {
         let names: [String]
         switch Syscalls.directoryEntries(root) {
         case .success(let n): names = n
@@ -383,7 +383,7 @@ public final class SessionStore: Sendable {
     /// becomes `interrupted`. Damaged records in the middle of a log are kept
     /// in the file and skipped by readers (`StoredSession.salvage`, exported as gaps).
     /// A session whose recorder is alive opens read-only with `isLive` set.
-    public func open(_ id: String) throws(RecordingError) -> StoredSession {
+    package func open(_ id: String) throws(RecordingError) -> StoredSession {
         let dir = try directory(of: id)
         var meta = try SessionMetadata.read(from: dir)
         guard meta.sessionID == id else {
@@ -473,7 +473,7 @@ public final class SessionStore: Sendable {
 
     /// Removes a session completely. It is first renamed to a hidden name (atomic: a crash mid-delete
     /// leaves no half session visible), then its files are removed. Refuses a live session.
-    public func delete(_ id: String) throws(RecordingError) {
+    package func delete(_ id: String) throws(RecordingError) {
         let dir = try directory(of: id)
         try Self.checkRemovable(dir, id: id)
         guard Syscalls.exists(dir + "/" + SessionMetadata.fileName) else {
@@ -494,7 +494,7 @@ public final class SessionStore: Sendable {
     }
 
     /// Bytes used by the regular files under `dir` (recursively; symlinks are not followed).
-    public static func directorySize(_ dir: String) -> Int64 {
+    package static func directorySize(_ dir: String) -> Int64 {
         var total: Int64 = 0
         for name in (try? Syscalls.directoryEntries(dir).get()) ?? [] {
             let p = dir + "/" + name
@@ -510,17 +510,17 @@ public final class SessionStore: Sendable {
 }
 
 /// A session opened for reading (listing, export).
-public struct StoredSession: Sendable {
-    public let directory: String
-    public let metadata: SessionMetadata
-    public let layout: FrameLayout
+package struct StoredSession: Sendable {
+    package let directory: String
+    package let metadata: SessionMetadata
+    package let layout: FrameLayout
     /// Whole records in frames.log.
-    public let frameCount: Int
+    package let frameCount: Int
     /// A recorder holds the session open; counts may grow.
-    public let isLive: Bool
-    public let summary: SessionSummary
+    package let isLive: Bool
+    package let summary: SessionSummary
     /// What checking every frame record found (nothing for a live session, whose log is growing).
-    public let salvage: FrameLog.Salvage
+    package let salvage: FrameLog.Salvage
 
     init(directory: String, metadata: SessionMetadata, layout: FrameLayout, isLive: Bool, salvage: FrameLog.Salvage = .init()) throws(RecordingError) {
         self.directory = directory; self.metadata = metadata; self.layout = layout; self.isLive = isLive
@@ -540,25 +540,25 @@ public struct StoredSession: Sendable {
                                  damagedRecords: salvage.damageCount)
     }
 
-    public var framesPath: String { directory + "/" + FrameLog.fileName }
-    public var eventsPath: String { directory + "/" + EventLog.fileName }
-    public var imagesDirectory: String { directory + "/images" }
+    package var framesPath: String { directory + "/" + FrameLog.fileName }
+    package var eventsPath: String { directory + "/" + EventLog.fileName }
+    package var imagesDirectory: String { directory + "/images" }
     /// The depth maps, when the session recorded any.
-    public var depthLogPath: String? {
+    package var depthLogPath: String? {
         let p = directory + "/" + DepthLog.fileName
         // lstat: a symlink named depth.log is there (and refused when read), not absent.
         if case .success = Syscalls.linkStatus(path: p) { return p }
         return nil
     }
 
-    public func framesReader() throws(RecordingError) -> FrameLogReader {
+    package func framesReader() throws(RecordingError) -> FrameLogReader {
         try FrameLogReader(path: framesPath, layout: layout, sessionID: metadata.sessionID, damaged: salvage.damagedRecords)
     }
 
     /// All intact events: a damaged stretch in the middle is skipped and the events after it kept
     /// (`eventDamage` says where). Bytes at the end of a closed log that fail their checks are an
     /// error naming the file; a torn tail of a live session is ignored.
-    public func events() throws(RecordingError) -> [SessionEvent] {
+    package func events() throws(RecordingError) -> [SessionEvent] {
         let scan = try EventLog.scan(path: eventsPath, sessionID: metadata.sessionID)
         if scan.isTornTail && !isLive && metadata.state != .recording && metadata.state != .paused {
             throw RecordingError(.corrupt, "\(eventsPath): \(scan.fileSize - scan.validEnd) bytes at the end fail their checks", path: eventsPath)
@@ -567,5 +567,5 @@ public struct StoredSession: Sendable {
     }
 
     /// The frame indices whose records are damaged (see `FrameLog.Salvage.gaps`).
-    public var gaps: [Int64] { salvage.gaps }
+    package var gaps: [Int64] { salvage.gaps }
 }

@@ -3,10 +3,10 @@ import Glibc
 #endif
 
 /// What `SessionStore.verify` found in one session: a line per finding, and whether it is clean.
-public struct SessionVerification: Sendable {
-    public var sessionID: String
-    public var lines: [String] = []
-    public var isClean = true
+package struct SessionVerification: Sendable {
+    package var sessionID: String
+    package var lines: [String] = []
+    package var isClean = true
 }
 
 extension SessionStore {
@@ -14,7 +14,7 @@ extension SessionStore {
     /// says what it found, file by file: what is intact, every damaged record (index and byte),
     /// the frame indices that are missing. Opening a crashed session recovers it first, as any
     /// reader does. A session being recorded is refused (`.busy`): its logs are still growing.
-    public func verify(_ id: String) throws(RecordingError) -> SessionVerification {
+    package func verify(_ id: String) throws(RecordingError) -> SessionVerification {
         var v = SessionVerification(sessionID: id)
         func damaged(_ line: String) { v.lines.append(line); v.isClean = false }
         let s: StoredSession

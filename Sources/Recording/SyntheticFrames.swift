@@ -3,22 +3,22 @@
 /// Every value is a simple integer formula of (seed, frame index) evaluated in float32, so any
 /// reader (scripts/verify/storage/synthetic.py reimplements it with numpy) can recompute exactly
 /// what was recorded. Every 10th frame (index % 10 == 9) has no face: those values are NaN.
-public struct SyntheticFrames: Sendable {
-    public let seed: Int64
+package struct SyntheticFrames: Sendable {
+    package let seed: Int64
     /// Monotonic time of frame 0 and the frame period.
-    public let startNs: Int64
-    public let periodNs: Int64
+    package let startNs: Int64
+    package let periodNs: Int64
 
-    public init(seed: Int64, startNs: Int64, fps: Double = 30) {
+    package init(seed: Int64, startNs: Int64, fps: Double = 30) {
         self.seed = seed; self.startNs = startNs; self.periodNs = Int64((1e9 / fps).rounded())
     }
 
     @inline(__always) static func q(_ n: Int64, _ m: Int64) -> Float { Float(n % m) / Float(m) }
 
-    public static func isTracked(_ i: Int64) -> Bool { i % 10 != 9 }
+    package static func isTracked(_ i: Int64) -> Bool { i % 10 != 9 }
 
     /// Overwrites every field of `r` in place for frame `i` (allocates nothing).
-    public func fill(_ r: inout FrameRecord, index i: Int64) {
+    package func fill(_ r: inout FrameRecord, index i: Int64) {
         let s = seed
         r.frameIndex = i
         r.monotonicNs = startNs + i * periodNs
@@ -53,7 +53,7 @@ public struct SyntheticFrames: Sendable {
     }
 
     /// A deterministic grey-gradient RGB image for frame `i` (tests of image capture).
-    public static func image(width: Int, height: Int, index i: Int64, into buf: inout [UInt8]) {
+    package static func image(width: Int, height: Int, index i: Int64, into buf: inout [UInt8]) {
         if buf.count != width * height * 3 { buf = [UInt8](repeating: 0, count: width * height * 3) }
         for y in 0..<height {
             for x in 0..<width {

@@ -1,7 +1,7 @@
 /// Which landmarks ("vertices") a session stores, and at what precision: the seed's capture modes.
 public enum VertexPrecision: String, Codable, Sendable {
     case float32, float16
-    public var byteCount: Int { self == .float32 ? 4 : 2 }
+    package var byteCount: Int { self == .float32 ? 4 : 2 }
 }
 
 public enum VertexMode: Equatable, Codable, Sendable, CustomStringConvertible {
@@ -20,7 +20,7 @@ public enum VertexMode: Equatable, Codable, Sendable, CustomStringConvertible {
     case stride(Int, VertexPrecision)
 
     /// Mesh indices stored per frame, in storage order.
-    public var indices: [Int] {
+    package var indices: [Int] {
         switch self {
         case .none: return []
         case .all: return Array(0..<FaceSchema.landmarkCount)
@@ -29,7 +29,7 @@ public enum VertexMode: Equatable, Codable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var precision: VertexPrecision? {
+    package var precision: VertexPrecision? {
         switch self {
         case .none: return nil
         case .all(let p), .subset(_, let p), .stride(_, let p): return p
@@ -37,10 +37,10 @@ public enum VertexMode: Equatable, Codable, Sendable, CustomStringConvertible {
     }
 
     /// Bytes of landmark data per record (x, y, z per stored vertex).
-    public var byteCount: Int { indices.count * 3 * (precision?.byteCount ?? 0) }
+    package var byteCount: Int { indices.count * 3 * (precision?.byteCount ?? 0) }
 
     /// Throws when indices are out of range or the stride is not positive.
-    public func validate() throws(RecordingError) {
+    package func validate() throws(RecordingError) {
         switch self {
         case .none, .all: return
         case .stride(let n, _):
@@ -54,7 +54,7 @@ public enum VertexMode: Equatable, Codable, Sendable, CustomStringConvertible {
     }
 
     /// Parses the CLI spelling: `none`, `all`, `all-f16`, `stride:4`, `stride:4-f16`, `subset:1,10,20[-f16]`.
-    public init(parsing s: String) throws(RecordingError) {
+    package init(parsing s: String) throws(RecordingError) {
         var body = s
         var p = VertexPrecision.float32
         if body.hasSuffix("-f16") { p = .float16; body.removeLast(4) }
