@@ -6,15 +6,15 @@ import LinuxSystem
 import Recording
 
 /// A configuration problem: which file, which key path (`gpio.inputs[2].debounceMs`), what is wrong.
-public struct ConfigError: DomainError, Equatable {
-    public var file: String
-    public var keyPath: String
-    public var problem: String
-    public var message: String {
+package struct ConfigError: DomainError, Equatable {
+    package var file: String
+    package var keyPath: String
+    package var problem: String
+    package var message: String {
         keyPath.isEmpty ? "\(file): \(problem)" : "\(file): \(keyPath): \(problem)"
     }
     /// Always nil: reading the file is reported by the caller; this is about what it says.
-    public var cause: SystemCallError? { nil }
+    package var cause: SystemCallError? { nil }
 }
 
 /// A JSON document as values, so the parser can say what it found where (Codable's errors name
@@ -46,7 +46,7 @@ enum JSONValue: Decodable, Equatable {
 
 extension KioskConfig {
     /// Reads and validates a config file.
-    public static func load(path: String) throws(ConfigError) -> KioskConfig {
+    package static func load(path: String) throws(ConfigError) -> KioskConfig {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(file: path, keyPath: "", problem: "cannot read the file; check that it exists and is readable (the default is \(defaultPath))")
         }
@@ -55,7 +55,7 @@ extension KioskConfig {
 
     /// Parses and validates a config document. Keys not listed here are errors (a typo must not be
     /// silently ignored on a device nobody watches); every key is optional and has a default.
-    public static func parse(_ data: Data, file: String = "facekit.json") throws(ConfigError) -> KioskConfig {
+    package static func parse(_ data: Data, file: String = "facekit.json") throws(ConfigError) -> KioskConfig {
         let root: JSONValue
         do { root = try StrictJSON.parse(data) }
         catch { throw ConfigError(file: file, keyPath: error.keyPath, problem: error.message) }

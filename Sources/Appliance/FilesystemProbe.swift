@@ -1,26 +1,26 @@
 /// What is on a stick's partition, read from its first sectors by facekit itself (no blkid): the
 /// kiosk mounts only FAT (vfat) and exFAT, and never formats anything.
-public enum FilesystemKind: Equatable, Sendable, CustomStringConvertible {
+package enum FilesystemKind: Equatable, Sendable, CustomStringConvertible {
     case vfat, exfat
     /// Something else, named when recognised (ext4, NTFS, …): refused.
     case other(String)
 
     /// The type name mount(2) takes.
-    public var mountType: String? {
+    package var mountType: String? {
         switch self { case .vfat: return "vfat"; case .exfat: return "exfat"; case .other: return nil }
     }
 
-    public var description: String {
+    package var description: String {
         switch self { case .vfat: return "FAT"; case .exfat: return "exFAT"; case .other(let s): return s }
     }
 }
 
-public enum FilesystemProbe {
+package enum FilesystemProbe {
     /// Bytes `identify` wants: the boot sector plus the ext superblock's magic (at 1080).
-    public static let probeSize = 2048
+    package static let probeSize = 2048
 
     /// Identifies the filesystem from the first `probeSize` bytes of a block device.
-    public static func identify(_ b: [UInt8]) -> FilesystemKind {
+    package static func identify(_ b: [UInt8]) -> FilesystemKind {
         func ascii(_ at: Int, _ n: Int) -> String {
             guard b.count >= at + n else { return "" }
             return String(decoding: b[at ..< at + n], as: UTF8.self)

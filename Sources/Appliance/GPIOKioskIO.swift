@@ -7,7 +7,7 @@ import LinuxSystem
 /// pulse); one reader thread per chip with inputs; `GPIOLEDDriver` for LED patterns and
 /// `GPIOSyncPulse` for the sync output. Chips come from a `GPIOChipBackend` opener, so tests run
 /// the same code on `GPIOTwinChip`s.
-public final class GPIOKioskIO: KioskInputs, KioskOutputs, @unchecked Sendable {
+package final class GPIOKioskIO: KioskInputs, KioskOutputs, @unchecked Sendable {
     struct Chip {
         var spec: String
         var lines: any GPIOLineSource
@@ -32,7 +32,7 @@ public final class GPIOKioskIO: KioskInputs, KioskOutputs, @unchecked Sendable {
 
     /// Opens every chip the config names (by path or label) and requests its lines. Nil when the
     /// config uses no GPIO. Errors name the config key of the line that failed.
-    public static func open(_ config: KioskConfig, log: KioskLog,
+    package static func open(_ config: KioskConfig, log: KioskLog,
                             chip openChip: (String) throws(GPIOError) -> any GPIOChipBackend = { s throws(GPIOError) in try GPIOChip.open(s) },
                             onSyncPulse: (@Sendable (GPIOSyncPulse.Pulse) -> Void)? = nil) throws -> GPIOKioskIO? {
         guard !config.inputs.isEmpty || !config.outputs.isEmpty || config.syncPulse != nil else { return nil }
@@ -101,7 +101,7 @@ public final class GPIOKioskIO: KioskInputs, KioskOutputs, @unchecked Sendable {
 
     // MARK: Inputs
 
-    public func start(_ deliver: @escaping @Sendable (InputEdge) -> Void, problem: @escaping @Sendable (String) -> Void) throws {
+    package func start(_ deliver: @escaping @Sendable (InputEdge) -> Void, problem: @escaping @Sendable (String) -> Void) throws {
         for c in chips where !c.inputs.isEmpty {
             let t = Thread { [self] in readEvents(c, deliver, problem); finished.signal() }
             t.name = "facekit-gpio"
@@ -135,13 +135,13 @@ public final class GPIOKioskIO: KioskInputs, KioskOutputs, @unchecked Sendable {
 
     // MARK: Outputs
 
-    public func show(_ roles: Set<LEDRole>) {
+    package func show(_ roles: Set<LEDRole>) {
         for (role, led) in leds {
             driver.set(roles.contains(role) ? led.pattern : .off, lines: chips[led.chip].lines, offset: led.offset)
         }
     }
 
-    public func syncPulse() -> Int64? {
+    package func syncPulse() -> Int64? {
         guard let s = sync else { return nil }
         // Called at session start: the every-N pulses then count this session's frames.
         s.trigger(restartingFrameCount: true)
@@ -149,9 +149,9 @@ public final class GPIOKioskIO: KioskInputs, KioskOutputs, @unchecked Sendable {
     }
 
     /// For the tracking thread: one call per recorded frame (pulses every N frames).
-    public func frameRecorded() { sync?.frameTick() }
+    package func frameRecorded() { sync?.frameTick() }
 
-    public func stop() {
+    package func stop() {
         let n = lock.withLock { () -> Int in
             if stopping { return -1 }
             stopping = true

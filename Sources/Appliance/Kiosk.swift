@@ -13,19 +13,19 @@ import Recording
 /// Only the store and the model are required: a part that cannot start (GPIO lines in use, no
 /// liblsl, a missing FIFO, no monitor) is logged with its config key and the kiosk runs on
 /// without it, since a crash loop would help nobody.
-public final class Kiosk {
-    public let config: KioskConfig
-    public let log: KioskLog
-    public let store: SessionStore
-    public let live: LiveTracker
-    public let daemon: KioskDaemon
+package final class Kiosk {
+    package let config: KioskConfig
+    package let log: KioskLog
+    package let store: SessionStore
+    package let live: LiveTracker
+    package let daemon: KioskDaemon
     let io: GPIOKioskIO?
     let lab: LabSync?
     let json: FaceJSONStream?
     let display: KioskDisplay?
 
     /// Builds every part (nothing streams until `run`). `configPath` names the file in messages.
-    public init(config: KioskConfig, configPath: String, log: KioskLog = KioskLog()) throws(KioskError) {
+    package init(config: KioskConfig, configPath: String, log: KioskLog = KioskLog()) throws(KioskError) {
         self.config = config
         self.log = log
         do { store = try SessionStore(root: config.sessionsDirectory) }
@@ -67,7 +67,7 @@ public final class Kiosk {
 
     /// Runs until SIGTERM or SIGINT (the caller blocked them first: `TerminationSignals.block`,
     /// before any thread exists); returns the exit status.
-    public func run() -> Int32 {
+    package func run() -> Int32 {
         // Sticks: kernel uevents (netlink); polling /sys/block only if that socket is refused.
         // The socket is bound before /sys/block is read, so no stick falls between the two.
         var uevents: UeventMonitor? = nil

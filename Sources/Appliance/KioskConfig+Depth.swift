@@ -5,14 +5,14 @@ extension KioskConfig {
     /// host process (README: Depth sensors). Each frame gets the depth map nearest its time, the
     /// distance comes from depth, and the maps are stored in the session as `maps` says. A driver
     /// that cannot start is logged and the kiosk records without depth.
-    public struct Depth: Sendable, Equatable {
+    package struct Depth: Sendable, Equatable {
         /// A driver name (`v4l2`, `replay`), DIR/NAME or a FILE.so.
-        public var driver: String
+        package var driver: String
         /// What the driver opens: a /dev/video node, a recording's directory.
-        public var uri: String
+        package var uri: String
         /// `k=v,k=v` passed to the driver's open.
-        public var options = ""
-        public var maps = DepthCaptureMode.everyFrame
+        package var options = ""
+        package var maps = DepthCaptureMode.everyFrame
     }
 }
 

@@ -3,25 +3,25 @@ import Display
 extension KioskConfig {
     /// `display`: the status screen on the HDMI output (see Display/StatusDisplay.swift). Off
     /// unless `enabled`; a kiosk whose screen is missing or unplugged logs that once and runs on.
-    public struct Display: Sendable, Equatable {
-        public enum Backend: String, Sendable, Equatable, CaseIterable {
+    package struct Display: Sendable, Equatable {
+        package enum Backend: String, Sendable, Equatable, CaseIterable {
             /// KMS through libdrm: page flips, the preferred mode of the connected monitor.
             case drm
             /// A Linux framebuffer device, for boards or panels without a usable KMS driver.
             case fbdev
         }
-        public var enabled = false
-        public var backend = Backend.drm
+        package var enabled = false
+        package var backend = Backend.drm
         /// The DRM card (`drm`; default: the first card with a connected monitor) or the
         /// framebuffer device (`fbdev`; default /dev/fb0).
-        public var device: String? = nil
+        package var device: String? = nil
         /// Screens drawn per second: 10 keeps the display's CPU share small and the preview live.
-        public var rateHz = 10.0
+        package var rateHz = 10.0
         /// PSF console fonts (Debian's console-setup-linux): body text, and the state banner.
-        public var font = BitmapFont.defaultBodyPath
-        public var titleFont = BitmapFont.defaultTitlePath
+        package var font = BitmapFont.defaultBodyPath
+        package var titleFont = BitmapFont.defaultTitlePath
 
-        public var devicePath: String? { device ?? (backend == .drm ? nil : "/dev/fb0") }
+        package var devicePath: String? { device ?? (backend == .drm ? nil : "/dev/fb0") }
     }
 }
 

@@ -1,7 +1,7 @@
 extension KioskConfig {
     /// `jsonStream`: the live per-frame face JSON (the seed's face-capture format) to a FIFO or
     /// to the clients of a UNIX socket facekit creates.
-    public enum JSONStream: Sendable, Equatable {
+    package enum JSONStream: Sendable, Equatable {
         /// An existing FIFO (mkfifo -m 0660, group of the reader); facekit only writes to it.
         case fifo(String)
         /// A socket facekit creates, mode 0660, owned by `group` when given.

@@ -4,18 +4,18 @@ extension KioskConfig {
     /// `lsl`: the Lab Streaming Layer streams of the kiosk. Off unless `enabled`: LSL needs a
     /// network, which the kiosk's unit denies by default (PrivateNetwork=yes); enabling it also
     /// needs the unit drop-in (rootfs-overlay/README.md).
-    public struct LSL: Sendable, Equatable {
-        public var enabled = false
+    package struct LSL: Sendable, Equatable {
+        package var enabled = false
         /// liblsl's file; nil searches the loader's path for liblsl.so.2.
-        public var library: String? = nil
-        public var name = "facekit"
-        public var type = "Face"
-        public var markersName = "facekit-markers"
+        package var library: String? = nil
+        package var name = "facekit"
+        package var type = "Face"
+        package var markersName = "facekit-markers"
         /// A markers stream on the network (the stimulus computer) whose markers become session events.
-        public var markersIn: MarkerInlet.Selector? = nil
+        package var markersIn: MarkerInlet.Selector? = nil
 
         /// The LabSync options for this config's camera.
-        public func options(camera: Camera) -> LabSync.Options {
+        package func options(camera: Camera) -> LabSync.Options {
             var o = LabSync.Options()
             o.library = library
             o.faceName = name; o.faceType = type; o.markersName = markersName

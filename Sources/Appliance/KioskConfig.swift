@@ -3,135 +3,135 @@ import GPIO
 
 /// The kiosk's configuration: `/etc/facekit/facekit.json` (documented in rootfs-overlay/README.md).
 /// Plain values; `KioskConfig.parse` builds and validates them, naming the key path of every problem.
-public struct KioskConfig: Sendable, Equatable {
-    public struct Camera: Sendable, Equatable {
-        public var device = "/dev/video0"
+package struct KioskConfig: Sendable, Equatable {
+    package struct Camera: Sendable, Equatable {
+        package var device = "/dev/video0"
         /// A V4L2 fourcc (YUYV, MJPG, NV12, GREY); nil lets capture pick a raw format first.
-        public var format: String? = nil
-        public var width = 640
-        public var height = 480
-        public var fps = 25.0
+        package var format: String? = nil
+        package var width = 640
+        package var height = 480
+        package var fps = 25.0
     }
 
-    public struct Tracker: Sendable, Equatable {
-        public var model = "/usr/share/facekit/facekit.fkm"
-        public var minDetectionConfidence: Float = 0.5
-        public var minPresenceConfidence: Float = 0.5
-        public var smoothing = true
-        public var blendShapes = true
+    package struct Tracker: Sendable, Equatable {
+        package var model = "/usr/share/facekit/facekit.fkm"
+        package var minDetectionConfidence: Float = 0.5
+        package var minPresenceConfidence: Float = 0.5
+        package var smoothing = true
+        package var blendShapes = true
         /// Faces tracked and recorded per frame; more than 1 records every face with a stable ID.
-        public var maxFaces = 1
+        package var maxFaces = 1
         /// Frames a face may be lost and still keep its ID (multi-face sessions).
-        public var faceLossFrames = 15
+        package var faceLossFrames = 15
     }
 
-    public struct Recording: Sendable, Equatable {
+    package struct Recording: Sendable, Equatable {
         /// `none`, `all`, `all:float32`, or a list (see VertexMode).
-        public var vertices = "none"
+        package var vertices = "none"
         /// Store a JPEG of every Nth frame (0 = off).
-        public var imageEveryNth = 0
-        public var jpegQuality = 85
+        package var imageEveryNth = 0
+        package var jpegQuality = 85
         /// fsync cadence of the session logs: a power cut loses what was written since the last
         /// fsync, so half a second keeps the loss under a second even when an fsync is slow.
-        public var flushIntervalMs = 500
+        package var flushIntervalMs = 500
     }
 
-    public struct Export: Sendable, Equatable {
+    package struct Export: Sendable, Equatable {
         /// csv, jsonl or hdf5.
-        public var format = "hdf5"
-        public var images = false
+        package var format = "hdf5"
+        package var images = false
         /// Where sticks are mounted (created if missing).
-        public var mountPoint = "/run/facekit/usb"
+        package var mountPoint = "/run/facekit/usb"
     }
 
-    public struct Participants: Sendable, Equatable {
-        public var prefix = "P"
+    package struct Participants: Sendable, Equatable {
+        package var prefix = "P"
         /// Zero-padded width of the counter.
-        public var digits = 3
+        package var digits = 3
     }
 
     /// A GPIO chip: by path (`/dev/gpiochip0`) or by label (`pinctrl-bcm2711`, `gpio-sim.0-node0`).
-    public enum ChipRef: Sendable, Equatable, CustomStringConvertible {
+    package enum ChipRef: Sendable, Equatable, CustomStringConvertible {
         case path(String), label(String)
-        public var description: String {
+        package var description: String {
             switch self { case .path(let p): return p; case .label(let l): return "label \(l)" }
         }
     }
 
     /// A line on a chip: by its name (`GPIO17`, `BTN_START`) or its offset.
-    public enum LineRef: Sendable, Equatable, CustomStringConvertible {
+    package enum LineRef: Sendable, Equatable, CustomStringConvertible {
         case name(String), offset(Int)
-        public var description: String {
+        package var description: String {
             switch self { case .name(let n): return n; case .offset(let o): return "offset \(o)" }
         }
     }
 
-    public enum Bias: String, Sendable, Equatable, CaseIterable {
+    package enum Bias: String, Sendable, Equatable, CaseIterable {
         case asIs = "as-is", disabled, pullUp = "pull-up", pullDown = "pull-down"
     }
 
-    public struct Input: Sendable, Equatable {
-        public var chip: ChipRef
-        public var line: LineRef
-        public var action: KioskAction
-        public var bias: Bias = .asIs
-        public var activeLow = false
+    package struct Input: Sendable, Equatable {
+        package var chip: ChipRef
+        package var line: LineRef
+        package var action: KioskAction
+        package var bias: Bias = .asIs
+        package var activeLow = false
         /// Kernel debounce period; 0 = none (TTL lines from a stimulus computer are clean).
-        public var debounceMs = 0
+        package var debounceMs = 0
         /// For TTL markers: pulses shorter than this are glitches and are ignored (0 = any edge).
-        public var minPulseUs = 0
+        package var minPulseUs = 0
     }
 
-    public struct Output: Sendable, Equatable {
-        public var chip: ChipRef
-        public var line: LineRef
-        public var role: LEDRole
+    package struct Output: Sendable, Equatable {
+        package var chip: ChipRef
+        package var line: LineRef
+        package var role: LEDRole
         /// How the LED shows its role when lit: on, heartbeat, blink:<Hz> (the GPIO module's patterns).
-        public var pattern: GPIOLEDPattern = .on
-        public var activeLow = false
+        package var pattern: GPIOLEDPattern = .on
+        package var activeLow = false
     }
 
-    public struct SyncPulse: Sendable, Equatable {
-        public var chip: ChipRef
-        public var line: LineRef
-        public var widthUs = 10_000
+    package struct SyncPulse: Sendable, Equatable {
+        package var chip: ChipRef
+        package var line: LineRef
+        package var widthUs = 10_000
         /// A pulse every N recorded frames (0 = only at session start).
-        public var everyNFrames = 0
-        public var activeLow = false
+        package var everyNFrames = 0
+        package var activeLow = false
     }
 
-    public var camera = Camera()
-    public var tracker = Tracker()
-    public var recording = Recording()
+    package var camera = Camera()
+    package var tracker = Tracker()
+    package var recording = Recording()
     /// Sessions live in `<dataDirectory>/sessions`; the participant counter beside them.
-    public var dataDirectory = "/var/lib/facekit"
-    public var export = Export()
-    public var participants = Participants()
-    public var inputs: [Input] = []
-    public var outputs: [Output] = []
-    public var syncPulse: SyncPulse? = nil
-    public var lsl = LSL()
-    public var jsonStream: JSONStream? = nil
-    public var display = Display()
-    public var depth: Depth? = nil
+    package var dataDirectory = "/var/lib/facekit"
+    package var export = Export()
+    package var participants = Participants()
+    package var inputs: [Input] = []
+    package var outputs: [Output] = []
+    package var syncPulse: SyncPulse? = nil
+    package var lsl = LSL()
+    package var jsonStream: JSONStream? = nil
+    package var display = Display()
+    package var depth: Depth? = nil
 
-    public init() {}
+    package init() {}
 
-    public var sessionsDirectory: String { dataDirectory + "/sessions" }
-    public var counterPath: String { dataDirectory + "/participant-counter" }
+    package var sessionsDirectory: String { dataDirectory + "/sessions" }
+    package var counterPath: String { dataDirectory + "/participant-counter" }
 
-    public static let defaultPath = "/etc/facekit/facekit.json"
+    package static let defaultPath = "/etc/facekit/facekit.json"
 }
 
 /// What a GPIO input does.
-public enum KioskAction: Sendable, Equatable, CustomStringConvertible {
+package enum KioskAction: Sendable, Equatable, CustomStringConvertible {
     case sessionStart, sessionStop, sessionToggle, sessionPauseToggle
     case marker(String)
     case exportUSB
 
     /// Parses `session.start`, `session.stop`, `session.toggle`, `session.pause-toggle`,
     /// `marker:<label>`, `export.usb`.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         switch text {
         case "session.start": self = .sessionStart
         case "session.stop": self = .sessionStop
@@ -151,7 +151,7 @@ public enum KioskAction: Sendable, Equatable, CustomStringConvertible {
         !s.isEmpty && s.count <= 64 && s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "_-.:".contains($0)) }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .sessionStart: return "session.start"
         case .sessionStop: return "session.stop"
@@ -164,7 +164,7 @@ public enum KioskAction: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// The meaning of a status LED.
-public enum LEDRole: String, Sendable, Equatable, Hashable, CaseIterable {
+package enum LEDRole: String, Sendable, Equatable, Hashable, CaseIterable {
     case ready, recording, paused, exporting
     case safeToRemove = "safe-to-remove"
     case error

@@ -13,8 +13,8 @@ import Recording
 ///
 /// The camera → tracker → recorder threads belong to the recorder (LiveTracker); the export runs
 /// on one worker thread so a slow stick never delays a button.
-public final class KioskDaemon: @unchecked Sendable {
-    public enum Message: Sendable {
+package final class KioskDaemon: @unchecked Sendable {
+    package enum Message: Sendable {
         case edge(InputEdge)
         case stick(StickEvent)
         case exportDone(Result<StickExportReport, KioskError>)
@@ -23,10 +23,10 @@ public final class KioskDaemon: @unchecked Sendable {
     }
 
     /// The export job for a stick's disk name; `StickExporter.run` on the appliance.
-    public typealias ExportJob = @Sendable (_ disk: String, _ progress: (StickExporter.Progress) -> Void,
+    package typealias ExportJob = @Sendable (_ disk: String, _ progress: (StickExporter.Progress) -> Void,
                                             _ cancelled: () -> Bool) throws(KioskError) -> StickExportReport
 
-    public let config: KioskConfig
+    package let config: KioskConfig
     let recorder: any KioskRecorder
     let inputs: (any KioskInputs)?
     let outputs: (any KioskOutputs)?
@@ -44,7 +44,7 @@ public final class KioskDaemon: @unchecked Sendable {
     private let lock = NSLock()
     private let wake = NSCondition()
     private var queue: [Message] = []
-    public private(set) var machine = KioskStateMachine()
+    package private(set) var machine = KioskStateMachine()
     /// The stick the next export goes to: the last one plugged that is still in.
     private var stickDisk: String?
     /// Every stick plugged and not removed, oldest first. Two sticks can be in at once.
@@ -62,7 +62,7 @@ public final class KioskDaemon: @unchecked Sendable {
     /// Set when the stick being exported to is removed; the job stops between sessions.
     private var exportCancelled = CancelFlag()
 
-    public init(config: KioskConfig, recorder: any KioskRecorder, inputs: (any KioskInputs)?, outputs: (any KioskOutputs)?,
+    package init(config: KioskConfig, recorder: any KioskRecorder, inputs: (any KioskInputs)?, outputs: (any KioskOutputs)?,
                 notifier: SystemdNotifier = SystemdNotifier(), log: KioskLog = KioskLog(),
                 exportJob: @escaping ExportJob, tickMs: Int = 250, labMarkers: MarkerOutlet? = nil,
                 display: KioskDisplay? = nil) {
@@ -81,17 +81,17 @@ public final class KioskDaemon: @unchecked Sendable {
     }
 
     /// Thread-safe: called from any thread.
-    public func post(_ m: Message) {
+    package func post(_ m: Message) {
         wake.lock()
         queue.append(m)
         wake.signal()
         wake.unlock()
     }
 
-    public var state: KioskState { lock.withLock { machine.state } }
+    package var state: KioskState { lock.withLock { machine.state } }
 
     /// Runs until `.terminate`; returns the exit code (0 after a clean shutdown).
-    public func run(presentSticks: [StickDevice] = []) -> Int32 {
+    package func run(presentSticks: [StickDevice] = []) -> Int32 {
         log.log("starting", ["camera": config.camera.device, "store": config.sessionsDirectory, "inputs": config.inputs.count,
                              "outputs": config.outputs.count, "watchdogMs": notifier.watchdogIntervalNs.map { $0 / 1_000_000 } ?? 0])
         outputs?.show(machine.lit)

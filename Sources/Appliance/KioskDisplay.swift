@@ -5,13 +5,13 @@ import LinuxSystem
 /// counters, and translates the kiosk's states and events into what the screen shows. Opening
 /// fails softly: without a connected monitor (or a display device at all) the kiosk logs that
 /// once and runs with its LEDs only.
-public final class KioskDisplay: @unchecked Sendable {
-    public let display: StatusDisplay
+package final class KioskDisplay: @unchecked Sendable {
+    package let display: StatusDisplay
 
     init(display: StatusDisplay) { self.display = display }
 
     /// The display for `config`, started and fed by `live`; nil (logged once) when it cannot show.
-    public static func open(_ config: KioskConfig.Display, live: LiveTracker, log: KioskLog) -> KioskDisplay? {
+    package static func open(_ config: KioskConfig.Display, live: LiveTracker, log: KioskLog) -> KioskDisplay? {
         guard config.enabled else { return nil }
         do throws(DisplayError) {
             let surface: any DisplaySurface
@@ -73,7 +73,7 @@ public final class KioskDisplay: @unchecked Sendable {
     }
     func exportFailed(_ why: String) { display.status.stick(.failed, "export failed: " + why) }
 
-    public func stop() {
+    package func stop() {
         display.stop()
         display.surface.close()
     }

@@ -5,24 +5,24 @@ import Recording
 /// An edge on a configured input line, as the daemon sees it: which `gpio.inputs[i]`, whether the
 /// line became active (active-low already applied by the kernel) and the kernel's CLOCK_MONOTONIC
 /// timestamp of the edge.
-public struct InputEdge: Sendable, Equatable {
-    public var input: Int
-    public var active: Bool
-    public var timestampNs: Int64
-    public init(input: Int, active: Bool, timestampNs: Int64) {
+package struct InputEdge: Sendable, Equatable {
+    package var input: Int
+    package var active: Bool
+    package var timestampNs: Int64
+    package init(input: Int, active: Bool, timestampNs: Int64) {
         self.input = input; self.active = active; self.timestampNs = timestampNs
     }
 }
 
 /// Where input edges come from: the GPIO character device on the appliance (`GPIOKioskIO`), a
 /// script in tests. `start` delivers edges on the source's own thread until `stop`.
-public protocol KioskInputs: AnyObject {
+package protocol KioskInputs: AnyObject {
     func start(_ deliver: @escaping @Sendable (InputEdge) -> Void, problem: @escaping @Sendable (String) -> Void) throws
     func stop()
 }
 
 /// Where the LEDs and the sync pulse go.
-public protocol KioskOutputs: AnyObject {
+package protocol KioskOutputs: AnyObject {
     /// Lights exactly these roles (each with its configured pattern), darkens the others.
     func show(_ lit: Set<LEDRole>)
     /// One sync pulse (session start, every N frames); returns the CLOCK_MONOTONIC time it began.
@@ -33,8 +33,8 @@ public protocol KioskOutputs: AnyObject {
 /// Turns edges into actions. Buttons act on the edge that makes the line active (the kernel's
 /// debounce has removed bounces already). TTL marker lines with a minimum pulse width act when
 /// the pulse ends and is long enough, stamped with the time it *began* — the stimulus onset.
-public struct InputInterpreter: Sendable {
-    public enum Outcome: Equatable, Sendable {
+package struct InputInterpreter: Sendable {
+    package enum Outcome: Equatable, Sendable {
         case action(KioskAction, timestampNs: Int64)
         /// A pulse shorter than minPulseUs: a glitch, logged and dropped.
         case glitch(widthUs: Int64)
@@ -45,9 +45,9 @@ public struct InputInterpreter: Sendable {
     let inputs: [KioskConfig.Input]
     private var activeSince: [Int: Int64] = [:]
 
-    public init(inputs: [KioskConfig.Input]) { self.inputs = inputs }
+    package init(inputs: [KioskConfig.Input]) { self.inputs = inputs }
 
-    public mutating func interpret(_ e: InputEdge) -> Outcome {
+    package mutating func interpret(_ e: InputEdge) -> Outcome {
         guard inputs.indices.contains(e.input) else { return .none }
         let cfg = inputs[e.input]
         guard cfg.minPulseUs > 0 else {
@@ -64,7 +64,7 @@ public struct InputInterpreter: Sendable {
 }
 
 /// What the daemon needs from the live pipeline: LiveTracker on the appliance, a twin in tests.
-public protocol KioskRecorder: AnyObject {
+package protocol KioskRecorder: AnyObject {
     /// Opens the camera and starts tracking (no session).
     func startPreview() throws
     func start(participant: String) throws -> String
@@ -81,9 +81,9 @@ public protocol KioskRecorder: AnyObject {
 
 extension LiveTracker: KioskRecorder {
     /// `cameraProblem` before `startPreview` succeeded.
-    public static let cameraNotStarted = "camera not started"
+    package static let cameraNotStarted = "camera not started"
 
-    public var cameraFault: String? {
+    package var cameraFault: String? {
         let s = status
         guard s.state != .idle, let cam = s.camera else { return Self.cameraNotStarted }
         switch cam.state {
@@ -91,5 +91,5 @@ extension LiveTracker: KioskRecorder {
         default: return s.cameraProblem ?? "\(cam.state)"
         }
     }
-    public var recorderFault: String? { status.recordingFailure }
+    package var recorderFault: String? { status.recordingFailure }
 }

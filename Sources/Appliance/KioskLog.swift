@@ -6,19 +6,19 @@ import Glibc
 
 /// Structured log lines for journald: one line per event on stderr, logfmt (`event=... key=value`,
 /// values with spaces or quotes quoted), each written with one write(2) so threads never interleave.
-public final class KioskLog: @unchecked Sendable {
+package final class KioskLog: @unchecked Sendable {
     private let lock = NSLock()
     private let sink: (String) -> Void
 
     /// Writes to stderr; tests pass a sink that collects lines.
-    public init(sink: ((String) -> Void)? = nil) {
+    package init(sink: ((String) -> Void)? = nil) {
         self.sink = sink ?? { line in
             let b = Array((line + "\n").utf8)
             _ = b.withUnsafeBytes { Syscalls.writeAll(2, $0) }
         }
     }
 
-    public func log(_ event: String, _ fields: KeyValuePairs<String, Any> = [:]) {
+    package func log(_ event: String, _ fields: KeyValuePairs<String, Any> = [:]) {
         var line = "event=" + Self.quote(event)
         for (k, v) in fields { line += " \(k)=" + Self.quote("\(v)") }
         lock.withLock { sink(line) }

@@ -10,11 +10,11 @@
 ///     any ─► error(camera | storage | export) ─► recovers: camera back; next start; next stick
 ///     (error(export) stays after the bad stick is pulled, so a failed export is never mistaken
 ///     for a good one)
-public enum KioskState: Equatable, Sendable, CustomStringConvertible {
+package enum KioskState: Equatable, Sendable, CustomStringConvertible {
     case booting, ready, recording, paused, stopped, exporting
     case error(KioskFault)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .booting: return "booting"
         case .ready: return "ready"
@@ -28,7 +28,7 @@ public enum KioskState: Equatable, Sendable, CustomStringConvertible {
 }
 
 /// Which part failed. Each recovers on its own signal (see `KioskStateMachine`).
-public enum KioskFault: String, Equatable, Sendable, CaseIterable {
+package enum KioskFault: String, Equatable, Sendable, CaseIterable {
     /// No camera (unplugged, never there): recovers when it streams again.
     case camera
     /// Recording failed (card full, I/O error): the next start action tries again.
@@ -39,7 +39,7 @@ public enum KioskFault: String, Equatable, Sendable, CaseIterable {
 }
 
 /// What happened, as the state machine sees it.
-public enum KioskEvent: Equatable, Sendable {
+package enum KioskEvent: Equatable, Sendable {
     /// Camera and tracker are up.
     case booted
     case action(KioskAction)
@@ -57,7 +57,7 @@ public enum KioskEvent: Equatable, Sendable {
 }
 
 /// What the daemon must do. Executed in order; a failure comes back as an event.
-public enum KioskEffect: Equatable, Sendable {
+package enum KioskEffect: Equatable, Sendable {
     case startSession, stopSession, pauseSession, resumeSession
     case marker(String)
     case startExport
@@ -66,19 +66,19 @@ public enum KioskEffect: Equatable, Sendable {
 }
 
 /// The kiosk's state machine: a value, no I/O.
-public struct KioskStateMachine: Equatable, Sendable {
-    public private(set) var state: KioskState = .booting
+package struct KioskStateMachine: Equatable, Sendable {
+    package private(set) var state: KioskState = .booting
     /// A stick is plugged in (mounted or not).
-    public private(set) var stickPresent = false
+    package private(set) var stickPresent = false
     /// The last export finished, the stick is unmounted, and it has not been pulled yet.
-    public private(set) var safeToRemove = false
+    package private(set) var safeToRemove = false
     /// A session is open (recording or paused) — true also in error(camera) if it was cut short.
     var sessionOpen: Bool { state == .recording || state == .paused }
 
-    public init() {}
+    package init() {}
 
     /// Applies an event; returns the effects to execute.
-    public mutating func handle(_ event: KioskEvent) -> [KioskEffect] {
+    package mutating func handle(_ event: KioskEvent) -> [KioskEffect] {
         switch event {
         case .booted:
             guard state == .booting else { return [] }
@@ -237,7 +237,7 @@ public struct KioskStateMachine: Equatable, Sendable {
     }
 
     /// The LEDs that are lit in this state.
-    public var lit: Set<LEDRole> {
+    package var lit: Set<LEDRole> {
         var s: Set<LEDRole> = []
         switch state {
         case .booting: break

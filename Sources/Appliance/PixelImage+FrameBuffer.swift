@@ -5,7 +5,7 @@ extension PixelImage {
     /// A borrowed view of a capture buffer in its native layout, for the fused warp. The buffer
     /// must outlive the view (it does while the consumer holds it from `CaptureThread.next`).
     /// Returns nil for layouts the tracker cannot read (compressed formats the source did not decode).
-    public init?(frameBuffer b: FrameBuffer) {
+    package init?(frameBuffer b: FrameBuffer) {
         let l = b.layout
         guard let format = PixelImage.Format(rawValue: l.pixelFormat.rawValue), l.width > 0, l.height > 0 else { return nil }
         let planar = l.planes.count > 1

@@ -7,13 +7,13 @@ import Glibc
 #endif
 
 /// What one stick export did.
-public struct StickExportReport: Sendable {
-    public var device: String
-    public var filesystem: FilesystemKind
-    public var exported: [(sessionID: String, directory: String, frames: Int, events: Int)]
-    public var seconds: Double
+package struct StickExportReport: Sendable {
+    package var device: String
+    package var filesystem: FilesystemKind
+    package var exported: [(sessionID: String, directory: String, frames: Int, events: Int)]
+    package var seconds: Double
     /// Sessions on the card that could not be exported (damaged files); every other one was.
-    public var failed: [(sessionID: String, error: String)] = []
+    package var failed: [(sessionID: String, error: String)] = []
 }
 
 /// Exports every session not exported yet to a USB stick, then unmounts it.
@@ -25,23 +25,23 @@ public struct StickExportReport: Sendable {
 /// The sessions on the SD card are only read until everything is on the stick and the stick is
 /// unmounted: a stick pulled at any earlier point changes nothing on the card, and the next stick
 /// gets every session again.
-public final class StickExporter: Sendable {
-    public let store: SessionStore
-    public let mountPoint: String
-    public let options: ExportOptions
+package final class StickExporter: Sendable {
+    package let store: SessionStore
+    package let mountPoint: String
+    package let options: ExportOptions
     /// Exports go into this folder on the stick.
-    public static let folder = "facekit"
+    package static let folder = "facekit"
     let sysBlock: String
     let devDirectory: String
 
-    public init(store: SessionStore, mountPoint: String, options: ExportOptions,
+    package init(store: SessionStore, mountPoint: String, options: ExportOptions,
                 sysBlock: String = "/sys/block", devDirectory: String = "/dev") {
         self.store = store; self.mountPoint = mountPoint; self.options = options
         self.sysBlock = sysBlock; self.devDirectory = devDirectory
     }
 
     /// Sessions that are finished (stopped or recovered as interrupted) and not marked exported.
-    public func pendingSessions() throws -> [String] {
+    package func pendingSessions() throws -> [String] {
         try store.list().compactMap { l in
             guard case .success(let s) = l.result, s.state == .stopped || s.state == .interrupted else { return nil }
             return store.isExported(l.sessionID) ? nil : l.sessionID
@@ -50,7 +50,7 @@ public final class StickExporter: Sendable {
 
     /// The partition to use on disk `disk` (e.g. "sda"): the first FAT/exFAT partition, or the
     /// disk itself when it has no partition table. Throws with what was found otherwise.
-    public func choosePartition(disk: String) throws(KioskError) -> (node: String, kind: FilesystemKind) {
+    package func choosePartition(disk: String) throws(KioskError) -> (node: String, kind: FilesystemKind) {
         if let ro = try? String(contentsOfFile: "\(sysBlock)/\(disk)/ro", encoding: .utf8),
            ro.trimmingCharacters(in: .whitespacesAndNewlines) == "1" {
             throw KioskError("the stick \(devDirectory)/\(disk) is read-only (write-protect switch?); nothing was written")
@@ -91,16 +91,16 @@ public final class StickExporter: Sendable {
     }
 
     /// One step of a stick export: the session about to be written, the how-many-th of how many.
-    public struct Progress: Sendable, Equatable {
-        public var session: String
-        public var index: Int
-        public var total: Int
+    package struct Progress: Sendable, Equatable {
+        package var session: String
+        package var index: Int
+        package var total: Int
     }
 
     /// The whole job for the stick on `disk`. `progress` is called before each session;
     /// `cancelled` (the stick's remove uevent arrived) is checked between sessions, so a pulled
     /// stick does not keep the job going through every remaining session.
-    public func run(disk: String, progress: (Progress) -> Void = { _ in },
+    package func run(disk: String, progress: (Progress) -> Void = { _ in },
                     cancelled: () -> Bool = { false }) throws(KioskError) -> StickExportReport {
         let t0 = Int64(MonotonicClock.now())
         let (node, kind) = try choosePartition(disk: disk)

@@ -7,14 +7,14 @@ import Glibc
 /// sd_notify(3) without libsystemd: datagrams like `READY=1` to `$NOTIFY_SOCKET` (a path, or an
 /// abstract name written `@name`), and the watchdog period from `$WATCHDOG_USEC`.
 /// Without `$NOTIFY_SOCKET` (run by hand) every call is a no-op.
-public final class SystemdNotifier: @unchecked Sendable {
-    public let socketAddress: String?
+package final class SystemdNotifier: @unchecked Sendable {
+    package let socketAddress: String?
     /// How often to send WATCHDOG=1: half of WatchdogSec, as sd_watchdog_enabled(3) advises.
-    public let watchdogIntervalNs: Int64?
+    package let watchdogIntervalNs: Int64?
     private var socket: FileDescriptor?
     private let lock = NSLock()
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let addr = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         socketAddress = addr
         var interval: Int64? = nil
@@ -35,7 +35,7 @@ public final class SystemdNotifier: @unchecked Sendable {
     /// Sends `lines` (e.g. ["READY=1", "STATUS=ready"]) as one datagram. Failures are returned,
     /// not thrown: the service runs on when systemd is not listening.
     @discardableResult
-    public func notify(_ lines: [String]) -> SystemCallError? {
+    package func notify(_ lines: [String]) -> SystemCallError? {
         guard let addr = socketAddress else { return nil }
         return lock.withLock {
             guard let socket else { return SystemCallError(.socket, path: addr, .badFileDescriptor) }
@@ -45,8 +45,8 @@ public final class SystemdNotifier: @unchecked Sendable {
         }
     }
 
-    public func ready(status: String) { notify(["READY=1", "STATUS=" + status]) }
-    public func status(_ s: String) { notify(["STATUS=" + s]) }
-    public func watchdog() { notify(["WATCHDOG=1"]) }
-    public func stopping(status: String) { notify(["STOPPING=1", "STATUS=" + status]) }
+    package func ready(status: String) { notify(["READY=1", "STATUS=" + status]) }
+    package func status(_ s: String) { notify(["STATUS=" + s]) }
+    package func watchdog() { notify(["WATCHDOG=1"]) }
+    package func stopping(status: String) { notify(["STOPPING=1", "STATUS=" + status]) }
 }

@@ -7,14 +7,14 @@ import Glibc
 /// SIGTERM/SIGINT delivered as a call on a thread of our own, not in a signal handler: `block()`
 /// runs first thing in main (before any thread exists, so every thread inherits the mask), then
 /// `start` waits in sigwait(3) and calls back with the signal's name.
-public enum TerminationSignals {
+package enum TerminationSignals {
     static let signals = [SIGTERM, SIGINT]
 
-    public static func block() {
+    package static func block() {
         Syscalls.blockSignals(signals)
     }
 
-    public static func start(_ handler: @escaping @Sendable (String) -> Void) {
+    package static func start(_ handler: @escaping @Sendable (String) -> Void) {
         let t = Thread {
             let sig = Syscalls.waitForSignal(signals)
             handler(sig == SIGTERM ? "SIGTERM" : "SIGINT")

@@ -5,14 +5,14 @@ import Glibc
 #endif
 
 /// One kernel uevent: `add@/devices/.../block/sda/sda1` followed by KEY=value pairs.
-public struct Uevent: Equatable, Sendable {
-    public var action: String
-    public var devpath: String
-    public var properties: [String: String]
+package struct Uevent: Equatable, Sendable {
+    package var action: String
+    package var devpath: String
+    package var properties: [String: String]
 
     /// Parses a NETLINK_KOBJECT_UEVENT datagram from the kernel (`action@devpath\0KEY=value\0…`).
     /// udev's re-broadcasts (`libudev` header, another multicast group) and garbage give nil.
-    public init?(datagram: UnsafeRawBufferPointer) {
+    package init?(datagram: UnsafeRawBufferPointer) {
         let fields = datagram.split(separator: 0, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
         guard let head = fields.first, let at = head.firstIndex(of: "@") else { return nil }
         action = String(head[..<at])
@@ -26,13 +26,13 @@ public struct Uevent: Equatable, Sendable {
         properties = p
     }
 
-    public init(action: String, devpath: String, properties: [String: String]) {
+    package init(action: String, devpath: String, properties: [String: String]) {
         self.action = action; self.devpath = devpath; self.properties = properties
     }
 
     /// A block device (disk or partition) on a USB bus: the only kind the kiosk will mount, so the
     /// SD card and any internal disk are never touched.
-    public var usbBlockDevice: StickEvent? {
+    package var usbBlockDevice: StickEvent? {
         guard properties["SUBSYSTEM"] == "block", let name = properties["DEVNAME"], !name.contains("/"),
               devpath.contains("/usb") else { return nil }
         let isPartition = properties["DEVTYPE"] == "partition"
@@ -45,27 +45,27 @@ public struct Uevent: Equatable, Sendable {
 }
 
 /// A USB block device node (`sda` or `sda1`).
-public struct StickDevice: Equatable, Hashable, Sendable {
-    public var name: String
-    public var isPartition: Bool
-    public var node: String { "/dev/" + name }
+package struct StickDevice: Equatable, Hashable, Sendable {
+    package var name: String
+    package var isPartition: Bool
+    package var node: String { "/dev/" + name }
 }
 
-public enum StickEvent: Equatable, Sendable {
+package enum StickEvent: Equatable, Sendable {
     case added(StickDevice), removed(StickDevice)
 }
 
 /// Listens to the kernel's uevent multicast group (NETLINK_KOBJECT_UEVENT, group 1) on its own
 /// thread. Needs no udev. `present()` lists USB block devices already there at start (the
 /// kernel does not replay them), read from /sys/block.
-public final class UeventMonitor: @unchecked Sendable {
+package final class UeventMonitor: @unchecked Sendable {
     private let fd: Int32
     private var thread: Thread?
     private let stopFlag = NSLock()
     private var stopping = false
     private let done = DispatchSemaphore(value: 0)
 
-    public init() throws(KioskError) {
+    package init() throws(KioskError) {
         switch Syscalls.socket(AF_NETLINK, Int32(SOCK_DGRAM.rawValue), 15 /* NETLINK_KOBJECT_UEVENT */) {
         case .failure(let e): throw KioskError("cannot open the kernel's uevent socket", cause: e)
         case .success(let s): fd = s
@@ -79,7 +79,7 @@ public final class UeventMonitor: @unchecked Sendable {
     }
 
     /// Starts the listening thread; `handler` runs on it for each USB block add/remove.
-    public func start(_ handler: @escaping @Sendable (StickEvent) -> Void) {
+    package func start(_ handler: @escaping @Sendable (StickEvent) -> Void) {
         let t = Thread { [self] in
             defer { done.signal() }
             let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 8192, alignment: 8)
@@ -95,7 +95,7 @@ public final class UeventMonitor: @unchecked Sendable {
         t.start()
     }
 
-    public func stop() {
+    package func stop() {
         guard thread != nil else { return }
         stopFlag.withLock { stopping = true }
         done.wait()
@@ -104,7 +104,7 @@ public final class UeventMonitor: @unchecked Sendable {
     }
 
     /// USB block devices present now (disks and their partitions), from sysfs.
-    public static func present(sysBlock: String = "/sys/block") -> [StickDevice] {
+    package static func present(sysBlock: String = "/sys/block") -> [StickDevice] {
         let fm = FileManager.default
         var out: [StickDevice] = []
         for disk in ((try? fm.contentsOfDirectory(atPath: sysBlock)) ?? []).sorted() {
@@ -122,16 +122,16 @@ public final class UeventMonitor: @unchecked Sendable {
 
 /// The fallback when the uevent socket cannot be opened (a kernel without it, a sandbox that
 /// refuses AF_NETLINK): /sys/block read once a second, differences reported as uevents would be.
-public final class StickPoller: @unchecked Sendable {
+package final class StickPoller: @unchecked Sendable {
     private let lock = NSLock()
     private var stopping = false
     private let done = DispatchSemaphore(value: 0)
     private var started = false
 
-    public init() {}
+    package init() {}
 
     /// `known`: what was present at start (already reported by the caller).
-    public func start(known: [StickDevice], _ handler: @escaping @Sendable (StickEvent) -> Void) {
+    package func start(known: [StickDevice], _ handler: @escaping @Sendable (StickEvent) -> Void) {
         let initial = Set(known.filter { !$0.isPartition })
         let t = Thread { [self] in
             defer { done.signal() }
@@ -149,7 +149,7 @@ public final class StickPoller: @unchecked Sendable {
         t.start()
     }
 
-    public func stop() {
+    package func stop() {
         guard started else { return }
         lock.withLock { stopping = true }
         done.wait()
