@@ -37,27 +37,11 @@ struct LSLOptions {
         }
     }
 
-    /// Opens the streams for a replay of `media` into `recorder`, or nil (with the reason on
-    /// stderr) when LSL is off or cannot start. Received markers become session events.
+    /// The streams for a replay of `media` into `recorder` (`LabSync.startReplay`), or nil when
+    /// LSL is off or cannot start (the reason on stderr).
     func start(media: String, nominalRate: Double, recorder: SessionRecorder) -> LabSync? {
         guard enabled else { return nil }
-        var o = options
-        o.camera = "file:" + (media as NSString).lastPathComponent
-        o.nominalRate = nominalRate
-        let lab: LabSync
-        do {
-            lab = try LabSync(o) { m in recorder.addEvent(m.label, source: LabSync.eventSource(m), monotonicNs: m.monotonicNs) }
-        } catch {
-            printError("facekit: \(error.message)")
-            return nil
-        }
-        printError("facekit: LSL \(lab.version): streams '\(o.faceName)' (\(FaceChannels.count) channels) and '\(o.markersName)'")
-        if let inlet = lab.inlet, !inlet.waitUntilConnected(seconds: waitSeconds) {
-            printError("facekit: LSL: no stream named '\(o.inlet?.name ?? "")' within \(waitSeconds) s; still looking while the media plays")
-        }
-        if !lab.face.waitForConsumers(seconds: waitSeconds) {
-            printError("facekit: LSL: no inlet connected within \(waitSeconds) s; replaying anyway")
-        }
-        return lab
+        return LabSync.startReplay(options, media: media, nominalRate: nominalRate, waitSeconds: waitSeconds,
+                                   recorder: recorder, say: printError)
     }
 }
