@@ -94,6 +94,21 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
             Issue.record("timed out waiting for \(what); log:\n\(lines.withLock { $0 }.joined(separator: "\n"))")
         }
         func waitState(_ s: KioskState) { waitFor("state \(s)") { daemon.state == s } }
+        /// USB stick `name` (a whole disk) plugged in or pulled out.
+        func insert(_ name: String) { daemon.post(.stick(.added(StickDevice(name: name, isPartition: false)))) }
+        func pull(_ name: String) { daemon.post(.stick(.removed(StickDevice(name: name, isPartition: false)))) }
+        /// Once the kiosk is ready, the start/stop button starts a session.
+        func startRecording() {
+            waitState(.ready)
+            inputs.press(0, at: Int64(MonotonicClock.now()))
+            waitState(.recording)
+        }
+        /// Once the kiosk is ready, stick `name` goes in and its export starts.
+        func exportStarted(on name: String) {
+            waitState(.ready)
+            insert(name)
+            waitFor("export started") { log("export.started").count == 1 }
+        }
         func log(_ event: String) -> [String] { lines.withLock { $0 }.filter { $0.hasPrefix("event=\(event) ") } }
 
         func finish() {
@@ -146,10 +161,10 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
         let rig = try Rig()
         rig.waitState(.ready)
         rig.daemon.post(.stick(.added(StickDevice(name: "sda1", isPartition: true))))   // partitions are ignored
-        rig.daemon.post(.stick(.added(StickDevice(name: "sda", isPartition: false))))
+        rig.insert("sda")
         rig.waitFor("safe to remove") { rig.outputs.lit == [.ready, .safeToRemove] }
         #expect(rig.exports.withLock { $0 } == ["sda"])
-        rig.daemon.post(.stick(.removed(StickDevice(name: "sda", isPartition: false))))
+        rig.pull("sda")
         rig.waitFor("LED off") { rig.outputs.lit == [.ready] }
         rig.finish()
     }
@@ -162,12 +177,12 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
             return StickExportReport(device: "/dev/\(d)1", filesystem: .vfat, exported: [], seconds: 0)
         })
         rig.waitState(.ready)
-        rig.daemon.post(.stick(.added(StickDevice(name: "sda", isPartition: false))))
+        rig.insert("sda")
         rig.waitState(.error(.export))
         rig.waitFor("error LED") { rig.outputs.lit == [.error] }
         #expect(rig.log("export.failed").first?.contains("stick pulled out") == true)
-        rig.daemon.post(.stick(.removed(StickDevice(name: "sda", isPartition: false))))
-        rig.daemon.post(.stick(.added(StickDevice(name: "sdb", isPartition: false))))
+        rig.pull("sda")
+        rig.insert("sdb")
         rig.waitFor("second export") { rig.outputs.lit == [.ready, .safeToRemove] }
         #expect(rig.exports.withLock { $0 } == ["sda", "sdb"])
         rig.finish()
@@ -184,11 +199,9 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
             }
             return StickExportReport(device: "/dev/\(d)1", filesystem: .exfat, exported: [], seconds: 0)
         })
-        rig.waitState(.ready)
-        rig.daemon.post(.stick(.added(StickDevice(name: "sda", isPartition: false))))
-        rig.waitFor("export started") { rig.log("export.started").count == 1 }
-        rig.daemon.post(.stick(.removed(StickDevice(name: "sda", isPartition: false))))
-        rig.daemon.post(.stick(.added(StickDevice(name: "sdb", isPartition: false))))
+        rig.exportStarted(on: "sda")
+        rig.pull("sda")
+        rig.insert("sdb")
         rig.waitFor("second export done") { rig.log("export.done").count == 1 }
         #expect(rig.log("export.failed").count == 1)
         #expect(rig.exports.withLock { $0 } == ["sda", "sdb"])
@@ -198,9 +211,7 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
 
     @Test func cameraLossStopsTheSessionAndRecovery() throws {
         let rig = try Rig()
-        rig.waitState(.ready)
-        rig.inputs.press(0, at: Int64(MonotonicClock.now()))
-        rig.waitState(.recording)
+        rig.startRecording()
         rig.recorder.setCamera("/dev/video0: disconnected (ENODEV)")
         rig.waitState(.error(.camera))
         rig.waitFor("error LED") { rig.outputs.lit == [.error] }
@@ -213,9 +224,7 @@ final class TwinRecorder: KioskRecorder, @unchecked Sendable {
 
     @Test func terminateDuringRecordingClosesTheSession() throws {
         let rig = try Rig()
-        rig.waitState(.ready)
-        rig.inputs.press(0, at: Int64(MonotonicClock.now()))
-        rig.waitState(.recording)
+        rig.startRecording()
         rig.recorder.frame(Int64(MonotonicClock.now()))
         rig.finish()
         #expect(rig.log("session.stopped").count == 1)

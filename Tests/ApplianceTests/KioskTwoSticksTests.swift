@@ -18,27 +18,23 @@ extension KioskDaemonTests {
 
     @Test func aSecondStickPulledDuringAnExportLeavesItRunning() throws {
         let rig = try Rig(exportResult: { d, c throws(KioskError) in try Self.slowOnSda(d, c) })
-        rig.waitState(.ready)
-        rig.daemon.post(.stick(.added(StickDevice(name: "sda", isPartition: false))))
-        rig.waitFor("export started") { rig.log("export.started").count == 1 }
-        rig.daemon.post(.stick(.added(StickDevice(name: "sdb", isPartition: false))))
-        rig.daemon.post(.stick(.removed(StickDevice(name: "sdb", isPartition: false))))
+        rig.exportStarted(on: "sda")
+        rig.insert("sdb")
+        rig.pull("sdb")
         rig.waitFor("export done") { rig.log("export.done").count >= 1 && rig.daemon.state == .ready }
         #expect(rig.log("export.failed").isEmpty)
         #expect(rig.log("export.done").first?.contains("sessions=1") == true)
         rig.waitFor("safe") { rig.outputs.lit == [.ready, .safeToRemove] }
-        rig.daemon.post(.stick(.removed(StickDevice(name: "sda", isPartition: false))))
+        rig.pull("sda")
         rig.waitFor("no stick") { rig.outputs.lit == [.ready] }
         rig.finish()
     }
 
     @Test func theExportedStickPulledWhileASecondIsInExportsToTheSecond() throws {
         let rig = try Rig(exportResult: { d, c throws(KioskError) in try Self.slowOnSda(d, c) })
-        rig.waitState(.ready)
-        rig.daemon.post(.stick(.added(StickDevice(name: "sda", isPartition: false))))
-        rig.waitFor("export started") { rig.log("export.started").count == 1 }
-        rig.daemon.post(.stick(.added(StickDevice(name: "sdb", isPartition: false))))
-        rig.daemon.post(.stick(.removed(StickDevice(name: "sda", isPartition: false))))
+        rig.exportStarted(on: "sda")
+        rig.insert("sdb")
+        rig.pull("sda")
         rig.waitFor("second export done") { rig.log("export.done").count == 1 }
         #expect(rig.log("export.failed").count == 1, "the pulled stick's export was cancelled")
         #expect(rig.exports.withLock { $0 } == ["sda", "sdb"])

@@ -6,16 +6,6 @@ import Testing
 @testable import Recording
 import FacekitTestSupport
 
-/// Rewrites one top-level field of `dir/session.json` as raw JSON text, as a damaged card holds it.
-func setSessionField(_ dir: String, _ key: String, _ rawJSON: String) throws {
-    let path = dir + "/session.json"
-    var obj = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
-    obj[key] = "@@\(key)@@"
-    var text = String(decoding: try JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys]), as: UTF8.self)
-    text = text.replacingOccurrences(of: "\"@@\(key)@@\"", with: rawJSON)
-    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-}
-
 func hiddenEntries(_ dir: String) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0.hasPrefix(".") }
 }

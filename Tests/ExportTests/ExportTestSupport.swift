@@ -9,8 +9,7 @@ func recordExportSession(_ store: SessionStore, participant: String = "P001", fr
     try recordSynthetic(store, participant: participant, frames: frames,
                         config: SessionConfig(vertices: vertices, imageEveryNth: imageEveryNth, flushIntervalMs: 20),
                         seed: 5, startNs: 2_000_000_000,
-                        events: [SyntheticEvent(frame: 3, label: "stimulus_onset", source: "api"),
-                                 SyntheticEvent(frame: 7, label: "trial, \"two\"", source: "gpio")],
+                        events: [(3, "stimulus_onset", "api"), (7, "trial, \"two\"", "gpio")],
                         images: true)
 }
 

@@ -132,15 +132,19 @@ import FacekitTestSupport
         #expect(dirs.allSatisfy { $0.contains("session_A_") })
     }
 
+    /// A recorded session of `frames` frames, its frames.log's bytes, and an empty stick directory.
+    func sessionAndStick(frames: Int) throws -> (TempDir, SessionStore, SessionRecorder, [UInt8], String) {
+        let dir = TempDir()
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try recordExportSession(store, frames: frames)
+        return (dir, store, rec, fileSHA(rec.directory + "/frames.log"), dir.sub("stick"))
+    }
+
     /// The stick fills up mid-export: a clear disk-full error, nothing under the final name, no
     /// staging directory left, and the store untouched.
     @Test(arguments: [ExportFormat.csv, .jsonl, .hdf5])
     func aFullTargetFailsCleanly(format: ExportFormat) throws {
-        let dir = TempDir(); defer { dir.cleanup() }
-        let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordExportSession(store, frames: 400)
-        let before = fileSHA(rec.directory + "/frames.log")
-        let out = dir.sub("stick")
+        let (dir, store, rec, before, out) = try sessionAndStick(frames: 400); defer { dir.cleanup() }
         let writes = Counter()
         let token = SyscallHooks.installFault(under: out) { op, _ in op == .write && writes.next() >= 2 ? ENOSPC : nil }
         defer { SyscallHooks.removeFault(token) }
@@ -156,11 +160,7 @@ import FacekitTestSupport
     /// The stick is pulled mid-export (its directory vanishes): a clear error, no partial export.
     @Test(arguments: [ExportFormat.csv, .hdf5])
     func aVanishingTargetFailsCleanly(format: ExportFormat) throws {
-        let dir = TempDir(); defer { dir.cleanup() }
-        let store = try SessionStore(root: dir.sub("store"))
-        let rec = try recordExportSession(store, frames: 200)
-        let before = fileSHA(rec.directory + "/frames.log")
-        let out = dir.sub("stick")
+        let (dir, store, rec, before, out) = try sessionAndStick(frames: 200); defer { dir.cleanup() }
         let calls = Counter()
         // After a few calls under the target, the whole target directory disappears.
         let token = SyscallHooks.installFault(under: out) { _, _ in

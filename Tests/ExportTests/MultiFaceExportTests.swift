@@ -122,12 +122,17 @@ import FacekitTestSupport
         #expect(throws: RecordingError.self) { try Exporter.verifyExisting(short, in: r.directory, options: .init(format: .hdf5)) }
     }
 
+    /// A 9-frame multi-face session exported in `format`: the store, the recorder and the lines of `file`.
+    static func exportedLines(_ format: ExportFormat, file: String, in dir: TempDir) throws -> (SessionStore, SessionRecorder, [Substring]) {
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try recordMultiFace(store, frames: 9)
+        let r = try Exporter(store: store).export(sessionID: rec.sessionID, to: dir.sub("out"), options: .init(format: format))
+        return (store, rec, try readText(r.directory + "/" + file).split(separator: "\n"))
+    }
+
     @Test func openFaceRowsCarryTheFaceID() throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let store = try SessionStore(root: dir.sub("store"))
-        let rec = try Self.recordMultiFace(store, frames: 9)
-        let r = try Exporter(store: store).export(sessionID: rec.sessionID, to: dir.sub("out"), options: .init(format: .openface))
-        let lines = try readText(r.directory + "/" + OpenFaceWriter.fileName).split(separator: "\n")
+        let (store, rec, lines) = try Self.exportedLines(.openface, file: OpenFaceWriter.fileName, in: dir)
         let want = Self.expectedRows(frames: 9)
         #expect(lines.count == want.count + 1)
         for (line, w) in zip(lines.dropFirst(), want) {
@@ -138,10 +143,7 @@ import FacekitTestSupport
 
     @Test func pyFeatRowsCarryTheFaceAsIdentity() throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let store = try SessionStore(root: dir.sub("store"))
-        let rec = try Self.recordMultiFace(store, frames: 9)
-        let r = try Exporter(store: store).export(sessionID: rec.sessionID, to: dir.sub("out"), options: .init(format: .pyfeat))
-        let lines = try readText(r.directory + "/" + PyFeatWriter.fileName).split(separator: "\n")
+        let (store, rec, lines) = try Self.exportedLines(.pyfeat, file: PyFeatWriter.fileName, in: dir)
         let header = csvFields(lines[0])
         let writer = PyFeatWriter(session: try store.open(rec.sessionID))
         #expect(header == writer.sessionColumns)

@@ -135,17 +135,23 @@ import FacekitTestSupport
         #expect(urls == html.components(separatedBy: "http://www.w3.org/2000/svg").count - 1)
     }
 
-    @Test func gapsDropsAndCoverageAreMeasuredInOnePass() throws {
-        let dir = TempDir(); defer { dir.cleanup() }
-        let store = try SessionStore(root: dir.sub("store"))
-        let rec = try record(store, labels: ["a", "b"])
-        let s = try store.open(rec.sessionID)
+    /// The session's quality measured in one pass over frames.log, as the report measures it.
+    func quality(of id: String, in store: SessionStore) throws -> SessionQuality {
+        let s = try store.open(id)
         let reader = try s.framesReader()
         var q = SessionQuality(firstNs: try reader.frame(at: 0).monotonicNs, lastNs: try reader.frame(at: reader.count - 1).monotonicNs,
                                segmentStartsNs: s.metadata.segments.map(\.startMonotonicNs), columns: 900)
         reader.seek(to: 0)
         while try reader.nextBatch({ _, b, n in for k in 0..<n { q.add(reader.view(b, k)) } }) {}
         q.finish()
+        return q
+    }
+
+    @Test func gapsDropsAndCoverageAreMeasuredInOnePass() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.sub("store"))
+        let rec = try record(store, labels: ["a", "b"])
+        let q = try quality(of: rec.sessionID, in: store)
         #expect(q.frames == 295)
         // SyntheticFrames has no face on every 10th frame; frames 100..<160 add 60 − 6 more.
         let untracked = (0..<300).filter { !(200..<205).contains($0) && ($0 % 10 == 9 || (100..<160).contains($0)) }.count
@@ -172,19 +178,13 @@ import FacekitTestSupport
             _ = rec.appendWaiting(r)
         }
         try rec.stop()
-        let s = try store.open(rec.sessionID)
-        let reader = try s.framesReader()
-        var q = SessionQuality(firstNs: try reader.frame(at: 0).monotonicNs, lastNs: try reader.frame(at: reader.count - 1).monotonicNs,
-                               segmentStartsNs: s.metadata.segments.map(\.startMonotonicNs), columns: 900)
-        reader.seek(to: 0)
-        while try reader.nextBatch({ _, b, n in for k in 0..<n { q.add(reader.view(b, k)) } }) {}
-        q.finish()
+        let q = try quality(of: rec.sessionID, in: store)
         // Back at 40, forward again at 41 (2 s: within the leap limit), the 90 s leap at 70.
         #expect(q.clockJumpCount == 2)
         let steps: [Double] = q.clockJumps.map { ($0.step * 1000).rounded() }
         let period = 1000.0 / 30
         #expect(steps == [(period - 2000).rounded(), (period + 90_000).rounded()])
-        let html = try SessionReport(session: s, events: []).html()
+        let html = try SessionReport(session: try store.open(rec.sessionID), events: []).html()
         #expect(html.contains("data-kind=\"clockJumps\""))
     }
 

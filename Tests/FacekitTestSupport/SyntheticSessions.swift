@@ -2,20 +2,11 @@ import Foundation
 import Recording
 
 /// An event `recordSynthetic` adds just before frame `frame` is appended.
-package struct SyntheticEvent: Sendable {
-    package var frame: Int
-    package var label: String
-    package var source: String
+package typealias SyntheticEvent = (frame: Int, label: String, source: String)
 
-    package init(frame: Int, label: String, source: String) {
-        self.frame = frame; self.label = label; self.source = source
-    }
-
-    /// Two events half-way through a session of `frames` frames, one with a comma and quotes.
-    package static func midSession(_ frames: Int) -> [SyntheticEvent] {
-        [SyntheticEvent(frame: frames / 2, label: "baseline_start", source: "api"),
-         SyntheticEvent(frame: frames / 2, label: "stimulus, \"onset\"", source: "gpio")]
-    }
+/// Two events half-way through a session of `frames` frames, one with a comma and quotes.
+package func midSessionEvents(_ frames: Int) -> [SyntheticEvent] {
+    [(frames / 2, "baseline_start", "api"), (frames / 2, "stimulus, \"onset\"", "gpio")]
 }
 
 /// Records `frames` frames of `SyntheticFrames(seed:startNs:)` at 30 fps with `events`, and an
@@ -28,7 +19,7 @@ package func recordSynthetic(_ store: SessionStore, participant: String = "P001"
                              images: Bool = false, stop: Bool = true) throws -> SessionRecorder {
     let rec = try store.create(participant: participant, config: config)
     let gen = SyntheticFrames(seed: seed, startNs: startNs, fps: 30)
-    let events = events ?? SyntheticEvent.midSession(frames)
+    let events = events ?? midSessionEvents(frames)
     let nth = Int64(config.imageEveryNth)
     var r = FrameRecord()
     var pixels: [UInt8] = []
@@ -54,4 +45,15 @@ package func waitUntil(_ timeout: Double = 5, _ cond: () -> Bool) -> Bool {
     let end = Date().addingTimeInterval(timeout)
     while Date() < end { if cond() { return true }; usleep(1000) }
     return cond()
+}
+
+/// Rewrites one top-level field of `dir/session.json` as raw JSON text (e.g. an extreme number),
+/// as a hostile or damaged card would hold it.
+package func setSessionField(_ dir: String, _ key: String, _ rawJSON: String) throws {
+    let path = dir + "/session.json"
+    var obj = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
+    obj[key] = "@@\(key)@@"
+    var text = String(decoding: try JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys]), as: UTF8.self)
+    text = text.replacingOccurrences(of: "\"@@\(key)@@\"", with: rawJSON)
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
 }

@@ -4,17 +4,6 @@ import Testing
 @testable import Recording
 import FacekitTestSupport
 
-/// Rewrites one top-level field of `dir/session.json` as raw JSON text (e.g. an extreme number),
-/// as a hostile or damaged card would hold it.
-func setSessionField(_ dir: String, _ key: String, _ rawJSON: String) throws {
-    let path = dir + "/session.json"
-    var obj = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
-    obj[key] = "@@\(key)@@"
-    var text = String(decoding: try JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys]), as: UTF8.self)
-    text = text.replacingOccurrences(of: "\"@@\(key)@@\"", with: rawJSON)
-    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-}
-
 @Suite struct SessionMetadataHardeningTests {
     @Test(arguments: [
         ("monotonicAnchorNs", "-9223372036854775807"),
