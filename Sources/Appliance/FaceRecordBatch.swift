@@ -5,6 +5,8 @@ import Recording
 /// session tracks one face; with more, one per face carrying its stable ID (`FaceIdentities`),
 /// or a single untracked record with face ID -1 when the frame has no face.
 ///
+/// Live, the records are written straight into the recorder's ring slots (`record(_:to:...)`);
+/// the batch's own records hold them otherwise (no session, a refused frame, offline producers).
 /// Every record and the ID matcher are made once, sized from `maxTrackedFaces`: filling and
 /// appending a frame allocates nothing.
 public final class FaceRecordBatch {
@@ -14,6 +16,10 @@ public final class FaceRecordBatch {
     /// `records[0 ..< count]` are the current frame's.
     public private(set) var records: [FrameRecord]
     public private(set) var count = 0
+    /// The current frame's number and CLOCK_MONOTONIC time, and whether it has a face.
+    public private(set) var frameIndex: Int64 = 0
+    public private(set) var monotonicNs: Int64 = 0
+    public private(set) var isFaceTracked = false
 
     /// - Parameters:
     ///   - maxFaces: the tracker's `maxTrackedFaces`.
@@ -28,19 +34,51 @@ public final class FaceRecordBatch {
     /// The first record (face 0, or the frame's only record), for consumers of one face per frame.
     public var first: FrameRecord { records[0] }
 
-    /// Turns a tracker frame into the session's records.
+    /// Turns a tracker frame into the session's records, in the batch's own records.
     public func fill(from f: FaceFrame, monotonicNs: Int64) {
-        guard let identities else {
-            records[0].fill(from: f, monotonicNs: monotonicNs)
-            count = 1
-            return
-        }
+        begin(f, monotonicNs: monotonicNs)
+        fillRecords(from: f)
+    }
+
+    /// Starts a frame: its face IDs, `count` and the frame's scalars; the records are filled by
+    /// `fillRecords(from:)` or `record(_:to:image:pixels:amend:)`.
+    public func begin(_ f: FaceFrame, monotonicNs: Int64) {
+        frameIndex = Int64(f.frameIndex)
+        self.monotonicNs = monotonicNs
+        isFaceTracked = f.faceCount > 0
+        guard let identities else { count = 1; return }
         identities.assign(f)
         count = max(1, identities.faceCount)
-        for k in 0..<count {
-            records[k].fill(from: f, face: k, monotonicNs: monotonicNs)
-            records[k].faceId = k < identities.faceCount ? identities.id(ofFace: k) : -1
+    }
+
+    /// Fills the batch's own records from `f`, the frame `begin` started.
+    public func fillRecords(from f: FaceFrame) {
+        for k in 0..<count { fill(&records[k], face: k, from: f) }
+    }
+
+    /// Record `k` of the current frame, written over `r`.
+    private func fill(_ r: inout FrameRecord, face k: Int, from f: FaceFrame) {
+        r.fill(from: f, face: k, monotonicNs: monotonicNs)
+        r.faceId = identities.map { k < $0.faceCount ? $0.id(ofFace: k) : -1 } ?? -1
+    }
+
+    /// Writes the records of `f` (the frame `begin` started) straight into `r`'s ring slots and
+    /// queues them without waiting, all or none; `amend` runs once on the first record before it
+    /// is queued. A refused frame (queue full, paused, stopped) is filled into the batch's own
+    /// records and `amend` runs there, so it sees every frame. `image`: the frame's snapshot,
+    /// which `pixels` writes straight into the recorder's image slot when one is due.
+    package func record(_ f: FaceFrame, to r: SessionRecorder, image: ImageShape? = nil,
+                        pixels: (UnsafeMutableRawPointer) -> Void = { _ in },
+                        amend: (inout FrameRecord) -> Void = { _ in }) -> SessionRecorder.AppendResult {
+        let result = r.append(records: count, image: image, fill: { k, slot in
+            fill(&slot, face: k, from: f)
+            if k == 0 { amend(&slot) }
+        }, pixels: pixels)
+        if result != .queued {
+            fillRecords(from: f)
+            amend(&records[0])
         }
+        return result
     }
 
     /// Lets a per-frame hook amend the first record in place (depth, sync pulses).

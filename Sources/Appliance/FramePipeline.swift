@@ -27,9 +27,10 @@ public final class FramePipeline {
 
     /// Tracks `image` and fills the session's records for it. `timestampNs`: the frame's time for
     /// the tracker's smoothing; `monotonicNs`: its CLOCK_MONOTONIC time, for depth and the records.
-    /// `recorder`: the session the records are for (nil between sessions).
+    /// `recorder`: the session the records are for (nil between sessions). `fillingRecords`: false
+    /// when `record(_:to:snapshot:amend:)` writes them straight into the recorder's slots.
     public func track(_ image: PixelImage, timestampNs: Int64, monotonicNs: Int64, frameIndex: Int,
-                      for recorder: SessionRecorder?) -> FaceFrame {
+                      for recorder: SessionRecorder?, fillingRecords: Bool = true) -> FaceFrame {
         let t0 = DispatchTime.now().uptimeNanoseconds
         tracker.process(image, timestampNs: timestampNs, frameIndex: frameIndex)
         lastTrackNs = DispatchTime.now().uptimeNanoseconds &- t0
@@ -37,24 +38,36 @@ public final class FramePipeline {
         let frame = tracker.frame
         let s = recorder.map { ObjectIdentifier($0) }
         if s != session { batch.startSession(); session = s }
-        batch.fill(from: frame, monotonicNs: monotonicNs)
+        batch.begin(frame, monotonicNs: monotonicNs)
+        if fillingRecords { batch.fillRecords(from: frame) }
         return frame
     }
 
     /// Face 0's session-stable ID in the current frame; -1 without a face.
     public var firstFaceID: Int32 {
-        guard batch.count > 0, batch.first.isFaceTracked else { return -1 }
+        guard batch.count > 0, batch.isFaceTracked else { return -1 }
         return batch.identities?.id(ofFace: 0) ?? 0
     }
 
     /// Hands the frame's records (and `image`, a stored snapshot) to `r`: live, without waiting
     /// (a full queue drops the frame, counted); offline, `waiting` for room.
     public func record(to r: SessionRecorder, image: ImageRef? = nil, waiting: Bool) -> SessionRecorder.AppendResult {
-        let result = waiting ? batch.appendWaiting(to: r) : batch.append(to: r, image: image)
-        if result == .queued {
-            let first = batch.first
-            depth?.recordMatched(frameIndex: first.frameIndex, colourTimestampNs: first.monotonicNs)
-        }
+        matchDepth(waiting ? batch.appendWaiting(to: r) : batch.append(to: r, image: image))
+    }
+
+    /// Live: writes `frame`'s records (the frame `track` returned, with `fillingRecords` false)
+    /// straight into `r`'s ring slots and `snapshot`, converted to RGB, straight into its image
+    /// slot when one is due; without waiting (a full queue drops the frame, counted). `amend`
+    /// runs once on the first record, stored or not (see `FaceRecordBatch.record`).
+    public func record(_ frame: FaceFrame, to r: SessionRecorder, snapshot: PixelImage? = nil,
+                       amend: (inout FrameRecord) -> Void = { _ in }) -> SessionRecorder.AppendResult {
+        let shape = snapshot.map { ImageShape(width: $0.width, height: $0.height, components: 3) }
+        return matchDepth(batch.record(frame, to: r, image: shape, pixels: { snapshot?.copyRGB(into: $0) }, amend: amend))
+    }
+
+    /// The recorder matches the stored depth map to a frame once its records are queued.
+    private func matchDepth(_ result: SessionRecorder.AppendResult) -> SessionRecorder.AppendResult {
+        if result == .queued { depth?.recordMatched(frameIndex: batch.frameIndex, colourTimestampNs: batch.monotonicNs) }
         return result
     }
 }

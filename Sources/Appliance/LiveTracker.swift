@@ -14,8 +14,9 @@ import Recording
 ///                 (drops oldest, counted)          FaceTracker        (bounded queue, counted)
 ///                                                      └─► `frames` (AsyncStream, newest only)
 ///
-/// The tracking thread allocates nothing per frame: the tracker, the record and the image snapshot
-/// buffer are made once. Subscribers of `frames` each cost one copy of the frame per frame (that is
+/// The tracking thread allocates nothing per frame: the tracker and the records are made once, and
+/// while a session records, a frame's values and its snapshot are written straight into the
+/// recorder's preallocated slots. Subscribers of `frames` each cost one copy of the frame per frame (that is
 /// the API edge, not the hot path); with no subscriber nothing is copied.
 ///
 ///     let live = try LiveTracker(source: camera, models: models, store: store, configuration: .init())
@@ -113,8 +114,6 @@ public final class LiveTracker: @unchecked Sendable {
     private var previewSink: PreviewSink?
     /// Set by `shutdown`, cleared by `startPreview`: a stream taken in between ends at once.
     private var isShutDown = false
-    // Owned by the tracking thread.
-    private var snapshot: UnsafeMutableRawBufferPointer?
     /// SHA-256 of the model file named in the session config, recorded in each session.
     private let modelHash: String?
 
@@ -140,7 +139,6 @@ public final class LiveTracker: @unchecked Sendable {
         endSession()
         capture?.stop()
         finishStreams()
-        snapshot?.deallocate()
     }
 
     /// Installs the per-frame hook (see `FrameHook`); set it before `startPreview`.
@@ -177,10 +175,6 @@ public final class LiveTracker: @unchecked Sendable {
         if lock.withLock({ thread != nil }) { return }
         let c = CaptureThread(source: source, queueDepth: configuration.captureQueueDepth)
         try c.start()
-        if configuration.session.imageEveryNth > 0, snapshot == nil {
-            let l = source.layout
-            snapshot = .allocate(byteCount: max(l.width * l.height * 3, 1), alignment: 16)
-        }
         lock.withLock {
             capture = c
             stopThread = false
@@ -401,21 +395,18 @@ public final class LiveTracker: @unchecked Sendable {
         let r = recorder, h = hook, preview = previewSink, index = sessionFrameIndex
         lock.unlock()
         let ts = Int64(bitPattern: buffer.timestampNs)
-        let frame = pipeline.track(image, timestampNs: ts, monotonicNs: ts, frameIndex: index, for: r)
+        let recording = r.map { $0.currentState == .recording } ?? false
+        // Recording, the records are written once, straight into the recorder's ring slots.
+        let frame = pipeline.track(image, timestampNs: ts, monotonicNs: ts, frameIndex: index, for: r,
+                                   fillingRecords: !recording)
         let spent = pipeline.lastTrackNs
         preview?(image, frame, pipeline.firstFaceID)
-        let recording = r.map { $0.currentState == .recording } ?? false
-        if let h { pipeline.batch.amendFirst { h(frame, &$0, recording ? r : nil) } }
         if let r, recording {
-            var still: ImageRef? = nil
             let nth = configuration.session.imageEveryNth
-            // A camera may renegotiate a larger size after a reconnect: no snapshot then (counted by
-            // the recorder as a dropped image) rather than a reallocation on this thread.
-            if nth > 0, index % nth == 0, let snap = snapshot, snap.count >= image.rgbByteCount {
-                image.copyRGB(into: snap.baseAddress!)
-                still = ImageRef(pixels: UnsafeRawBufferPointer(snap), width: image.width, height: image.height, components: 3)
-            }
-            _ = pipeline.record(to: r, image: still, waiting: false)
+            let snapshot = nth > 0 && index % nth == 0 ? image : nil
+            _ = pipeline.record(frame, to: r, snapshot: snapshot) { h?(frame, &$0, r) }
+        } else if let h {
+            pipeline.batch.amendFirst { h(frame, &$0, nil) }
         }
         let subs: [AsyncStream<FaceFrame>.Continuation]? = lock.withLock {
             framesTracked += 1

@@ -84,7 +84,7 @@ public enum DepthSampling {
     /// iris centres (either alone if the other is a hole), else at the nose bridge; NaN when none
     /// has a valid sample (then the iris estimate stands).
     public static func distance(_ d: DepthImage, landmarks: UnsafeBufferPointer<Float>) -> Float {
-        guard landmarks.count >= 478 * 3 else { return .nan }
+        guard landmarks.count >= FaceTracker.landmarkCount * 3 else { return .nan }
         func at(_ i: Int) -> Float { depth(d, x: landmarks[3 * i], y: landmarks[3 * i + 1]) }
         let r = at(eyePoints.0), l = at(eyePoints.1)
         switch (r.isFinite, l.isFinite) {

@@ -48,11 +48,11 @@ public struct FaceResult: Sendable {
     public var landmarks = [Float](repeating: 0, count: FaceTracker.landmarkCount * 3)
     /// 52 ARKit blend shapes in the seed's order (`FaceTracker.blendShapeNames`); `tongueOut`,
     /// which MediaPipe does not estimate, is NaN.
-    public var blendShapes = [Float](repeating: .nan, count: 52)
+    public var blendShapes = [Float](repeating: .nan, count: FaceSchema.blendShapeCount)
     /// The seed's 14 action units (`FaceTracker.actionUnitNames`), estimates derived from blend shapes.
-    public var actionUnits = [Float](repeating: .nan, count: 14)
+    public var actionUnits = [Float](repeating: .nan, count: FaceSchema.actionUnitCount)
     /// EMFACS emotion scores (`FaceTracker.emotionNames`), estimates derived from the action units.
-    public var emotions = [Float](repeating: .nan, count: 7)
+    public var emotions = [Float](repeating: .nan, count: FaceSchema.emotionCount)
     /// MediaPipe's facial transformation matrix, row-major 4×4 (rotation·scale, translation in cm).
     public var transform = [Float](repeating: .nan, count: 16)
     public var headPose = HeadPose()

@@ -79,9 +79,9 @@ public final class FaceTracker {
     private var nextRects: [NormalizedRect] = []
     private var raw = [Float](repeating: 0, count: FaceTracker.landmarkCount * 3)
     private var sLandmarks = [Float](repeating: 0, count: FaceTracker.landmarkCount * 3)
-    private var sBlend = [Float](repeating: 0, count: 52)
-    private var sAU = [Float](repeating: 0, count: 14)
-    private var sEmotions = [Float](repeating: 0, count: 7)
+    private var sBlend = [Float](repeating: 0, count: FaceSchema.blendShapeCount)
+    private var sAU = [Float](repeating: 0, count: FaceSchema.actionUnitCount)
+    private var sEmotions = [Float](repeating: 0, count: FaceSchema.emotionCount)
     private var sTransform = [Float](repeating: 0, count: 16)
 
     /// The engine for a graph: the fixed-point engine for a quantized model, the float reference

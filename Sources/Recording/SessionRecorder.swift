@@ -8,9 +8,11 @@ import Glibc
 /// thread checksums records, appends them to `frames.log`, writes events and images, and fsyncs on
 /// a fixed cadence.
 ///
-/// Hot path: `append` serializes into a preallocated ring slot under a mutex and returns. When the
-/// ring is full the frame is dropped and counted (the next stored record carries the count), never
-/// blocking the camera. Nothing is allocated per frame (images: once, at the first image).
+/// Hot path: `append(records:)` hands the producer the next preallocated ring slots, which it fills
+/// in place (a snapshot likewise goes straight into an image slot), and queues them; the writer
+/// serializes them. When the ring is full the frame is dropped and counted (the next stored
+/// record carries the count), never blocking the camera. Nothing is allocated per frame (images:
+/// once, at the first image).
 public final class SessionRecorder: @unchecked Sendable {
     public enum AppendResult: Sendable, Equatable {
         case queued
@@ -32,10 +34,17 @@ public final class SessionRecorder: @unchecked Sendable {
     /// Open for the session's life; closed by `stop()`, which also releases the live-session flock.
     private var framesFD: Int32, eventsFD: Int32
 
-    // Ring of framed records, guarded by `lock`.
+    // Ring of records, guarded by `lock`: `queued` slots from `head - queued` wait for the writer,
+    // which serializes them into the same places of `staging`.
     private let capacity: Int
-    private let ring: UnsafeMutableRawPointer
+    private let slots: UnsafeMutablePointer<FrameRecord>
+    private struct Stamp { var seq: UInt64 = 0, droppedBefore: UInt64 = 0, hasImage = false }
+    private let stamps: UnsafeMutablePointer<Stamp>
+    /// Framed records on their way to the file (the writer's alone).
+    private let staging: UnsafeMutableRawPointer
     private var head = 0, queued = 0
+    /// One producer at a time: a frame's slots are filled outside `lock`, between reserving and queueing.
+    private let producer = ConditionLock()
     private var nextSeq: UInt64
     private var dropped: UInt64 = 0
     private var state: SessionState = .recording
@@ -44,8 +53,11 @@ public final class SessionRecorder: @unchecked Sendable {
     private var failureError: RecordingError?
 
     // Image slots, guarded by `lock`. Allocated at the first image.
-    private struct ImageSlot { var buffer: UnsafeMutableRawBufferPointer; var frameIndex: Int64 = 0; var width = 0, height = 0, components = 0; var full = false }
-    private var imageSlots: [ImageSlot] = []
+    // `busy`: a producer is writing it; `full`: waiting for the encoder.
+    private struct ImageSlot { var buffer: UnsafeMutableRawBufferPointer; var frameIndex: Int64 = 0; var width = 0, height = 0, components = 0; var busy = false, full = false }
+    /// Raw memory, not an array: the writer reads it while the producer marks a slot, and an
+    /// array shared for a moment would be copied (an allocation on the camera thread).
+    private var imageSlots = UnsafeMutableBufferPointer<ImageSlot>(start: nil, count: 0)
     private var imagesDropped: UInt64 = 0
 
     // Events waiting for the writer, guarded by `lock`. Events are rare; this array may allocate.
@@ -87,9 +99,15 @@ public final class SessionRecorder: @unchecked Sendable {
         written = existingFrames
         durable = existingFrames
         nextEventSeq = UInt64(existingEvents)
-        ring = .allocate(byteCount: capacity * layout.recordSize, alignment: 16)
-        // Pre-fault the ring so the first frames do not page-fault on the camera thread.
-        ring.initializeMemory(as: UInt8.self, repeating: 0, count: capacity * layout.recordSize)
+        // Each slot its own arrays (one `initialize(repeating:)` value would share them: the first
+        // write to each slot would copy). Making them touches the memory, so the first frames do not
+        // page-fault on the camera thread.
+        slots = .allocate(capacity: capacity)
+        for i in 0..<capacity { (slots + i).initialize(to: FrameRecord()) }
+        stamps = .allocate(capacity: capacity)
+        stamps.initialize(repeating: Stamp(), count: capacity)
+        staging = .allocate(byteCount: capacity * layout.recordSize, alignment: 16)
+        staging.initializeMemory(as: UInt8.self, repeating: 0, count: capacity * layout.recordSize)
         // The thread holds the recorder strongly until `stop()` ends it: callers must call stop().
         let t = Thread { self.writerLoop() }
         t.name = "facekit-recorder"
@@ -97,8 +115,11 @@ public final class SessionRecorder: @unchecked Sendable {
     }
 
     deinit {
-        ring.deallocate()
+        slots.deinitialize(count: capacity); slots.deallocate()
+        stamps.deallocate()
+        staging.deallocate()
         for s in imageSlots { s.buffer.deallocate() }
+        imageSlots.deallocate()
         closeFiles()
     }
 
@@ -109,13 +130,61 @@ public final class SessionRecorder: @unchecked Sendable {
 
     // MARK: Producer side
 
-    /// Queues one frame. Never blocks on I/O, never allocates (except the first image slot).
+    /// Queues one frame: `r` is copied into the next ring slot (a producer that builds the values
+    /// itself writes them there directly with `append(records:)`). Never blocks on I/O, never
+    /// allocates (except the image slots, at the first image).
     @discardableResult
     public func append(_ r: FrameRecord, image: ImageRef? = nil) -> AppendResult {
+        append(records: 1, image: image.map(ImageShape.init), fill: { _, slot in slot.assign(r) },
+               pixels: { image?.copyRows(into: $0) })
+    }
+
+    /// Queues one frame's `count` records (one per face; all or none, as `append(faces:count:image:)`),
+    /// written in place: `fill(k, &slot)` writes record `k` into its ring slot, which still holds
+    /// an older frame's values, so it must set every field. It runs outside the recorder's lock
+    /// and must not block. When the frame's image is due (`imageEveryNth`, by record 0's
+    /// `frameIndex`), `pixels` writes the snapshot of shape `image` straight into a free image
+    /// slot; with every slot busy encoding it is skipped and counted (`imagesDroppedCount`).
+    /// Never blocks on I/O, never allocates (except the image slots, at the first image).
+    @discardableResult
+    package func append(records count: Int, image: ImageShape? = nil, fill: (_ k: Int, _ slot: inout FrameRecord) -> Void,
+                        pixels: (_ slot: UnsafeMutableRawPointer) -> Void = { _ in }) -> AppendResult {
+        precondition(count >= 1, "append(records:) needs at least one record")
+        producer.lock()
+        defer { producer.unlock() }
+        lock.lock()
+        let refused = admit(records: count)
+        let start = head, nth = Int64(metadata.config.imageEveryNth)
+        lock.unlock()
+        if let refused { return refused }
+        for k in 0..<count { fill(k, &slots[(start + k) % capacity]) }
+        let frameIndex = slots[start].frameIndex
+        var taken: (index: Int, buffer: UnsafeMutableRawPointer)? = nil
+        if let image, nth > 0, frameIndex % nth == 0 {
+            // Plain lock/unlock: the generic `withLock` boxes its result in a debug build.
+            lock.lock()
+            taken = reserveImageSlot(image)
+            lock.unlock()
+            if let taken { pixels(taken.buffer) }
+        }
         lock.lock()
         defer { lock.unlock() }
-        if let refused = admit(records: 1) { return refused }
-        encode(r, image: image)
+        guard state == .recording, failureError == nil, !stopRequested else {
+            if let taken { imageSlots[taken.index].busy = false }
+            return state == .paused ? .paused : .stopped
+        }
+        for k in 0..<count {
+            stamps[(start + k) % capacity] = Stamp(seq: nextSeq, droppedBefore: dropped, hasImage: k == 0 && taken != nil)
+            nextSeq += 1
+        }
+        head = (start + count) % capacity
+        queued += count
+        if let taken, let image {
+            imageSlots[taken.index].frameIndex = frameIndex
+            imageSlots[taken.index].width = image.width; imageSlots[taken.index].height = image.height
+            imageSlots[taken.index].components = image.components
+            imageSlots[taken.index].busy = false; imageSlots[taken.index].full = true
+        }
         lock.broadcast()
         return .queued
     }
@@ -127,12 +196,8 @@ public final class SessionRecorder: @unchecked Sendable {
     @discardableResult
     public func append(faces records: [FrameRecord], count: Int, image: ImageRef? = nil) -> AppendResult {
         precondition(count >= 1 && count <= records.count, "append(faces:count:) needs 1...records.count records")
-        lock.lock()
-        defer { lock.unlock() }
-        if let refused = admit(records: count) { return refused }
-        for k in 0..<count { encode(records[k], image: k == 0 ? image : nil) }
-        lock.broadcast()
-        return .queued
+        return append(records: count, image: image.map(ImageShape.init), fill: { k, slot in slot.assign(records[k]) },
+                      pixels: { image?.copyRows(into: $0) })
     }
 
     /// Whether `n` records fit now (lock held): nil if they do, else why not (a drop is counted).
@@ -142,19 +207,6 @@ public final class SessionRecorder: @unchecked Sendable {
         // A frame with more faces than the whole queue holds could never be queued: dropped.
         guard queued + n <= capacity else { dropped &+= 1; return .dropped }
         return nil
-    }
-
-    /// Serializes one record into the next ring slot (lock held, room checked).
-    private func encode(_ r: FrameRecord, image: ImageRef?) {
-        var hasImage = false
-        let nth = metadata.config.imageEveryNth
-        if nth > 0, let image, r.frameIndex % Int64(nth) == 0 { hasImage = takeImage(image, frameIndex: r.frameIndex) }
-        let slot = ring + ((head) % capacity) * layout.recordSize
-        slot.storeBytes(of: FrameLayout.recordMagic.littleEndian, as: UInt32.self)
-        layout.encode(r, seq: nextSeq, droppedBefore: dropped, hasImage: hasImage, into: slot + FrameLayout.framingSize)
-        nextSeq += 1
-        head = (head + 1) % capacity
-        queued += 1
     }
 
     /// Like `append`, but waits for queue space instead of dropping: for offline producers (replay,
@@ -171,29 +223,26 @@ public final class SessionRecorder: @unchecked Sendable {
         return append(r, image: image)
     }
 
-    /// Copies an image into a free slot (lock held); false (counted) when none is free.
-    private func takeImage(_ img: ImageRef, frameIndex: Int64) -> Bool {
-        let need = img.height * img.width * img.components
-        guard img.width > 0, img.height > 0, img.components == 1 || img.components == 3, img.pixels.count >= img.byteCount else {
-            imagesDropped &+= 1; return false
-        }
+    /// Marks a free image slot with room for `image` busy and returns it (lock held); nil, counted,
+    /// when the image is malformed or every slot is busy.
+    private func reserveImageSlot(_ image: ImageShape) -> (index: Int, buffer: UnsafeMutableRawPointer)? {
+        guard image.isValid else { imagesDropped &+= 1; return nil }
+        let need = image.byteCount
         if imageSlots.isEmpty {
-            imageSlots = (0..<4).map { _ in ImageSlot(buffer: .allocate(byteCount: need, alignment: 16)) }
+            imageSlots = .allocate(capacity: 4)
+            for i in imageSlots.indices { (imageSlots.baseAddress! + i).initialize(to: ImageSlot(buffer: .allocate(byteCount: need, alignment: 16))) }
         }
-        guard let i = imageSlots.firstIndex(where: { !$0.full }) else { imagesDropped &+= 1; return false }
+        // A plain loop: an unspecialized `firstIndex(where:)` (a debug build) allocates for its
+        // subscript coroutine.
+        var free: Int? = nil
+        for i in 0..<imageSlots.count where !imageSlots[i].full && !imageSlots[i].busy { free = i; break }
+        guard let i = free else { imagesDropped &+= 1; return nil }
         if imageSlots[i].buffer.count < need {
             imageSlots[i].buffer.deallocate()
             imageSlots[i].buffer = .allocate(byteCount: need, alignment: 16)
         }
-        let rowBytes = img.width * img.components
-        for y in 0..<img.height {
-            (imageSlots[i].buffer.baseAddress! + y * rowBytes)
-                .copyMemory(from: img.pixels.baseAddress! + y * img.stride, byteCount: rowBytes)
-        }
-        imageSlots[i].frameIndex = frameIndex
-        imageSlots[i].width = img.width; imageSlots[i].height = img.height; imageSlots[i].components = img.components
-        imageSlots[i].full = true
-        return true
+        imageSlots[i].busy = true
+        return (i, imageSlots[i].buffer.baseAddress!)
     }
 
     /// Records an event marker (label, source such as api/gpio/cli). No-op unless recording or paused.
@@ -356,12 +405,16 @@ public final class SessionRecorder: @unchecked Sendable {
         writerDone.signal()
     }
 
-    /// Checksums and appends `count` contiguous ring slots starting at `start`.
+    /// Serializes, checksums and appends `count` contiguous ring slots starting at `start`.
     private func writeFrames(start: Int, count: Int) throws(RecordingError) {
         let rs = layout.recordSize
-        let base = ring + start * rs
+        let base = staging + start * rs
         for k in 0..<count {
             let rec = base + k * rs
+            let stamp = stamps[start + k]
+            rec.storeBytes(of: FrameLayout.recordMagic.littleEndian, as: UInt32.self)
+            layout.encode(slots[start + k], seq: stamp.seq, droppedBefore: stamp.droppedBefore, hasImage: stamp.hasImage,
+                          into: rec + FrameLayout.framingSize)
             let crc = CRC32C.checksum(UnsafeRawBufferPointer(start: rec + FrameLayout.framingSize, count: layout.payloadSize))
             rec.storeBytes(of: crc.littleEndian, toByteOffset: 4, as: UInt32.self)
         }

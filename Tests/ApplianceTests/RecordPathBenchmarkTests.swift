@@ -23,16 +23,13 @@ import Testing
         return f
     }
 
-    /// The tracking thread's steps for one frame: its records, and its snapshot when given.
-    static func recordFrame(_ batch: FaceRecordBatch, _ f: FaceFrame, image: PixelImage? = nil,
-                            scratch: UnsafeMutableRawPointer? = nil, monotonicNs: Int64,
+    /// The tracking thread's steps for one frame (`FramePipeline` without the tracker): its
+    /// records, and its snapshot when given, written straight into the recorder's slots.
+    static func recordFrame(_ batch: FaceRecordBatch, _ f: FaceFrame, image: PixelImage? = nil, monotonicNs: Int64,
                             to rec: SessionRecorder) -> SessionRecorder.AppendResult {
-        batch.fill(from: f, monotonicNs: monotonicNs)
-        guard let image, let scratch else { return batch.append(to: rec) }
-        image.copyRGB(into: scratch)
-        let still = ImageRef(pixels: UnsafeRawBufferPointer(start: scratch, count: image.rgbByteCount),
-                             width: image.width, height: image.height, components: 3)
-        return batch.append(to: rec, image: still)
+        batch.begin(f, monotonicNs: monotonicNs)
+        let shape = image.map { ImageShape(width: $0.width, height: $0.height, components: 3) }
+        return batch.record(f, to: rec, image: shape, pixels: { image?.copyRGB(into: $0) })
     }
 
     /// The median, robust to the other processes of a shared machine.
@@ -77,14 +74,12 @@ import Testing
         defer { yuyv.deallocate() }
         for i in 0..<yuyv.count { yuyv[i] = UInt8(truncatingIfNeeded: i &* 31) }
         let image = PixelImage(format: .yuyv, width: w, height: h, plane0: UnsafeRawPointer(yuyv.baseAddress!), stride0: w * 2)
-        let scratch = UnsafeMutableRawPointer.allocate(byteCount: image.rgbByteCount, alignment: 16)
-        defer { scratch.deallocate() }
         var times: [UInt64] = []
         for i in 0..<frames {
             f.frameIndex = i
             let skippedBefore = rec.imagesDroppedCount
             let t0 = MonotonicClock.now()
-            _ = Self.recordFrame(batch, f, image: image, scratch: scratch, monotonicNs: Int64(i) * 33_000_000, to: rec)
+            _ = Self.recordFrame(batch, f, image: image, monotonicNs: Int64(i) * 33_000_000, to: rec)
             let t1 = MonotonicClock.now()
             if rec.imagesDroppedCount == skippedBefore { times.append(t1 - t0) }
             MonotonicClock.sleep(nanoseconds: 2_000_000)
