@@ -32,6 +32,8 @@ public final class FaceRecordBatch {
     }
 
     /// The first record (face 0, or the frame's only record), for consumers of one face per frame.
+    /// Current after `fill(from:monotonicNs:)` or `fillRecords(from:)`; a frame that `record(_:to:)`
+    /// stored went to the recorder's slots instead.
     public var first: FrameRecord { records[0] }
 
     /// Turns a tracker frame into the session's records, in the batch's own records.

@@ -49,8 +49,9 @@ public final class FramePipeline {
         return batch.identities?.id(ofFace: 0) ?? 0
     }
 
-    /// Hands the frame's records (and `image`, a stored snapshot) to `r`: live, without waiting
-    /// (a full queue drops the frame, counted); offline, `waiting` for room.
+    /// Hands the frame's records, filled by `track` (and `image`, a stored snapshot), to `r`, which
+    /// copies them into its slots: without waiting (a full queue drops the frame, counted), or
+    /// `waiting` for room (offline). Live, `record(_:to:snapshot:amend:)` writes them there directly.
     public func record(to r: SessionRecorder, image: ImageRef? = nil, waiting: Bool) -> SessionRecorder.AppendResult {
         matchDepth(waiting ? batch.appendWaiting(to: r) : batch.append(to: r, image: image))
     }
