@@ -4,9 +4,9 @@ import LinuxSystem
 /// /usr/share/consolefonts, usually gzip-compressed): one bit per pixel, rows of whole bytes,
 /// glyphs looked up by Latin-1 code through the font's Unicode table (a console font's glyph
 /// order is its own). Parsed once at start-up; drawing reads `bits` only.
-public struct BitmapFont: Sendable {
-    public let width: Int
-    public let height: Int
+package struct BitmapFont: Sendable {
+    package let width: Int
+    package let height: Int
     let bytesPerRow: Int
     let glyphBytes: Int
     let bits: [UInt8]
@@ -17,7 +17,7 @@ public struct BitmapFont: Sendable {
     static let maximumFileBytes = 4 << 20
 
     /// Parses a PSF font from `bytes` (gzip-compressed or not); `name` is used in messages.
-    public init(psf input: [UInt8], name: String) throws(DisplayError) {
+    package init(psf input: [UInt8], name: String) throws(DisplayError) {
         var b = input
         if b.count >= 2 && b[0] == 0x1f && b[1] == 0x8b { b = try Gunzip.inflate(b, limit: BitmapFont.maximumFileBytes, name: name) }
         func bad(_ why: String) -> DisplayError { DisplayError(.font, "\(name): \(why); give display.font a PSF console font (Debian: console-setup-linux)") }
@@ -56,11 +56,11 @@ public struct BitmapFont: Sendable {
     }
 
     /// Debian's Terminus console fonts (console-setup-linux): body text, and the large state banner.
-    public static let defaultBodyPath = "/usr/share/consolefonts/Lat15-TerminusBold16.psf.gz"
-    public static let defaultTitlePath = "/usr/share/consolefonts/Lat15-TerminusBold32x16.psf.gz"
+    package static let defaultBodyPath = "/usr/share/consolefonts/Lat15-TerminusBold16.psf.gz"
+    package static let defaultTitlePath = "/usr/share/consolefonts/Lat15-TerminusBold32x16.psf.gz"
 
     /// Reads the font at `path` (PSF1/PSF2, optionally .gz).
-    public static func load(path: String) throws(DisplayError) -> BitmapFont {
+    package static func load(path: String) throws(DisplayError) -> BitmapFont {
         let data: [UInt8]
         do { data = try AtomicFile.read(path, limit: maximumFileBytes) } catch {
             throw DisplayError(.font, "cannot read the display font \(path); install console-setup-linux or set display.font", cause: error)

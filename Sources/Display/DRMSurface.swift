@@ -7,12 +7,12 @@ import Glibc
 /// The HDMI output through the kernel's KMS, with libdrm: the first connected connector, its
 /// preferred mode, two dumb buffers (XRGB8888) and page flips between them, so the screen never
 /// shows a half-drawn frame. No X or Wayland: facekit is the DRM master of the card.
-public final class DRMSurface: DisplaySurface {
-    public let width: Int
-    public let height: Int
-    public let path: String
-    public let connectorName: String
-    public let refreshHz: Int
+package final class DRMSurface: DisplaySurface {
+    package let width: Int
+    package let height: Int
+    package let path: String
+    package let connectorName: String
+    package let refreshHz: Int
     private let fd: FileDescriptor
     private let crtc: UInt32
     private var connector: UInt32
@@ -33,7 +33,7 @@ public final class DRMSurface: DisplaySurface {
     }
 
     /// Opens `path` (e.g. /dev/dri/card0) and lights the first connected output.
-    public init(path: String) throws(DisplayError) {
+    package init(path: String) throws(DisplayError) {
         self.path = path
         let o = try DRMSurface.probe(path)
         fd = o.fd; crtc = o.crtc; connector = o.connector; mode = o.mode; connectorName = o.name
@@ -87,7 +87,7 @@ public final class DRMSurface: DisplaySurface {
     /// The first card (/dev/dri/card0…card7) with a connected monitor: on a Raspberry Pi 5 the
     /// KMS device is not card0 (that is the 3D engine, which has no connectors). The error, when
     /// none works, is the most telling one: a card without a monitor before no card at all.
-    public static func firstConnected() throws(DisplayError) -> DRMSurface {
+    package static func firstConnected() throws(DisplayError) -> DRMSurface {
         var best: DisplayError? = nil
         for i in 0 ..< 8 {
             do throws(DisplayError) { return try DRMSurface(path: "/dev/dri/card\(i)") } catch {
@@ -98,7 +98,7 @@ public final class DRMSurface: DisplaySurface {
     }
 
     /// The card at `path`, or the first with a monitor when `path` is nil.
-    public static func open(_ path: String?) throws(DisplayError) -> DRMSurface {
+    package static func open(_ path: String?) throws(DisplayError) -> DRMSurface {
         if let path { return try DRMSurface(path: path) }
         return try firstConnected()
     }
@@ -109,9 +109,9 @@ public final class DRMSurface: DisplaySurface {
 
     deinit { close() }
 
-    public var description: String { "\(path) \(connectorName) \(width)x\(height)@\(refreshHz)" }
+    package var description: String { "\(path) \(connectorName) \(width)x\(height)@\(refreshHz)" }
 
-    public func backBuffer() -> Canvas {
+    package func backBuffer() -> Canvas {
         // Until the last flip has happened, the other buffer is still the one on screen: drawing
         // into it now would tear. At 10 Hz the flip is long done; this waits only when it is not.
         if flipPending { try? waitForFlip(timeoutMs: 100) }
@@ -119,7 +119,7 @@ public final class DRMSurface: DisplaySurface {
         return Canvas(pixels: b.map.baseAddress!.assumingMemoryBound(to: UInt32.self), width: width, height: height, stride: b.pitch / 4)
     }
 
-    public func present() throws(DisplayError) {
+    package func present() throws(DisplayError) {
         let next = 1 - front
         if canFlip {
             try waitForFlip(timeoutMs: 200)
@@ -138,7 +138,7 @@ public final class DRMSurface: DisplaySurface {
         front = next
     }
 
-    public func close() {
+    package func close() {
         guard fd.isOpen else { return }
         if flipPending { try? waitForFlip(timeoutMs: 200) }
         // Give the console back what it showed before.

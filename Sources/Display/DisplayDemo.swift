@@ -1,10 +1,10 @@
 /// `facekit display --demo`: the kiosk's states in turn, so a researcher (or a test) can see
 /// every screen without running a study: the framing check, a recording with markers, paused,
 /// an export with its progress, an error. Each state lasts a fifth of the demo.
-public struct DisplayDemo: Sendable {
-    public enum Step: Int, Sendable, CaseIterable {
+package struct DisplayDemo: Sendable {
+    package enum Step: Int, Sendable, CaseIterable {
         case framing, recording, paused, exporting, error
-        public var name: String {
+        package var name: String {
             switch self {
             case .framing: return "framing"
             case .recording: return "recording"
@@ -15,16 +15,16 @@ public struct DisplayDemo: Sendable {
         }
     }
 
-    public let durationNs: Int64
-    public init(durationNs: Int64) { self.durationNs = max(durationNs, 5) }
+    package let durationNs: Int64
+    package init(durationNs: Int64) { self.durationNs = max(durationNs, 5) }
 
-    public func step(atNs t: Int64) -> Step {
+    package func step(atNs t: Int64) -> Step {
         Step(rawValue: min(Int(max(t, 0) * 5 / durationNs), 4))!
     }
 
     /// Applies what the kiosk would show at `t` since the demo began, when the step or the
     /// second changed (so markers and export progress advance).
-    public func apply(_ status: DisplayStatus, atNs t: Int64, startNs: Int64, previous: inout (Step, Int64)?) {
+    package func apply(_ status: DisplayStatus, atNs t: Int64, startNs: Int64, previous: inout (Step, Int64)?) {
         let s = step(atNs: t), second = t / 1_000_000_000
         if let p = previous, p.0 == s, p.1 == second { return }
         let entering = previous?.0 != s

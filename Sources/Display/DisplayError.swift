@@ -2,8 +2,8 @@ import LinuxSystem
 
 /// Why the status display cannot show, said so that a person can act on it. The display is never
 /// essential: the kiosk logs one of these once and runs on with its LEDs.
-public struct DisplayError: DomainError, Equatable {
-    public enum Kind: String, Sendable {
+package struct DisplayError: DomainError, Equatable {
+    package enum Kind: String, Sendable {
         /// No display device (no /dev/dri/card*, no /dev/fb*), or no driver for it.
         case noDevice
         /// The device is there but no connector has a monitor attached.
@@ -15,11 +15,11 @@ public struct DisplayError: DomainError, Equatable {
         /// A font file is missing or is not a PSF font.
         case font
     }
-    public var kind: Kind
-    public var message: String
-    public var cause: SystemCallError?
+    package var kind: Kind
+    package var message: String
+    package var cause: SystemCallError?
 
-    public init(_ kind: Kind, _ message: String, cause: SystemCallError? = nil) {
+    package init(_ kind: Kind, _ message: String, cause: SystemCallError? = nil) {
         self.kind = kind; self.message = message; self.cause = cause
     }
 }

@@ -4,42 +4,42 @@ import FaceTracking
 /// Three of these circulate between the tracking thread and the display thread (`DisplayFeed`),
 /// each allocated once; coordinates are normalised to the frame (0…1), so the renderer can place
 /// the preview anywhere at any scale.
-public final class DisplayFrame {
+package final class DisplayFrame {
     /// The landmarks drawn over the preview: the face oval, eye corners, nose tip, mouth corners
     /// and lips, and the irises (MediaPipe's 478-point mesh indices).
-    public static let drawnLandmarks: [Int] = [
+    package static let drawnLandmarks: [Int] = [
         10, 338, 297, 332, 284, 251, 389, 356, 454, 323, 361, 288, 397, 365, 379, 378, 400, 377,
         152, 148, 176, 149, 150, 136, 172, 58, 132, 93, 234, 127, 162, 21, 54, 103, 67, 109,
         33, 133, 362, 263, 1, 61, 291, 13, 14, 468, 473]
     /// Landmark 1: the nose tip, where the head-pose axes start.
     static let noseTipSlot = 40
 
-    public let previewCapacity: Int
-    public private(set) var previewWidth = 0
-    public private(set) var previewHeight = 0
+    package let previewCapacity: Int
+    package private(set) var previewWidth = 0
+    package private(set) var previewHeight = 0
     let preview: UnsafeMutablePointer<UInt32>
     /// The frame's time and the image it came from.
-    public private(set) var timestampNs: Int64 = 0
-    public private(set) var imageWidth = 0
-    public private(set) var imageHeight = 0
-    public private(set) var hasFrame = false
+    package private(set) var timestampNs: Int64 = 0
+    package private(set) var imageWidth = 0
+    package private(set) var imageHeight = 0
+    package private(set) var hasFrame = false
     // Face 0 (the one the kiosk records first).
-    public var faceFound: Bool { faceCount > 0 }
-    public private(set) var faceCount = 0
+    package var faceFound: Bool { faceCount > 0 }
+    package private(set) var faceCount = 0
     /// Face 0's session-stable ID (the ID its rows carry in the exports).
-    public private(set) var faceID: Int32 = 0
+    package private(set) var faceID: Int32 = 0
     /// Normalised bounding box of the landmarks.
-    public private(set) var boxMinX: Float = 0, boxMinY: Float = 0, boxMaxX: Float = 0, boxMaxY: Float = 0
+    package private(set) var boxMinX: Float = 0, boxMinY: Float = 0, boxMaxX: Float = 0, boxMaxY: Float = 0
     /// `drawnLandmarks` as normalised (x, y) pairs.
     let points: UnsafeMutablePointer<Float>
-    public private(set) var pitch: Float = .nan, yaw: Float = .nan, roll: Float = .nan
+    package private(set) var pitch: Float = .nan, yaw: Float = .nan, roll: Float = .nan
     /// Metres from the camera (iris estimate or depth).
-    public private(set) var distance: Float = .nan
+    package private(set) var distance: Float = .nan
     /// ARKit's scale: 1000 ≈ a well-lit scene.
-    public private(set) var lightIntensity: Float = .nan
+    package private(set) var lightIntensity: Float = .nan
 
     /// Room for a preview of up to `previewCapacity` pixels.
-    public init(previewCapacity: Int) {
+    package init(previewCapacity: Int) {
         self.previewCapacity = previewCapacity
         preview = .allocate(capacity: previewCapacity)
         preview.initialize(repeating: 0, count: previewCapacity)
@@ -50,7 +50,7 @@ public final class DisplayFrame {
     deinit { preview.deallocate(); points.deallocate() }
 
     /// Face-space point `i` of `drawnLandmarks`, normalised.
-    public func point(_ i: Int) -> (x: Float, y: Float) { (points[2 * i], points[2 * i + 1]) }
+    package func point(_ i: Int) -> (x: Float, y: Float) { (points[2 * i], points[2 * i + 1]) }
 
     /// The preview size for a frame of `w × h` that fits `maxWidth × maxHeight` and the capacity.
     static func previewSize(imageWidth w: Int, imageHeight h: Int, maxWidth: Int, maxHeight: Int) -> (Int, Int) {

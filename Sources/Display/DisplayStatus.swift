@@ -7,52 +7,52 @@ import LinuxSystem
 /// plain values and fixed byte buffers under the lock and allocates nothing.
 public final class DisplayStatus: @unchecked Sendable {
     /// The banner: the same states as the LEDs.
-    public enum Tone: Int, Sendable {
+    package enum Tone: Int, Sendable {
         case booting, ready, recording, paused, stopped, exporting, error
     }
 
-    public enum Stick: Int, Sendable {
+    package enum Stick: Int, Sendable {
         case none, present, exporting, safeToRemove, failed
     }
 
     /// The per-frame counters the display reads from the pipeline (tracker, capture, recorder).
     public struct Counters: Sendable, Equatable {
-        public var framesTracked: UInt64 = 0
-        public var sessionFrames: UInt64 = 0
-        public var captureDropped: UInt64 = 0
-        public var recorderDropped: UInt64 = 0
-        public var imagesDropped: UInt64 = 0
-        public var meanTrackMs: Double = .nan
-        public init() {}
+        package var framesTracked: UInt64 = 0
+        package var sessionFrames: UInt64 = 0
+        package var captureDropped: UInt64 = 0
+        package var recorderDropped: UInt64 = 0
+        package var imagesDropped: UInt64 = 0
+        package var meanTrackMs: Double = .nan
+        package init() {}
     }
 
     /// A plain copy for the display thread (fixed buffers, allocated once).
-    public final class Snapshot {
-        public var tone = Tone.booting
-        public var stick = Stick.none
-        public var sessionStartNs: Int64 = 0
-        public var sessionActive = false
-        public var pausedNs: Int64 = 0
-        public var pauseStartNs: Int64 = 0
-        public var markers = 0
-        public var exportDone = 0
-        public var exportTotal = 0
-        public var counters = Counters()
-        public let state = TextBuffer(capacity: 32)
-        public let detail = TextBuffer(capacity: 96)
-        public let participant = TextBuffer(capacity: 48)
-        public let lastMarker = TextBuffer(capacity: 64)
-        public let stickText = TextBuffer(capacity: 96)
-        public init() {}
+    package final class Snapshot {
+        package var tone = Tone.booting
+        package var stick = Stick.none
+        package var sessionStartNs: Int64 = 0
+        package var sessionActive = false
+        package var pausedNs: Int64 = 0
+        package var pauseStartNs: Int64 = 0
+        package var markers = 0
+        package var exportDone = 0
+        package var exportTotal = 0
+        package var counters = Counters()
+        package let state = TextBuffer(capacity: 32)
+        package let detail = TextBuffer(capacity: 96)
+        package let participant = TextBuffer(capacity: 48)
+        package let lastMarker = TextBuffer(capacity: 64)
+        package let stickText = TextBuffer(capacity: 96)
+        package init() {}
     }
 
     private let lock = NSLock()
     private let current = Snapshot()
 
-    public init() {}
+    package init() {}
 
     /// The state banner: `name` in large type (upper-cased), `detail` under it (an error's cause).
-    public func setState(_ tone: Tone, name: String, detail: String = "") {
+    package func setState(_ tone: Tone, name: String, detail: String = "") {
         lock.withLock {
             current.tone = tone
             Self.put(name.uppercased(), current.state); Self.put(detail, current.detail)
@@ -63,7 +63,7 @@ public final class DisplayStatus: @unchecked Sendable {
         }
     }
 
-    public func sessionStarted(participant: String, atNs: Int64) {
+    package func sessionStarted(participant: String, atNs: Int64) {
         lock.withLock {
             current.sessionActive = true; current.sessionStartNs = atNs; current.pausedNs = 0; current.pauseStartNs = 0
             current.markers = 0; current.lastMarker.reset()
@@ -71,22 +71,22 @@ public final class DisplayStatus: @unchecked Sendable {
         }
     }
 
-    public func sessionStopped() { lock.withLock { current.sessionActive = false } }
+    package func sessionStopped() { lock.withLock { current.sessionActive = false } }
 
-    public func marker(_ label: String) {
+    package func marker(_ label: String) {
         lock.withLock { current.markers += 1; Self.put(label, current.lastMarker) }
     }
 
-    public func stick(_ s: Stick, _ text: String) {
+    package func stick(_ s: Stick, _ text: String) {
         lock.withLock { current.stick = s; Self.put(text, current.stickText) }
     }
 
-    public func exportProgress(done: Int, total: Int) {
+    package func exportProgress(done: Int, total: Int) {
         lock.withLock { current.exportDone = done; current.exportTotal = total }
     }
 
     /// Display thread: copies everything into `s`, then `counters` from the pipeline.
-    public func copy(into s: Snapshot) {
+    package func copy(into s: Snapshot) {
         lock.lock()
         s.tone = current.tone; s.stick = current.stick
         s.sessionStartNs = current.sessionStartNs; s.sessionActive = current.sessionActive

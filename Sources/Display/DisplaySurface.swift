@@ -2,7 +2,7 @@
 /// framebuffer device (`FramebufferSurface`), or memory (`MemorySurface`, the deterministic
 /// twin the tests and `facekit display --demo --backend memory` use). Double-buffered: draw into
 /// `backBuffer()`, then `present()` shows it and hands out the other buffer next time.
-public protocol DisplaySurface: AnyObject {
+package protocol DisplaySurface: AnyObject {
     var width: Int { get }
     var height: Int { get }
     /// A name for messages: the device path and mode.
@@ -16,14 +16,14 @@ public protocol DisplaySurface: AnyObject {
 }
 
 /// The memory twin: two buffers, `present` swaps them. `frontBuffer` is what a screen would show.
-public final class MemorySurface: DisplaySurface {
-    public let width: Int
-    public let height: Int
-    public private(set) var presented = 0
+package final class MemorySurface: DisplaySurface {
+    package let width: Int
+    package let height: Int
+    package private(set) var presented = 0
     private var buffers: [UnsafeMutablePointer<UInt32>]
     private var front = 0
 
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         precondition(width > 0 && height > 0, "empty surface")
         self.width = width; self.height = height
         buffers = (0 ..< 2).map { _ in
@@ -35,16 +35,16 @@ public final class MemorySurface: DisplaySurface {
 
     deinit { for b in buffers { b.deallocate() } }
 
-    public var description: String { "memory \(width)x\(height)" }
-    public func backBuffer() -> Canvas { Canvas(pixels: buffers[1 - front], width: width, height: height, stride: width) }
-    public func present() throws(DisplayError) { front = 1 - front; presented += 1 }
-    public func close() {}
+    package var description: String { "memory \(width)x\(height)" }
+    package func backBuffer() -> Canvas { Canvas(pixels: buffers[1 - front], width: width, height: height, stride: width) }
+    package func present() throws(DisplayError) { front = 1 - front; presented += 1 }
+    package func close() {}
 
     /// The shown frame, rows of `width` XRGB pixels.
-    public var frontBuffer: UnsafeBufferPointer<UInt32> { UnsafeBufferPointer(start: buffers[front], count: width * height) }
+    package var frontBuffer: UnsafeBufferPointer<UInt32> { UnsafeBufferPointer(start: buffers[front], count: width * height) }
 
     /// The shown frame as a binary PPM (P6), what `facekit display --demo` writes as screenshots.
-    public func frontPPM() -> [UInt8] {
+    package func frontPPM() -> [UInt8] {
         var out = Array("P6\n\(width) \(height)\n255\n".utf8)
         out.reserveCapacity(out.count + width * height * 3)
         for v in frontBuffer { out.append(UInt8(v >> 16 & 0xFF)); out.append(UInt8(v >> 8 & 0xFF)); out.append(UInt8(v & 0xFF)) }

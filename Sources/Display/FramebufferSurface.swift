@@ -9,10 +9,10 @@ import Glibc
 /// in one pass, converted when the framebuffer is 16-bit RGB565; when the device's virtual height
 /// holds two screens, the copy goes to the hidden half and the display pans to it, so the screen
 /// shows whole frames only.
-public final class FramebufferSurface: DisplaySurface {
-    public let width: Int
-    public let height: Int
-    public let path: String
+package final class FramebufferSurface: DisplaySurface {
+    package let width: Int
+    package let height: Int
+    package let path: String
     private let fd: FileDescriptor
     private let screen: UnsafeMutableRawBufferPointer
     private let lineBytes: Int
@@ -22,7 +22,7 @@ public final class FramebufferSurface: DisplaySurface {
     private var shownHalf = 0
     private let back: UnsafeMutablePointer<UInt32>
 
-    public init(path: String) throws(DisplayError) {
+    package init(path: String) throws(DisplayError) {
         self.path = path
         let fd: FileDescriptor
         switch FileDescriptor.open(path, O_RDWR) {
@@ -58,11 +58,11 @@ public final class FramebufferSurface: DisplaySurface {
 
     deinit { close(); back.deallocate() }
 
-    public var description: String { "\(path) \(width)x\(height) \(bitsPerPixel)bpp\(canPan ? " panned" : "")" }
+    package var description: String { "\(path) \(width)x\(height) \(bitsPerPixel)bpp\(canPan ? " panned" : "")" }
 
-    public func backBuffer() -> Canvas { Canvas(pixels: back, width: width, height: height, stride: width) }
+    package func backBuffer() -> Canvas { Canvas(pixels: back, width: width, height: height, stride: width) }
 
-    public func present() throws(DisplayError) {
+    package func present() throws(DisplayError) {
         let half = canPan ? 1 - shownHalf : 0
         let base = screen.baseAddress! + half * lineBytes * height
         for y in 0 ..< height {
@@ -85,7 +85,7 @@ public final class FramebufferSurface: DisplaySurface {
         shownHalf = half
     }
 
-    public func close() {
+    package func close() {
         guard fd.isOpen else { return }
         Syscalls.unmap(UnsafeRawBufferPointer(screen))
         fd.close()

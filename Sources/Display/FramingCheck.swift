@@ -1,17 +1,17 @@
 /// The framing check the researcher reads before a session starts: is the participant seated so
 /// the tracker works well? Each measure is green (good), amber (usable, worth correcting) or red
 /// (tracking will suffer). The thresholds are public and documented in rootfs-overlay/README.md.
-public struct FramingCheck: Sendable, Equatable {
-    public enum Level: Int, Sendable, Comparable {
+package struct FramingCheck: Sendable, Equatable {
+    package enum Level: Int, Sendable, Comparable {
         case green, amber, red
-        public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+        package static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
     }
 
     /// A band: green inside `green`, amber inside `amber` (which contains `green`), red outside.
-    public struct Band: Sendable, Equatable {
-        public var green: ClosedRange<Float>
-        public var amber: ClosedRange<Float>
-        public func level(_ v: Float) -> Level {
+    package struct Band: Sendable, Equatable {
+        package var green: ClosedRange<Float>
+        package var amber: ClosedRange<Float>
+        package func level(_ v: Float) -> Level {
             guard v.isFinite else { return .red }
             return green.contains(v) ? .green : amber.contains(v) ? .amber : .red
         }
@@ -19,29 +19,29 @@ public struct FramingCheck: Sendable, Equatable {
 
     /// Eyes to camera, centimetres (the iris-size estimate): MediaPipe's landmark model is trained
     /// on faces at arm's length; far away the iris is a few pixels and the estimate noisy.
-    public var distanceCm = Band(green: 40 ... 80, amber: 30 ... 110)
+    package var distanceCm = Band(green: 40 ... 80, amber: 30 ... 110)
     /// Face height (landmark box) as a share of the frame height: small faces lose detail, a face
     /// filling the frame is cut off when the participant moves.
-    public var faceHeight = Band(green: 0.25 ... 0.6, amber: 0.15 ... 0.8)
+    package var faceHeight = Band(green: 0.25 ... 0.6, amber: 0.15 ... 0.8)
     /// Ambient intensity on ARKit's scale (1000 ≈ well lit): dark frames are noisy, blown-out
     /// frames lose the features the blend shapes read.
-    public var light = Band(green: 600 ... 1600, amber: 300 ... 2200)
+    package var light = Band(green: 600 ... 1600, amber: 300 ... 2200)
     /// The larger of |yaw| and |pitch|, degrees: the blend shapes degrade as the face turns away.
-    public var headAngleDeg = Band(green: 0 ... 15, amber: 0 ... 25)
+    package var headAngleDeg = Band(green: 0 ... 15, amber: 0 ... 25)
 
-    public init() {}
+    package init() {}
 
     /// The five rows of the check for one frame.
-    public struct Result: Sendable, Equatable {
-        public var face: Level
-        public var distance: Level
-        public var size: Level
-        public var light: Level
-        public var angle: Level
-        public var overall: Level { max(face, distance, size, light, angle) }
+    package struct Result: Sendable, Equatable {
+        package var face: Level
+        package var distance: Level
+        package var size: Level
+        package var light: Level
+        package var angle: Level
+        package var overall: Level { max(face, distance, size, light, angle) }
     }
 
-    public func evaluate(_ f: DisplayFrame) -> Result {
+    package func evaluate(_ f: DisplayFrame) -> Result {
         guard f.hasFrame else { return Result(face: .red, distance: .red, size: .red, light: .red, angle: .red) }
         let lightLevel = light.level(f.lightIntensity)
         guard f.faceFound else { return Result(face: .red, distance: .red, size: .red, light: lightLevel, angle: .red) }

@@ -6,23 +6,23 @@ import LinuxSystem
 /// It never blocks the tracker (the feed's hand-off is try-lock only) and allocates nothing per
 /// drawn frame. Its own CPU time is measured (CLOCK_THREAD_CPUTIME_ID), so the cost can be
 /// reported as a share of one core.
-public final class StatusDisplay: @unchecked Sendable {
-    public struct Stats: Sendable, Equatable {
-        public var framesDrawn: UInt64 = 0
-        public var newCameraFrames: UInt64 = 0
+package final class StatusDisplay: @unchecked Sendable {
+    package struct Stats: Sendable, Equatable {
+        package var framesDrawn: UInt64 = 0
+        package var newCameraFrames: UInt64 = 0
         /// CPU time of the display thread, and the wall time it ran.
-        public var cpuNs: UInt64 = 0
-        public var wallNs: UInt64 = 0
-        public var presentFailures: UInt64 = 0
+        package var cpuNs: UInt64 = 0
+        package var wallNs: UInt64 = 0
+        package var presentFailures: UInt64 = 0
         /// Share of one core: CPU time per wall time.
-        public var coreShare: Double { wallNs == 0 ? 0 : Double(cpuNs) / Double(wallNs) }
+        package var coreShare: Double { wallNs == 0 ? 0 : Double(cpuNs) / Double(wallNs) }
     }
 
-    public let surface: any DisplaySurface
-    public let feed: DisplayFeed
-    public let status: DisplayStatus
-    public let renderer: StatusRenderer
-    public let rateHz: Double
+    package let surface: any DisplaySurface
+    package let feed: DisplayFeed
+    package let status: DisplayStatus
+    package let renderer: StatusRenderer
+    package let rateHz: Double
     /// Fills the pipeline's counters (frames, drops) on the display thread; must not allocate.
     private let counters: (inout DisplayStatus.Counters) -> Void
     private let lock = NSLock()
@@ -35,7 +35,7 @@ public final class StatusDisplay: @unchecked Sendable {
     private var lastError: DisplayError?
 
     /// `feed` must have been made with `renderer.previewArea` (or smaller) as its preview size.
-    public init(surface: any DisplaySurface, renderer: StatusRenderer, feed: DisplayFeed, status: DisplayStatus,
+    package init(surface: any DisplaySurface, renderer: StatusRenderer, feed: DisplayFeed, status: DisplayStatus,
                 rateHz: Double = 10, counters: @escaping (inout DisplayStatus.Counters) -> Void = { _ in }) {
         precondition(rateHz > 0 && rateHz <= 60, "display rate out of range")
         self.surface = surface; self.renderer = renderer; self.feed = feed; self.status = status
@@ -44,7 +44,7 @@ public final class StatusDisplay: @unchecked Sendable {
     }
 
     /// A display for `surface` with the kiosk's fonts: the feed is sized to the preview area.
-    public convenience init(surface: any DisplaySurface, font: BitmapFont, titleFont: BitmapFont, status: DisplayStatus,
+    package convenience init(surface: any DisplaySurface, font: BitmapFont, titleFont: BitmapFont, status: DisplayStatus,
                             rateHz: Double = 10, framing: FramingCheck = FramingCheck(),
                             counters: @escaping (inout DisplayStatus.Counters) -> Void = { _ in }) {
         let r = StatusRenderer(width: surface.width, height: surface.height, font: font, titleFont: titleFont, framing: framing)
@@ -56,7 +56,7 @@ public final class StatusDisplay: @unchecked Sendable {
     }
 
     /// Draws and presents one frame now (the thread's loop body; tests and the demo call it too).
-    public func drawOnce() throws(DisplayError) {
+    package func drawOnce() throws(DisplayError) {
         let fresh = feed.take(&frame)
         status.copy(into: snapshot)
         counters(&snapshot.counters)
@@ -69,7 +69,7 @@ public final class StatusDisplay: @unchecked Sendable {
     }
 
     /// Starts the thread (once).
-    public func start() {
+    package func start() {
         lock.lock(); defer { lock.unlock() }
         guard thread == nil else { return }
         let t = Thread { [self] in self.loop() }
@@ -79,15 +79,15 @@ public final class StatusDisplay: @unchecked Sendable {
     }
 
     /// Stops the thread and waits for it; the surface stays open (the owner closes it).
-    public func stop() {
+    package func stop() {
         let running = lock.withLock { () -> Bool in stopRequested = true; return thread != nil }
         if running { done.wait() }
         lock.withLock { thread = nil }
     }
 
-    public var currentStats: Stats { lock.withLock { stats } }
+    package var currentStats: Stats { lock.withLock { stats } }
     /// The last drawing failure, if any (the thread keeps trying at its rate).
-    public var failure: DisplayError? { lock.withLock { lastError } }
+    package var failure: DisplayError? { lock.withLock { lastError } }
 
     private func loop() {
         let period = UInt64(1e9 / rateHz)

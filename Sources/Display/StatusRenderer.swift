@@ -3,22 +3,22 @@
 /// session's figures (while recording or paused), with the stick's state at the bottom. Sizes
 /// follow the screen, so one layout serves a 7-inch panel and a 1080p monitor. Allocates
 /// nothing: every line is built in a `TextBuffer` made at set-up.
-public final class StatusRenderer {
+package final class StatusRenderer {
     /// The colours, public so the tests (and the board's screenshot check) look for exactly these.
-    public enum Palette {
-        public static let background: UInt32 = 0x10_14_18
-        public static let text: UInt32 = 0xFF_FF_FF
-        public static let label: UInt32 = 0xB0_BE_C5
-        public static let box: UInt32 = 0x00_FF_00
-        public static let landmark: UInt32 = 0x00_E5_FF
-        public static let faceID: UInt32 = 0xFF_EB_3B
-        public static let axisX: UInt32 = 0xFF_17_44, axisY: UInt32 = 0xAE_EA_00, axisZ: UInt32 = 0x29_79_FF
-        public static let green: UInt32 = 0x2E_B8_4B, amber: UInt32 = 0xFF_A0_00, red: UInt32 = 0xD3_2F_2F
-        public static let previewBorder: UInt32 = 0x37_47_4F
-        public static let progress: UInt32 = 0x42_A5_F5
+    package enum Palette {
+        package static let background: UInt32 = 0x10_14_18
+        package static let text: UInt32 = 0xFF_FF_FF
+        package static let label: UInt32 = 0xB0_BE_C5
+        package static let box: UInt32 = 0x00_FF_00
+        package static let landmark: UInt32 = 0x00_E5_FF
+        package static let faceID: UInt32 = 0xFF_EB_3B
+        package static let axisX: UInt32 = 0xFF_17_44, axisY: UInt32 = 0xAE_EA_00, axisZ: UInt32 = 0x29_79_FF
+        package static let green: UInt32 = 0x2E_B8_4B, amber: UInt32 = 0xFF_A0_00, red: UInt32 = 0xD3_2F_2F
+        package static let previewBorder: UInt32 = 0x37_47_4F
+        package static let progress: UInt32 = 0x42_A5_F5
 
         /// The banner's colour for each state (distinct, so a screenshot tells them apart).
-        public static func banner(_ t: DisplayStatus.Tone) -> UInt32 {
+        package static func banner(_ t: DisplayStatus.Tone) -> UInt32 {
             switch t {
             case .booting: return 0x54_6E_7A
             case .ready: return 0x1B_5E_20
@@ -30,21 +30,21 @@ public final class StatusRenderer {
             }
         }
 
-        public static func level(_ l: FramingCheck.Level) -> UInt32 {
+        package static func level(_ l: FramingCheck.Level) -> UInt32 {
             switch l { case .green: return green; case .amber: return amber; case .red: return red }
         }
     }
 
     /// Where things go on a `width × height` screen.
-    public struct Layout: Sendable, Equatable {
-        public var width: Int, height: Int
-        public var margin: Int
-        public var bannerHeight: Int
-        public var previewX: Int, previewY: Int, previewWidth: Int, previewHeight: Int
-        public var panelX: Int, panelY: Int, panelWidth: Int
-        public var textScale: Int, titleScale: Int
+    package struct Layout: Sendable, Equatable {
+        package var width: Int, height: Int
+        package var margin: Int
+        package var bannerHeight: Int
+        package var previewX: Int, previewY: Int, previewWidth: Int, previewHeight: Int
+        package var panelX: Int, panelY: Int, panelWidth: Int
+        package var textScale: Int, titleScale: Int
 
-        public init(width: Int, height: Int, font: BitmapFont, titleFont: BitmapFont) {
+        package init(width: Int, height: Int, font: BitmapFont, titleFont: BitmapFont) {
             self.width = width; self.height = height
             margin = max(4, width / 64)
             bannerHeight = max(titleFont.height + 8, height / 7)
@@ -57,22 +57,22 @@ public final class StatusRenderer {
         }
     }
 
-    public let layout: Layout
-    public let framing: FramingCheck
+    package let layout: Layout
+    package let framing: FramingCheck
     let font: BitmapFont
     let titleFont: BitmapFont
     private let line = TextBuffer()
 
-    public init(width: Int, height: Int, font: BitmapFont, titleFont: BitmapFont, framing: FramingCheck = FramingCheck()) {
+    package init(width: Int, height: Int, font: BitmapFont, titleFont: BitmapFont, framing: FramingCheck = FramingCheck()) {
         layout = Layout(width: width, height: height, font: font, titleFont: titleFont)
         self.font = font; self.titleFont = titleFont; self.framing = framing
     }
 
     /// The preview size the feed should produce to fill the preview area 1:1.
-    public var previewArea: (width: Int, height: Int) { (layout.previewWidth, layout.previewHeight) }
+    package var previewArea: (width: Int, height: Int) { (layout.previewWidth, layout.previewHeight) }
 
     /// Draws one complete frame into `c` (`c` must be the layout's size).
-    public func draw(_ c: Canvas, frame f: DisplayFrame, status s: DisplayStatus.Snapshot, nowNs: Int64) {
+    package func draw(_ c: Canvas, frame f: DisplayFrame, status s: DisplayStatus.Snapshot, nowNs: Int64) {
         let L = layout
         c.fill(0, 0, c.width, c.height, Palette.background)
         drawBanner(c, s)

@@ -2,33 +2,33 @@
 /// renderer resets and appends to on every drawn frame (Swift's string interpolation would
 /// allocate). Bytes are Latin-1, as the console fonts index them; appends past the capacity are
 /// cut off.
-public final class TextBuffer {
-    public let capacity: Int
-    public private(set) var count = 0
+package final class TextBuffer {
+    package let capacity: Int
+    package private(set) var count = 0
     let bytes: UnsafeMutablePointer<UInt8>
 
-    public init(capacity: Int = 160) {
+    package init(capacity: Int = 160) {
         self.capacity = capacity
         bytes = .allocate(capacity: capacity)
     }
 
     deinit { bytes.deallocate() }
 
-    public func reset() { count = 0 }
+    package func reset() { count = 0 }
 
-    public func append(_ byte: UInt8) {
+    package func append(_ byte: UInt8) {
         guard count < capacity else { return }
         bytes[count] = byte; count += 1
     }
 
-    public func append(_ s: StaticString) {
+    package func append(_ s: StaticString) {
         s.withUTF8Buffer { for b in $0 { append(b) } }
     }
 
-    public func append(_ b: UnsafeBufferPointer<UInt8>) { for x in b { append(x) } }
+    package func append(_ b: UnsafeBufferPointer<UInt8>) { for x in b { append(x) } }
 
     /// A decimal integer.
-    public func append(_ v: Int) {
+    package func append(_ v: Int) {
         if v < 0 { append(UInt8(ascii: "-")) }
         var m = v.magnitude, digits = 1
         while m >= 10 { m /= 10; digits *= 10 }
@@ -38,7 +38,7 @@ public final class TextBuffer {
     }
 
     /// A decimal with `decimals` places (rounded), or "--" for NaN.
-    public func append(_ v: Double, decimals: Int) {
+    package func append(_ v: Double, decimals: Int) {
         guard v.isFinite else { append("--"); return }
         var scale = 1.0
         for _ in 0 ..< decimals { scale *= 10 }
@@ -52,7 +52,7 @@ public final class TextBuffer {
     }
 
     /// h:mm:ss from nanoseconds.
-    public func appendDuration(ns: Int64) {
+    package func appendDuration(ns: Int64) {
         let s = Int(max(ns, 0) / 1_000_000_000)
         append(s / 3600); append(UInt8(ascii: ":"))
         appendTwoDigits(s / 60 % 60); append(UInt8(ascii: ":")); appendTwoDigits(s % 60)

@@ -13,13 +13,13 @@ import Glibc
 ///     var config = GPIOLineConfig()
 ///     config.add(try chip.lineOffset("BTN_START"), .input(edges: .both, bias: .pullUp, debounceMicroseconds: 10_000))
 ///     let lines = try chip.requestLines(config, consumer: "facekit")
-public final class GPIOChip: @unchecked Sendable {
-    public let path: String
-    public let info: GPIOChipInfo
+package final class GPIOChip: @unchecked Sendable {
+    package let path: String
+    package let info: GPIOChipInfo
     private var fd: Int32
 
     /// Opens the chip at `path` and reads its info (GPIO_GET_CHIPINFO_IOCTL).
-    public init(path: String) throws(GPIOError) {
+    package init(path: String) throws(GPIOError) {
         self.path = path
         switch Syscalls.open(path, O_RDWR) {
         case .success(let f): fd = f
@@ -41,12 +41,12 @@ public final class GPIOChip: @unchecked Sendable {
     deinit { close() }
 
     /// Closes the chip fd (requests made from it stay open). Idempotent.
-    public func close() {
+    package func close() {
         if fd >= 0 { Syscalls.close(fd); fd = -1 }
     }
 
     /// The GPIO character devices under `dev`, in numeric order (gpiochip2 before gpiochip10).
-    public static func devicePaths(dev: String = "/dev") -> [String] {
+    package static func devicePaths(dev: String = "/dev") -> [String] {
         var found: [(Int, String)] = []
         for name in (try? Syscalls.directoryEntries(dev).get()) ?? [] {
             if name.hasPrefix("gpiochip"), let n = Int(name.dropFirst(8)) { found.append((n, dev + "/" + name)) }
@@ -56,7 +56,7 @@ public final class GPIOChip: @unchecked Sendable {
 
     /// Opens a chip given as a path ("/dev/gpiochip0"), a kernel name ("gpiochip0") or a label
     /// ("pinctrl-bcm2711", a gpio-sim bank's label) — labels survive renumbering across boots.
-    public static func open(_ spec: String, dev: String = "/dev") throws(GPIOError) -> GPIOChip {
+    package static func open(_ spec: String, dev: String = "/dev") throws(GPIOError) -> GPIOChip {
         if spec.hasPrefix("/") { return try GPIOChip(path: spec) }
         if spec.hasPrefix("gpiochip"), Int(spec.dropFirst(8)) != nil { return try GPIOChip(path: dev + "/" + spec) }
         var labels: [String] = []
@@ -75,7 +75,7 @@ public final class GPIOChip: @unchecked Sendable {
     }
 
     /// One line's name, consumer and settings (GPIO_V2_GET_LINEINFO_IOCTL).
-    public func lineInfo(_ offset: UInt32) throws(GPIOError) -> GPIOLineInfo {
+    package func lineInfo(_ offset: UInt32) throws(GPIOError) -> GPIOLineInfo {
         let fd = try requireOpen()
         guard Int(offset) < info.lineCount else {
             throw GPIOError(.notFound, "\(path) (\(info.label)) has lines 0..<\(info.lineCount), not \(offset)")
@@ -89,7 +89,7 @@ public final class GPIOChip: @unchecked Sendable {
     }
 
     /// Every line of the chip.
-    public func lineInfos() throws(GPIOError) -> [GPIOLineInfo] {
+    package func lineInfos() throws(GPIOError) -> [GPIOLineInfo] {
         var out: [GPIOLineInfo] = []
         for o in 0..<UInt32(info.lineCount) { out.append(try lineInfo(o)) }
         return out
@@ -97,7 +97,7 @@ public final class GPIOChip: @unchecked Sendable {
 
     /// Resolves a line given by name ("BTN_START") or offset ("17"). A name wins over a number
     /// only if no line has that name, so a line literally named "3" is still found.
-    public func lineOffset(_ spec: String) throws(GPIOError) -> UInt32 {
+    package func lineOffset(_ spec: String) throws(GPIOError) -> UInt32 {
         for o in 0..<UInt32(info.lineCount) where try lineInfo(o).name == spec { return o }
         if let n = UInt32(spec), Int(n) < info.lineCount { return n }
         throw GPIOError(.notFound, "\(path) (\(info.label)) has no line named '\(spec)'"
@@ -108,7 +108,7 @@ public final class GPIOChip: @unchecked Sendable {
     /// - Parameters:
     ///   - consumer: the label `facekit gpio info` and other tools show for these lines.
     ///   - eventBufferSize: events the kernel buffers before it drops the oldest (0: 16 per line).
-    public func requestLines(_ config: GPIOLineConfig, consumer: String = "facekit",
+    package func requestLines(_ config: GPIOLineConfig, consumer: String = "facekit",
                              eventBufferSize: Int = 0) throws(GPIOError) -> GPIOLineRequest {
         let fd = try requireOpen()
         for o in config.offsets where Int(o) >= info.lineCount {

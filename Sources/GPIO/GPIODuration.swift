@@ -1,13 +1,13 @@
 /// A duration written with its unit, as config files and the command line take them: "500us",
 /// "10ms", "1.5s", "2min" ("µs" works too). A bare number is refused: debounce periods and
 /// pulse widths are too easy to get wrong by a factor of 1000.
-public struct GPIODuration: Sendable, Equatable, Comparable, CustomStringConvertible {
-    public var nanoseconds: UInt64
-    public var microseconds: UInt64 { nanoseconds / 1_000 }
+package struct GPIODuration: Sendable, Equatable, Comparable, CustomStringConvertible {
+    package var nanoseconds: UInt64
+    package var microseconds: UInt64 { nanoseconds / 1_000 }
 
-    public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
+    package init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
 
-    public init(parsing text: String) throws(GPIOError) {
+    package init(parsing text: String) throws(GPIOError) {
         let t = text.trimmingPrefixSpaces()
         let units: [(String, Double)] = [("min", 60e9), ("ms", 1e6), ("us", 1e3), ("µs", 1e3), ("ns", 1), ("s", 1e9)]
         for (suffix, scale) in units where t.hasSuffix(suffix) {
@@ -20,14 +20,14 @@ public struct GPIODuration: Sendable, Equatable, Comparable, CustomStringConvert
         throw GPIOError(.invalidConfig, "duration '\(text)': write a number with a unit, e.g. 500us, 10ms, 1.5s")
     }
 
-    public var description: String {
+    package var description: String {
         if nanoseconds % 1_000_000_000 == 0 { return "\(nanoseconds / 1_000_000_000)s" }
         if nanoseconds % 1_000_000 == 0 { return "\(nanoseconds / 1_000_000)ms" }
         if nanoseconds % 1_000 == 0 { return "\(nanoseconds / 1_000)us" }
         return "\(nanoseconds)ns"
     }
 
-    public static func < (a: GPIODuration, b: GPIODuration) -> Bool { a.nanoseconds < b.nanoseconds }
+    package static func < (a: GPIODuration, b: GPIODuration) -> Bool { a.nanoseconds < b.nanoseconds }
 }
 
 extension String {

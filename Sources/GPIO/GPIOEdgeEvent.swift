@@ -1,26 +1,26 @@
 import CGPIO
 
 /// One edge on one line, as the kernel reported it (`struct gpio_v2_line_event`).
-public struct GPIOEdgeEvent: Sendable, Equatable {
-    public enum Kind: String, Sendable, Equatable { case rising, falling }
+package struct GPIOEdgeEvent: Sendable, Equatable {
+    package enum Kind: String, Sendable, Equatable { case rising, falling }
     /// Kernel timestamp in ns, CLOCK_MONOTONIC unless the line asked for another event clock —
     /// the clock V4L2 stamps frames with, so edges and frames compare directly.
-    public var timestampNs: UInt64
-    public var kind: Kind
-    public var offset: UInt32
+    package var timestampNs: UInt64
+    package var kind: Kind
+    package var offset: UInt32
     /// Position in the sequence of events of the whole request, from 1. A jump means the
     /// kernel's event buffer overflowed and dropped events (see `GPIOSequenceTracker`).
-    public var globalSeqno: UInt32
+    package var globalSeqno: UInt32
     /// Position in the sequence of events of this line, from 1.
-    public var lineSeqno: UInt32
+    package var lineSeqno: UInt32
 
-    public init(timestampNs: UInt64, kind: Kind, offset: UInt32, globalSeqno: UInt32, lineSeqno: UInt32) {
+    package init(timestampNs: UInt64, kind: Kind, offset: UInt32, globalSeqno: UInt32, lineSeqno: UInt32) {
         self.timestampNs = timestampNs; self.kind = kind; self.offset = offset
         self.globalSeqno = globalSeqno; self.lineSeqno = lineSeqno
     }
 
     /// Parses the kernel record; nil for an event id this uAPI version does not define.
-    public init?(uapi e: gpio_v2_line_event) {
+    package init?(uapi e: gpio_v2_line_event) {
         switch e.id {
         case GPIO_V2_LINE_EVENT_RISING_EDGE.rawValue: kind = .rising
         case GPIO_V2_LINE_EVENT_FALLING_EDGE.rawValue: kind = .falling
@@ -30,7 +30,7 @@ public struct GPIOEdgeEvent: Sendable, Equatable {
     }
 
     /// The kernel record (used by the twin, which hands out exactly what the kernel would).
-    public var uapi: gpio_v2_line_event {
+    package var uapi: gpio_v2_line_event {
         var e = gpio_v2_line_event()
         e.timestamp_ns = timestampNs
         e.id = (kind == .rising ? GPIO_V2_LINE_EVENT_RISING_EDGE : GPIO_V2_LINE_EVENT_FALLING_EDGE).rawValue
@@ -48,15 +48,15 @@ public struct GPIOEdgeEvent: Sendable, Equatable {
 ///         try lines.readEvents(into: events)
 ///         for e in events { … }
 ///     }
-public final class GPIOEdgeEventBuffer: RandomAccessCollection {
-    public let capacity: Int
+package final class GPIOEdgeEventBuffer: RandomAccessCollection {
+    package let capacity: Int
     /// Events filled by the last read.
-    public private(set) var count = 0
+    package private(set) var count = 0
     /// Records the kernel returned with an unknown event id (skipped, counted).
-    public private(set) var unknownRecords = 0
+    package private(set) var unknownRecords = 0
     private let storage: UnsafeMutablePointer<gpio_v2_line_event>
 
-    public init(capacity: Int = 64) {
+    package init(capacity: Int = 64) {
         self.capacity = Swift.max(1, capacity)
         storage = .allocate(capacity: self.capacity)
         storage.initialize(repeating: gpio_v2_line_event(), count: self.capacity)
@@ -64,9 +64,9 @@ public final class GPIOEdgeEventBuffer: RandomAccessCollection {
 
     deinit { storage.deallocate() }
 
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { count }
-    public subscript(i: Int) -> GPIOEdgeEvent {
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { count }
+    package subscript(i: Int) -> GPIOEdgeEvent {
         precondition(i >= 0 && i < count, "event index \(i) outside 0..<\(count)")
         // Records with unknown ids were compacted away by `commit`.
         return GPIOEdgeEvent(uapi: storage[i])!
@@ -97,17 +97,17 @@ public final class GPIOEdgeEventBuffer: RandomAccessCollection {
 
 /// A jump in sequence numbers: events the kernel dropped because its buffer was full (the reader
 /// was too slow), or events lost before the first read.
-public struct GPIOSequenceGap: Sendable, Equatable, CustomStringConvertible {
+package struct GPIOSequenceGap: Sendable, Equatable, CustomStringConvertible {
     /// The line of the event that arrived after the gap.
-    public var offset: UInt32
-    public var expectedGlobalSeqno: UInt32
-    public var receivedGlobalSeqno: UInt32
+    package var offset: UInt32
+    package var expectedGlobalSeqno: UInt32
+    package var receivedGlobalSeqno: UInt32
     /// Events of the whole request that never arrived.
-    public var missed: UInt32
+    package var missed: UInt32
     /// Of those, events of `offset` (from its line sequence number).
-    public var missedOnLine: UInt32
+    package var missedOnLine: UInt32
 
-    public var description: String {
+    package var description: String {
         "GPIO events lost: expected seqno \(expectedGlobalSeqno), got \(receivedGlobalSeqno) (line \(offset)): "
             + "\(missed) missed, \(missedOnLine) of them on line \(offset) — the event buffer overflowed"
     }
@@ -121,28 +121,28 @@ public struct GPIOSequenceGap: Sendable, Equatable, CustomStringConvertible {
 /// a single-line request's seqno in its threaded IRQ handler, so two edges closer together than
 /// that thread's latency become one event with no gap. On lines that report both edges such a
 /// merge shows as two events of the same kind in a row: `repeatedKinds` counts them.
-public struct GPIOSequenceTracker: Sendable {
-    public private(set) var received: UInt64 = 0
-    public private(set) var missed: UInt64 = 0
-    public private(set) var gaps: UInt64 = 0
+package struct GPIOSequenceTracker: Sendable {
+    package private(set) var received: UInt64 = 0
+    package private(set) var missed: UInt64 = 0
+    package private(set) var gaps: UInt64 = 0
     /// Events whose global seqno went backwards or repeated (never from a correct kernel).
-    public private(set) var outOfOrder: UInt64 = 0
+    package private(set) var outOfOrder: UInt64 = 0
     /// Events of the same kind as the line's previous event (meaningful for both-edge lines only:
     /// at least one edge in between was lost below the sequence numbers).
-    public private(set) var repeatedKinds: UInt64 = 0
+    package private(set) var repeatedKinds: UInt64 = 0
     private var nextGlobal: UInt32 = 1
     private var lineOffsets: [UInt32] = []
     private var nextLine: [UInt32] = []
     private var lastKind: [GPIOEdgeEvent.Kind] = []
 
-    public init() {
+    package init() {
         lineOffsets.reserveCapacity(Int(GPIO_V2_LINES_MAX))
         nextLine.reserveCapacity(Int(GPIO_V2_LINES_MAX))
         lastKind.reserveCapacity(Int(GPIO_V2_LINES_MAX))
     }
 
     /// Counts `event`; returns the gap it closes, if any.
-    public mutating func observe(_ event: GPIOEdgeEvent) -> GPIOSequenceGap? {
+    package mutating func observe(_ event: GPIOEdgeEvent) -> GPIOSequenceGap? {
         received += 1
         let li: Int
         if let i = lineOffsets.firstIndex(of: event.offset) {

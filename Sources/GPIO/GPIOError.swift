@@ -1,10 +1,10 @@
 import LinuxSystem
 
 /// Everything that can go wrong with GPIO, each naming the chip, line or file and what to do.
-public typealias GPIOError = CodedError<GPIOErrorCode>
+package typealias GPIOError = CodedError<GPIOErrorCode>
 
 /// What class of GPIO failure a `GPIOError` is.
-public enum GPIOErrorCode: Sendable, Equatable {
+package enum GPIOErrorCode: Sendable, Equatable {
     /// No such chip, line name or offset.
     case notFound
     /// The file exists but is not a GPIO character device.

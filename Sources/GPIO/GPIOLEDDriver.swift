@@ -9,11 +9,11 @@ import LinuxSystem
 ///     leds.set(.heartbeat, lines: outputs, offset: 5)      // ready
 ///     leds.set(.blink(hertz: 4), lines: outputs, offset: 6) // exporting
 ///     leds.stop()
-public final class GPIOLEDDriver: @unchecked Sendable {
+package final class GPIOLEDDriver: @unchecked Sendable {
     private let core: Core
     private var thread: GPIOThread?
 
-    public init() throws(GPIOError) {
+    package init() throws(GPIOError) {
         let core = try Core()
         self.core = core
         thread = try GPIOThread(name: "LED driver") { core.run() }
@@ -22,7 +22,7 @@ public final class GPIOLEDDriver: @unchecked Sendable {
     deinit { stop() }
 
     /// Shows `pattern` on line `offset` of `lines` (an output), from now.
-    public func set(_ pattern: GPIOLEDPattern, lines: any GPIOLineSource, offset: UInt32) {
+    package func set(_ pattern: GPIOLEDPattern, lines: any GPIOLineSource, offset: UInt32) {
         let now = MonotonicClock.now()
         core.state.withLock { s in
             if let i = s.leds.firstIndex(where: { $0.lines === lines && $0.offset == offset }) {
@@ -36,15 +36,15 @@ public final class GPIOLEDDriver: @unchecked Sendable {
     }
 
     /// The pattern currently shown on a line, if the driver has one for it.
-    public func pattern(lines: any GPIOLineSource, offset: UInt32) -> GPIOLEDPattern? {
+    package func pattern(lines: any GPIOLineSource, offset: UInt32) -> GPIOLEDPattern? {
         core.state.withLock { s in s.leds.first { $0.lines === lines && $0.offset == offset }?.pattern }
     }
 
     /// Failed writes to LED lines (a vanished chip, a line that is not an output), and the last one.
-    public var failures: (count: UInt64, last: GPIOError?) { core.state.withLock { ($0.failures, $0.lastError) } }
+    package var failures: (count: UInt64, last: GPIOError?) { core.state.withLock { ($0.failures, $0.lastError) } }
 
     /// Ends the thread; LEDs keep their last level (switch them off first if that matters). Idempotent.
-    public func stop() {
+    package func stop() {
         core.state.withLock { $0.stopping = true }
         core.wake.signal()
         thread?.join()

@@ -1,6 +1,6 @@
 /// What a status LED shows. A pure function of the time since the pattern was set, so the
 /// driver's thread and the tests compute the same level for the same instant.
-public enum GPIOLEDPattern: Sendable, Equatable, CustomStringConvertible {
+package enum GPIOLEDPattern: Sendable, Equatable, CustomStringConvertible {
     case off
     case on
     /// On for half of each period, `hertz` periods per second (0.1 … 50).
@@ -13,7 +13,7 @@ public enum GPIOLEDPattern: Sendable, Equatable, CustomStringConvertible {
 
     /// The level at `elapsedNs` after the pattern started, and the elapsed time of the next
     /// change (nil when the level never changes).
-    public func level(atElapsedNs t: UInt64) -> (on: Bool, nextChangeNs: UInt64?) {
+    package func level(atElapsedNs t: UInt64) -> (on: Bool, nextChangeNs: UInt64?) {
         switch self {
         case .off: return (false, nil)
         case .on: return (true, nil)
@@ -34,7 +34,7 @@ public enum GPIOLEDPattern: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses "off", "on", "heartbeat", "blink:2" or "blink:2hz" (config files, the command line).
-    public init(parsing text: String) throws(GPIOError) {
+    package init(parsing text: String) throws(GPIOError) {
         let t = text.lowercased()
         switch t {
         case "off": self = .off
@@ -53,7 +53,7 @@ public enum GPIOLEDPattern: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .off: return "off"
         case .on: return "on"

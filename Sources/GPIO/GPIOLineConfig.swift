@@ -7,33 +7,33 @@ import CGPIO
 ///     var config = GPIOLineConfig()
 ///     config.add([0, 1], .input(edges: .both, bias: .pullUp, debounceMicroseconds: 10_000))
 ///     config.add(5, .output())
-public struct GPIOLineConfig: Sendable, Equatable {
-    public private(set) var offsets: [UInt32] = []
+package struct GPIOLineConfig: Sendable, Equatable {
+    package private(set) var offsets: [UInt32] = []
     private var settingsByIndex: [GPIOLineSettings] = []
 
-    public init() {}
+    package init() {}
 
     /// Adds lines, or replaces the settings of lines already added (their position stays).
-    public mutating func add(_ offsets: [UInt32], _ settings: GPIOLineSettings) {
+    package mutating func add(_ offsets: [UInt32], _ settings: GPIOLineSettings) {
         for o in offsets {
             if let i = self.offsets.firstIndex(of: o) { settingsByIndex[i] = settings }
             else { self.offsets.append(o); settingsByIndex.append(settings) }
         }
     }
 
-    public mutating func add(_ offset: UInt32, _ settings: GPIOLineSettings) { add([offset], settings) }
+    package mutating func add(_ offset: UInt32, _ settings: GPIOLineSettings) { add([offset], settings) }
 
-    public func settings(for offset: UInt32) -> GPIOLineSettings? {
+    package func settings(for offset: UInt32) -> GPIOLineSettings? {
         offsets.firstIndex(of: offset).map { settingsByIndex[$0] }
     }
 
     /// The position of `offset` in the request (its bit in value bitmaps).
-    public func index(of offset: UInt32) -> Int? { offsets.firstIndex(of: offset) }
+    package func index(of offset: UInt32) -> Int? { offsets.firstIndex(of: offset) }
 
     /// Checks every line, then maps the settings onto uAPI v2: the first line's flags are the
     /// default, each other distinct flag set, each distinct debounce period and the output values
     /// become attributes with a mask of the lines (by request index) they apply to.
-    public func uapiConfig() throws(GPIOError) -> gpio_v2_line_config {
+    package func uapiConfig() throws(GPIOError) -> gpio_v2_line_config {
         guard !offsets.isEmpty else { throw GPIOError(.invalidConfig, "a line request needs at least one line") }
         guard offsets.count <= Int(GPIO_V2_LINES_MAX) else {
             throw GPIOError(.invalidConfig, "\(offsets.count) lines in one request; the kernel takes at most \(GPIO_V2_LINES_MAX)")
@@ -90,7 +90,7 @@ public struct GPIOLineConfig: Sendable, Equatable {
 
     /// The whole GPIO_V2_GET_LINE_IOCTL argument: offsets, consumer label (truncated to the
     /// kernel's 31 bytes), config and event buffer size (0 = the kernel's default, 16 per line).
-    public func uapiRequest(consumer: String, eventBufferSize: Int = 0) throws(GPIOError) -> gpio_v2_line_request {
+    package func uapiRequest(consumer: String, eventBufferSize: Int = 0) throws(GPIOError) -> gpio_v2_line_request {
         var r = gpio_v2_line_request()
         r.config = try uapiConfig()
         r.num_lines = UInt32(offsets.count)

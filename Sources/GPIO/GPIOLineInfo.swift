@@ -1,14 +1,14 @@
 import CGPIO
 
 /// A GPIO chip as GPIO_GET_CHIPINFO_IOCTL reports it.
-public struct GPIOChipInfo: Sendable, Equatable, Codable {
+package struct GPIOChipInfo: Sendable, Equatable, Codable {
     /// Kernel name, "gpiochip0".
-    public var name: String
+    package var name: String
     /// Driver label, e.g. "pinctrl-bcm2711" or a gpio-sim bank's label.
-    public var label: String
-    public var lineCount: Int
+    package var label: String
+    package var lineCount: Int
 
-    public init(name: String, label: String, lineCount: Int) {
+    package init(name: String, label: String, lineCount: Int) {
         self.name = name; self.label = label; self.lineCount = lineCount
     }
 
@@ -18,17 +18,17 @@ public struct GPIOChipInfo: Sendable, Equatable, Codable {
 }
 
 /// One line as GPIO_V2_GET_LINEINFO_IOCTL reports it: name, who holds it and how it is set up.
-public struct GPIOLineInfo: Sendable, Equatable {
-    public var offset: UInt32
+package struct GPIOLineInfo: Sendable, Equatable {
+    package var offset: UInt32
     /// The name the board gives the line (device tree `gpio-line-names`), may be empty.
-    public var name: String
+    package var name: String
     /// The label of whoever requested the line, may be empty even when `used`.
-    public var consumer: String
+    package var consumer: String
     /// Requested by the kernel or a process: a request for it fails with `.busy`.
-    public var used: Bool
-    public var settings: GPIOLineSettings
+    package var used: Bool
+    package var settings: GPIOLineSettings
 
-    public init(offset: UInt32, name: String, consumer: String, used: Bool, settings: GPIOLineSettings) {
+    package init(offset: UInt32, name: String, consumer: String, used: Bool, settings: GPIOLineSettings) {
         self.offset = offset; self.name = name; self.consumer = consumer; self.used = used; self.settings = settings
     }
 

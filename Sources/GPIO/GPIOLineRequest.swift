@@ -11,11 +11,11 @@ import Glibc
 ///
 /// Thread-safe: the kiosk's event thread reads while the LED and sync-pulse threads set values
 /// (the kernel serializes ioctls on one request). `close()` must not race a blocking read.
-public final class GPIOLineRequest: GPIOLineSource, @unchecked Sendable {
-    public let chipPath: String
-    public let chipLabel: String
-    public var offsets: [UInt32] { config.withLock { $0.offsets } }
-    public var chipDescription: String { "\(chipPath) (\(chipLabel))" }
+package final class GPIOLineRequest: GPIOLineSource, @unchecked Sendable {
+    package let chipPath: String
+    package let chipLabel: String
+    package var offsets: [UInt32] { config.withLock { $0.offsets } }
+    package var chipDescription: String { "\(chipPath) (\(chipLabel))" }
     private let config: Mutex<GPIOLineConfig>
     private let fdState: Atomic<Int32>
 
@@ -29,13 +29,13 @@ public final class GPIOLineRequest: GPIOLineSource, @unchecked Sendable {
     deinit { close() }
 
     /// Releases the lines (outputs keep their last value or revert, as the driver decides).
-    public func close() {
+    package func close() {
         let fd = fdState.exchange(-1, ordering: .acquiringAndReleasing)
         if fd >= 0 { Syscalls.close(fd) }
     }
 
     /// The request fd, for callers that multiplex it in their own poll loop (readable = events).
-    public var fileDescriptor: Int32 { fdState.load(ordering: .acquiring) }
+    package var fileDescriptor: Int32 { fdState.load(ordering: .acquiring) }
 
     private func openFD() throws(GPIOError) -> Int32 {
         let fd = fdState.load(ordering: .acquiring)
@@ -51,7 +51,7 @@ public final class GPIOLineRequest: GPIOLineSource, @unchecked Sendable {
     }
 
     /// poll(2) on the request fd (and `wakeup`).
-    public func waitForEvents(deadlineNs: UInt64?, wakeup: GPIOWakeup?) throws(GPIOError) -> Bool {
+    package func waitForEvents(deadlineNs: UInt64?, wakeup: GPIOWakeup?) throws(GPIOError) -> Bool {
         let fd = try openFD()
         switch Syscalls.pollReadable((fd, wakeup?.fd ?? -1), deadlineNs: deadlineNs) {
         case .success(let bits): return bits & 1 != 0
@@ -61,7 +61,7 @@ public final class GPIOLineRequest: GPIOLineSource, @unchecked Sendable {
 
     /// read(2) of whole `struct gpio_v2_line_event` records into the buffer's storage.
     @discardableResult
-    public func readEvents(into buffer: GPIOEdgeEventBuffer) throws(GPIOError) -> Int {
+    package func readEvents(into buffer: GPIOEdgeEventBuffer) throws(GPIOError) -> Int {
         let fd = try openFD()
         let size = GPIOEdgeEventBuffer.recordSize
         switch Syscalls.read(fd, UnsafeMutableRawBufferPointer(start: buffer.rawStorage, count: buffer.capacity * size)) {
@@ -78,7 +78,7 @@ public final class GPIOLineRequest: GPIOLineSource, @unchecked Sendable {
 
     /// The logical values of the lines selected by `mask` (bit i = offsets[i]), as a bitmap
     /// (GPIO_V2_LINE_GET_VALUES_IOCTL).
-    public func values(mask: UInt64) throws(GPIOError) -> UInt64 {
+    package func values(mask: UInt64) throws(GPIOError) -> UInt64 {
         let fd = try openFD()
         var v = gpio_v2_line_values(bits: 0, mask: mask)
         if case .failure(let e) = Syscalls.ioctl(fd, cgpio_v2_line_get_values_ioctl(), &v) {
@@ -88,7 +88,7 @@ public final class GPIOLineRequest: GPIOLineSource, @unchecked Sendable {
     }
 
     /// Sets the logical values of the lines selected by `mask` (GPIO_V2_LINE_SET_VALUES_IOCTL).
-    public func setValues(_ bits: UInt64, mask: UInt64) throws(GPIOError) {
+    package func setValues(_ bits: UInt64, mask: UInt64) throws(GPIOError) {
         let fd = try openFD()
         var v = gpio_v2_line_values(bits: bits & mask, mask: mask)
         if case .failure(let e) = Syscalls.ioctl(fd, cgpio_v2_line_set_values_ioctl(), &v) {
@@ -96,19 +96,19 @@ public final class GPIOLineRequest: GPIOLineSource, @unchecked Sendable {
         }
     }
 
-    public func value(of offset: UInt32) throws(GPIOError) -> Bool {
+    package func value(of offset: UInt32) throws(GPIOError) -> Bool {
         let bit = UInt64(1) << UInt64(try index(offset))
         return try values(mask: bit) != 0
     }
 
-    public func setValue(_ active: Bool, of offset: UInt32) throws(GPIOError) {
+    package func setValue(_ active: Bool, of offset: UInt32) throws(GPIOError) {
         let bit = UInt64(1) << UInt64(try index(offset))
         try setValues(active ? bit : 0, mask: bit)
     }
 
     /// Changes the settings of the requested lines without releasing them
     /// (GPIO_V2_LINE_SET_CONFIG_IOCTL). `newConfig` must name exactly the requested offsets.
-    public func reconfigure(_ newConfig: GPIOLineConfig) throws(GPIOError) {
+    package func reconfigure(_ newConfig: GPIOLineConfig) throws(GPIOError) {
         let fd = try openFD()
         let current = offsets
         guard Set(newConfig.offsets) == Set(current), newConfig.offsets.count == current.count else {

@@ -5,32 +5,32 @@ import CGPIO
 ///
 ///     let button = GPIOLineSettings.input(edges: .both, bias: .pullUp, activeLow: true, debounceMicroseconds: 5_000)
 ///     let led = GPIOLineSettings.output(initial: false)
-public struct GPIOLineSettings: Sendable, Hashable {
-    public enum Direction: String, Sendable, Hashable { case asIs = "as-is", input, output }
+package struct GPIOLineSettings: Sendable, Hashable {
+    package enum Direction: String, Sendable, Hashable { case asIs = "as-is", input, output }
     /// Edges reported as events. Rising means inactive → active, so with `activeLow` a rising
     /// event is the physical line going low (a pressed button pulled up).
-    public enum Edges: String, Sendable, Hashable { case none, rising, falling, both }
-    public enum Bias: String, Sendable, Hashable { case asIs = "as-is", pullUp = "pull-up", pullDown = "pull-down", disabled }
-    public enum Drive: String, Sendable, Hashable { case pushPull = "push-pull", openDrain = "open-drain", openSource = "open-source" }
+    package enum Edges: String, Sendable, Hashable { case none, rising, falling, both }
+    package enum Bias: String, Sendable, Hashable { case asIs = "as-is", pullUp = "pull-up", pullDown = "pull-down", disabled }
+    package enum Drive: String, Sendable, Hashable { case pushPull = "push-pull", openDrain = "open-drain", openSource = "open-source" }
     /// The clock of event timestamps. MONOTONIC (the default) is the clock camera frames use.
-    public enum EventClock: String, Sendable, Hashable { case monotonic, realtime, hte }
+    package enum EventClock: String, Sendable, Hashable { case monotonic, realtime, hte }
 
-    public var direction: Direction = .asIs
-    public var edges: Edges = .none
-    public var bias: Bias = .asIs
-    public var drive: Drive = .pushPull
-    public var activeLow = false
+    package var direction: Direction = .asIs
+    package var edges: Edges = .none
+    package var bias: Bias = .asIs
+    package var drive: Drive = .pushPull
+    package var activeLow = false
     /// Kernel debounce: an edge is reported only after the line has been stable this long
     /// (0 = off). Chips without hardware debounce get the kernel's software debounce.
-    public var debounceMicroseconds: UInt32 = 0
-    public var eventClock: EventClock = .monotonic
+    package var debounceMicroseconds: UInt32 = 0
+    package var eventClock: EventClock = .monotonic
     /// The logical value an output line starts with (ignored for inputs).
-    public var outputValue = false
+    package var outputValue = false
 
-    public init() {}
+    package init() {}
 
     /// An input line; `edges` other than `.none` makes the request deliver edge events.
-    public static func input(edges: Edges = .none, bias: Bias = .asIs, activeLow: Bool = false,
+    package static func input(edges: Edges = .none, bias: Bias = .asIs, activeLow: Bool = false,
                              debounceMicroseconds: UInt32 = 0, eventClock: EventClock = .monotonic) -> GPIOLineSettings {
         var s = GPIOLineSettings()
         s.direction = .input; s.edges = edges; s.bias = bias; s.activeLow = activeLow
@@ -39,7 +39,7 @@ public struct GPIOLineSettings: Sendable, Hashable {
     }
 
     /// An output line starting at the logical value `initial`.
-    public static func output(initial: Bool = false, activeLow: Bool = false, drive: Drive = .pushPull,
+    package static func output(initial: Bool = false, activeLow: Bool = false, drive: Drive = .pushPull,
                               bias: Bias = .asIs) -> GPIOLineSettings {
         var s = GPIOLineSettings()
         s.direction = .output; s.outputValue = initial; s.activeLow = activeLow; s.drive = drive; s.bias = bias

@@ -5,7 +5,7 @@ import LinuxSystem
 ///
 /// Values are logical (active-low already applied). Methods may be called from several threads;
 /// each reader thread uses its own `GPIOEdgeEventBuffer`.
-public protocol GPIOLineSource: AnyObject, Sendable {
+package protocol GPIOLineSource: AnyObject, Sendable {
     /// The requested offsets, in request order.
     var offsets: [UInt32] { get }
     /// Where the lines live, for messages ("/dev/gpiochip0", "twin:buttons").
@@ -28,7 +28,7 @@ public protocol GPIOLineSource: AnyObject, Sendable {
 
 extension GPIOLineSource {
     /// Waits at most `timeoutNs` (nil: forever).
-    public func waitForEvents(timeoutNs: UInt64?, wakeup: GPIOWakeup? = nil) throws(GPIOError) -> Bool {
+    package func waitForEvents(timeoutNs: UInt64?, wakeup: GPIOWakeup? = nil) throws(GPIOError) -> Bool {
         try waitForEvents(deadlineNs: timeoutNs.map { MonotonicClock.now() &+ $0 }, wakeup: wakeup)
     }
 }

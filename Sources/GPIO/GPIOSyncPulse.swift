@@ -9,26 +9,26 @@ import LinuxSystem
 ///
 /// A trigger that arrives while a pulse is still high is counted in `coalesced`, not queued:
 /// two pulses closer than their width would merge into one on the wire anyway.
-public final class GPIOSyncPulse: @unchecked Sendable {
-    public struct Pulse: Sendable, Equatable {
+package final class GPIOSyncPulse: @unchecked Sendable {
+    package struct Pulse: Sendable, Equatable {
         /// 1, 2, 3, … per pulse sent.
-        public var number: UInt64
+        package var number: UInt64
         /// When the line was set active and back (ns, CLOCK_MONOTONIC, read right after each ioctl).
-        public var startNs: UInt64
-        public var endNs: UInt64
+        package var startNs: UInt64
+        package var endNs: UInt64
         /// The frame count at the trigger (0 for `trigger()` outside frame counting).
-        public var frame: UInt64
+        package var frame: UInt64
     }
 
-    public struct Counters: Sendable, Equatable {
-        public var pulses: UInt64 = 0
-        public var coalesced: UInt64 = 0
-        public var failures: UInt64 = 0
-        public var lastError: GPIOError?
+    package struct Counters: Sendable, Equatable {
+        package var pulses: UInt64 = 0
+        package var coalesced: UInt64 = 0
+        package var failures: UInt64 = 0
+        package var lastError: GPIOError?
     }
 
-    public let widthMicroseconds: UInt32
-    public let everyNFrames: Int
+    package let widthMicroseconds: UInt32
+    package let everyNFrames: Int
     private let core: Core
     private var thread: GPIOThread?
 
@@ -37,7 +37,7 @@ public final class GPIOSyncPulse: @unchecked Sendable {
     ///   - widthMicroseconds: pulse width, 1 µs … 1 s (the kernel ioctl takes tens of µs: a
     ///     few-µs pulse is as wide as two ioctls).
     ///   - everyNFrames: 0 for pulses on demand only.
-    public init(lines: any GPIOLineSource, offset: UInt32, widthMicroseconds: UInt32, everyNFrames: Int = 0,
+    package init(lines: any GPIOLineSource, offset: UInt32, widthMicroseconds: UInt32, everyNFrames: Int = 0,
                 onPulse: (@Sendable (Pulse) -> Void)? = nil) throws(GPIOError) {
         guard widthMicroseconds >= 1 && widthMicroseconds <= 1_000_000 else {
             throw GPIOError(.invalidConfig, "sync pulse width \(widthMicroseconds) µs: use 1 µs to 1 s")
@@ -56,7 +56,7 @@ public final class GPIOSyncPulse: @unchecked Sendable {
     /// - Parameter restartingFrameCount: counts frames from here (a session start), so the
     ///   every-N pulses fall on frames N, 2N, … of the session rather than of the process — what
     ///   an EEG recording is aligned against. This pulse is frame 0.
-    public func trigger(restartingFrameCount: Bool = false) {
+    package func trigger(restartingFrameCount: Bool = false) {
         let f = core.state.withLock { s -> UInt64 in
             if restartingFrameCount { s.frames = 0; s.firstPulseFrame = 0 }
             return s.frames
@@ -66,7 +66,7 @@ public final class GPIOSyncPulse: @unchecked Sendable {
 
     /// Counts one frame; every `everyNFrames`-th frame (the 1st, N+1-th, …) triggers a pulse.
     /// Cheap enough for the capture thread: one lock, no allocation, no syscall except the wake.
-    public func frameTick() {
+    package func frameTick() {
         let fire: UInt64? = core.state.withLock { s in
             s.frames += 1
             guard everyNFrames > 0 else { return nil }
@@ -75,10 +75,10 @@ public final class GPIOSyncPulse: @unchecked Sendable {
         if let f = fire { core.request(frame: f) }
     }
 
-    public var counters: Counters { core.state.withLock { $0.counters } }
+    package var counters: Counters { core.state.withLock { $0.counters } }
 
     /// Ends the thread after a pulse in progress. Idempotent.
-    public func stop() {
+    package func stop() {
         core.state.withLock { $0.stopping = true }
         core.wake.signal()
         thread?.join()

@@ -12,17 +12,17 @@ import LinuxSystem
 ///     let twin = try GPIOTwin(config: config)
 ///     twin.drive(0, high: true, atNs: 1_000_000)    // bounces shorter than 10 ms …
 ///     twin.advance(toNs: 50_000_000)                // … become one rising event at 11 ms
-public final class GPIOTwin: GPIOLineSource, @unchecked Sendable {
+package final class GPIOTwin: GPIOLineSource, @unchecked Sendable {
     /// A value an output line took, with when (real CLOCK_MONOTONIC ns).
-    public struct OutputChange: Sendable, Equatable {
-        public var offset: UInt32
-        public var value: Bool
-        public var monotonicNs: UInt64
+    package struct OutputChange: Sendable, Equatable {
+        package var offset: UInt32
+        package var value: Bool
+        package var monotonicNs: UInt64
     }
 
-    public let offsets: [UInt32]
-    public let chipDescription: String
-    public let eventBufferSize: Int
+    package let offsets: [UInt32]
+    package let chipDescription: String
+    package let eventBufferSize: Int
 
     private struct Line {
         var settings: GPIOLineSettings
@@ -49,7 +49,7 @@ public final class GPIOTwin: GPIOLineSource, @unchecked Sendable {
     ///   - config: validated like a kernel request (same errors).
     ///   - eventBufferSize: events kept before the oldest is dropped (0: 16 per line, as the kernel).
     ///   - initialHigh: physical input levels at request time (default low).
-    public init(config: GPIOLineConfig, name: String = "twin", eventBufferSize: Int = 0,
+    package init(config: GPIOLineConfig, name: String = "twin", eventBufferSize: Int = 0,
                 initialHigh: Set<UInt32> = []) throws(GPIOError) {
         _ = try config.uapiConfig()
         offsets = config.offsets
@@ -68,7 +68,7 @@ public final class GPIOTwin: GPIOLineSource, @unchecked Sendable {
 
     /// Sets an input line's physical level at virtual time `atNs` (non-decreasing across calls).
     /// Debounce timers that expire before `atNs` fire first, in time order.
-    public func drive(_ offset: UInt32, high: Bool, atNs: UInt64) {
+    package func drive(_ offset: UInt32, high: Bool, atNs: UInt64) {
         state.withLock { s in
             guard let i = offsets.firstIndex(of: offset), s.lines[i].settings.direction == .input else { return }
             expireTimers(&s, upTo: atNs)
@@ -88,14 +88,14 @@ public final class GPIOTwin: GPIOLineSource, @unchecked Sendable {
     }
 
     /// A pulse: active for `widthNs` from `atNs` (physical high, or low for active-low lines).
-    public func pulse(_ offset: UInt32, atNs: UInt64, widthNs: UInt64) {
+    package func pulse(_ offset: UInt32, atNs: UInt64, widthNs: UInt64) {
         let activeLow = state.withLock { s in offsets.firstIndex(of: offset).map { s.lines[$0].settings.activeLow } ?? false }
         drive(offset, high: !activeLow, atNs: atNs)
         drive(offset, high: activeLow, atNs: atNs + widthNs)
     }
 
     /// Moves virtual time forward, firing debounce timers that expire by `toNs`.
-    public func advance(toNs: UInt64) {
+    package func advance(toNs: UInt64) {
         state.withLock { s in
             expireTimers(&s, upTo: toNs)
             s.nowNs = Swift.max(s.nowNs, toNs)
@@ -103,11 +103,11 @@ public final class GPIOTwin: GPIOLineSource, @unchecked Sendable {
     }
 
     /// Events dropped because the buffer was full (the reader sees them as seqno gaps).
-    public var overflowedEvents: UInt64 { state.withLock { $0.overflowed } }
+    package var overflowedEvents: UInt64 { state.withLock { $0.overflowed } }
     /// Events waiting to be read.
-    public var pendingEvents: Int { state.withLock { $0.queue.count } }
+    package var pendingEvents: Int { state.withLock { $0.queue.count } }
     /// Every value set on an output line, in order.
-    public var outputHistory: [OutputChange] { state.withLock { $0.outputs } }
+    package var outputHistory: [OutputChange] { state.withLock { $0.outputs } }
 
     private func expireTimers(_ s: inout State, upTo t: UInt64) {
         while true {
@@ -140,7 +140,7 @@ public final class GPIOTwin: GPIOLineSource, @unchecked Sendable {
 
     // MARK: GPIOLineSource (the reader's side)
 
-    public func waitForEvents(deadlineNs: UInt64?, wakeup: GPIOWakeup?) throws(GPIOError) -> Bool {
+    package func waitForEvents(deadlineNs: UInt64?, wakeup: GPIOWakeup?) throws(GPIOError) -> Bool {
         try checkOpen()
         switch Syscalls.pollReadable((ready.fd, wakeup?.fd ?? -1), deadlineNs: deadlineNs) {
         case .success(let bits): return bits & 1 != 0
@@ -149,7 +149,7 @@ public final class GPIOTwin: GPIOLineSource, @unchecked Sendable {
     }
 
     @discardableResult
-    public func readEvents(into buffer: GPIOEdgeEventBuffer) throws(GPIOError) -> Int {
+    package func readEvents(into buffer: GPIOEdgeEventBuffer) throws(GPIOError) -> Int {
         while true {
             try checkOpen()
             let n = state.withLock { s -> Int in
@@ -165,14 +165,14 @@ public final class GPIOTwin: GPIOLineSource, @unchecked Sendable {
         }
     }
 
-    public func value(of offset: UInt32) throws(GPIOError) -> Bool {
+    package func value(of offset: UInt32) throws(GPIOError) -> Bool {
         try state.withLock { s throws(GPIOError) -> Bool in
             guard let i = offsets.firstIndex(of: offset) else { throw notRequested(offset) }
             return s.lines[i].physical != s.lines[i].settings.activeLow
         }
     }
 
-    public func setValue(_ active: Bool, of offset: UInt32) throws(GPIOError) {
+    package func setValue(_ active: Bool, of offset: UInt32) throws(GPIOError) {
         try checkOpen()
         let now = MonotonicClock.now()
         try state.withLock { s throws(GPIOError) in
@@ -185,16 +185,16 @@ public final class GPIOTwin: GPIOLineSource, @unchecked Sendable {
         }
     }
 
-    public func close() {
+    package func close() {
         state.withLock { $0.closed = true }
         ready.signal()   // a blocked reader wakes and sees the request closed
     }
 
     /// Whether `close()` was called.
-    public var isClosed: Bool { state.withLock { $0.closed } }
+    package var isClosed: Bool { state.withLock { $0.closed } }
 
     /// The settings a line was requested with.
-    public func settings(of offset: UInt32) throws(GPIOError) -> GPIOLineSettings {
+    package func settings(of offset: UInt32) throws(GPIOError) -> GPIOLineSettings {
         try state.withLock { s throws(GPIOError) -> GPIOLineSettings in
             guard let i = offsets.firstIndex(of: offset) else { throw notRequested(offset) }
             return s.lines[i].settings

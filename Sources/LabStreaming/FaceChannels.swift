@@ -5,8 +5,8 @@ import Recording
 /// head pitch/yaw/roll, the gaze target, the distance to the screen and whether a face was
 /// tracked. Labels are the session export's column names, so a stream and an export of the same
 /// session line up column for column. Untracked values are NaN, as in the export.
-public enum FaceChannels {
-    public static let channels: [StreamInfo.Channel] = {
+package enum FaceChannels {
+    package static let channels: [StreamInfo.Channel] = {
         var c = FaceSchema.blendShapeNames.map { StreamInfo.Channel(label: $0, unit: "normalized", type: "Blendshape") }
         c += FaceSchema.actionUnitNames.map { StreamInfo.Channel(label: $0, unit: "normalized", type: "ActionUnit") }
         c += ["headPose.pitch", "headPose.yaw", "headPose.roll"].map { StreamInfo.Channel(label: $0, unit: "rad", type: "HeadRotation") }
@@ -15,11 +15,11 @@ public enum FaceChannels {
         c.append(StreamInfo.Channel(label: "faceTracked", unit: "bool", type: "Status"))
         return c
     }()
-    public static let count = FaceSchema.blendShapeCount + FaceSchema.actionUnitCount + 3 + 3 + 1 + 1
+    package static let count = FaceSchema.blendShapeCount + FaceSchema.actionUnitCount + 3 + 3 + 1 + 1
 
     /// Writes one sample of `count` floats; allocates nothing.
     @inline(__always)
-    public static func fill(_ out: UnsafeMutablePointer<Float>, from r: FrameRecord) {
+    package static func fill(_ out: UnsafeMutablePointer<Float>, from r: FrameRecord) {
         var k = 0
         for v in r.blendShapes { out[k] = v; k += 1 }
         for v in r.actionUnits { out[k] = v; k += 1 }

@@ -19,25 +19,25 @@ import FaceTracking
 /// - `faceState`: 0 while the face is tracked; 1 for `lostHoldNs` after it is lost (the consumer
 ///   should ease back to neutral; `detected` 0, no blend shapes, the last translation); 2 after.
 /// - `timestamp`: the frame's capture time in Unix milliseconds, as a string.
-public struct FaceJSONEncoder {
-    public static let bytesPerFace = 2400
-    public static let lostHoldNs: Int64 = 500_000_000
+package struct FaceJSONEncoder {
+    package static let bytesPerFace = 2400
+    package static let lostHoldNs: Int64 = 500_000_000
     /// `,"name":` for each blend shape (the first without the comma).
     private let keys: [[UInt8]]
     private var lastSeenNs: Int64 = .min
     private var lastX: Float = 0.5, lastY: Float = 0.5, lastZ: Float = 0
 
-    public init() {
+    package init() {
         keys = FaceSchema.blendShapeNames.map { Array("\"\($0)\":".utf8) }
     }
 
     /// Bytes one line for `faces` faces can take, newline included.
-    public static func lineCapacity(faces: Int) -> Int { 64 + max(1, faces) * bytesPerFace }
+    package static func lineCapacity(faces: Int) -> Int { 64 + max(1, faces) * bytesPerFace }
 
     /// Writes the line for `frame` (captured at `epochNs`, Unix ns) and a newline into `out`
     /// (at least `lineCapacity(faces:)` bytes); returns the length. Faces beyond `maxFaces`
     /// are left out.
-    public mutating func encode(_ frame: FaceFrame, epochNs: Int64, maxFaces: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {
+    package mutating func encode(_ frame: FaceFrame, epochNs: Int64, maxFaces: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {
         var w = ByteWriter(out)
         w.put("{\"faces\":[")
         let n = min(frame.faceCount, maxFaces)

@@ -7,8 +7,8 @@ import Foundation
 /// writes the lines. A slow or absent reader never slows tracking: when the ring is full the
 /// frame's line is dropped and counted, and while a FIFO has no reader lines are counted as
 /// unread (the FIFO is reopened when a reader comes).
-public final class FaceJSONStream: @unchecked Sendable {
-    public enum Target: Sendable, Equatable, CustomStringConvertible {
+package final class FaceJSONStream: @unchecked Sendable {
+    package enum Target: Sendable, Equatable, CustomStringConvertible {
         case standardOutput
         /// An existing FIFO (mkfifo -m 0660 PATH; the consumer's group owns it).
         case fifo(String)
@@ -17,7 +17,7 @@ public final class FaceJSONStream: @unchecked Sendable {
         /// at once (its socket buffer is full: it stopped reading) is disconnected, so no client
         /// ever sees a torn line.
         case socket(path: String, group: String?)
-        public var description: String {
+        package var description: String {
             switch self {
             case .standardOutput: return "standard output"
             case .fifo(let p): return p
@@ -26,16 +26,16 @@ public final class FaceJSONStream: @unchecked Sendable {
         }
     }
 
-    public struct Counters: Sendable, Equatable {
-        public var frames: UInt64 = 0, written: UInt64 = 0, dropped: UInt64 = 0, unread: UInt64 = 0
+    package struct Counters: Sendable, Equatable {
+        package var frames: UInt64 = 0, written: UInt64 = 0, dropped: UInt64 = 0, unread: UInt64 = 0
         /// Socket clients disconnected because they fell behind.
-        public var disconnected: UInt64 = 0
+        package var disconnected: UInt64 = 0
     }
 
     /// Socket clients served at once; more are turned away.
-    public static let maxClients = 8
+    package static let maxClients = 8
 
-    public let target: Target
+    package let target: Target
     private let maxFaces: Int
     private let ring: SlotRing<UInt8, Int>
     private var encoder = FaceJSONEncoder()
@@ -49,7 +49,7 @@ public final class FaceJSONStream: @unchecked Sendable {
     private var finished = false, closing = false
 
     /// Checks the target and starts the writer thread.
-    public init(_ target: Target, maxFaces: Int = 1, queueCapacity: Int = 32) throws(JSONStreamError) {
+    package init(_ target: Target, maxFaces: Int = 1, queueCapacity: Int = 32) throws(JSONStreamError) {
         self.target = target
         self.maxFaces = max(1, maxFaces)
         epochOffsetNs = RealtimeClock.now() - Int64(MonotonicClock.now())
@@ -94,13 +94,13 @@ public final class FaceJSONStream: @unchecked Sendable {
     }
 
     /// Tracking thread: encodes the frame into the ring. Never blocks, never allocates.
-    public func push(_ frame: FaceFrame, monotonicNs: Int64) {
+    package func push(_ frame: FaceFrame, monotonicNs: Int64) {
         let epoch = monotonicNs &+ epochOffsetNs
         let n = maxFaces
         ring.offer { encoder.encode(frame, epochNs: epoch, maxFaces: n, into: $0) }
     }
 
-    public var counters: Counters {
+    package var counters: Counters {
         let c = ring.counters
         return lock.withLock { Counters(frames: c.offered, written: written, dropped: c.dropped, unread: unread, disconnected: disconnected) }
     }
@@ -109,7 +109,7 @@ public final class FaceJSONStream: @unchecked Sendable {
     /// gets one more second; then its lines are given up. Standard output is written with
     /// blocking writes (its descriptor is shared with the shell), so a stalled reader there is
     /// waited for at most `stdoutGraceNs`.
-    public func close(stdoutGraceNs: Int64 = 5_000_000_000) {
+    package func close(stdoutGraceNs: Int64 = 5_000_000_000) {
         lock.withLock { closing = true }
         ring.close()
         let deadline = Int64(MonotonicClock.now()) + stdoutGraceNs
@@ -188,8 +188,8 @@ public final class FaceJSONStream: @unchecked Sendable {
 }
 
 /// The face JSON stream's target is missing or unusable.
-public struct JSONStreamError: DomainError {
-    public var message: String
-    public var cause: SystemCallError?
-    public init(_ message: String, cause: SystemCallError? = nil) { self.message = message; self.cause = cause }
+package struct JSONStreamError: DomainError {
+    package var message: String
+    package var cause: SystemCallError?
+    package init(_ message: String, cause: SystemCallError? = nil) { self.message = message; self.cause = cause }
 }

@@ -7,20 +7,20 @@ import Recording
 /// frame's capture time. The tracking thread only copies the sample into a `SlotRing`; a
 /// pusher thread hands it to liblsl, so a slow network never slows tracking (a full ring drops
 /// the frame's sample and counts it; the stream says `can_drop_samples`).
-public final class FaceOutlet: @unchecked Sendable {
-    public struct Options: Sendable {
-        public var name = "facekit"
-        public var type = "Face"
+package final class FaceOutlet: @unchecked Sendable {
+    package struct Options: Sendable {
+        package var name = "facekit"
+        package var type = "Face"
         /// Stable across restarts (hostname + camera), so LabRecorder re-finds a restarted kiosk.
-        public var sourceID: String
+        package var sourceID: String
         /// The camera's frame rate (Hz); 0 for irregular.
-        public var nominalRate: Double
+        package var nominalRate: Double
         /// Samples the ring holds before new ones are dropped.
-        public var queueCapacity = 256
-        public init(sourceID: String, nominalRate: Double) { self.sourceID = sourceID; self.nominalRate = nominalRate }
+        package var queueCapacity = 256
+        package init(sourceID: String, nominalRate: Double) { self.sourceID = sourceID; self.nominalRate = nominalRate }
     }
 
-    public let options: Options
+    package let options: Options
     private let outlet: clsl_outlet
     private let ring: SlotRing<Float, Double>
     private let done = ConditionLock()
@@ -28,7 +28,7 @@ public final class FaceOutlet: @unchecked Sendable {
     private var pushedCount: UInt64 = 0
 
     /// Opens the outlet and starts its pusher thread. The library must be loaded.
-    public init(_ options: Options) throws(LSLError) {
+    package init(_ options: Options) throws(LSLError) {
         self.options = options
         let info = try StreamInfo(name: options.name, type: options.type, channelCount: FaceChannels.count,
                                   rate: options.nominalRate, format: Int32(CLSL_FLOAT32), sourceID: options.sourceID)
@@ -46,13 +46,13 @@ public final class FaceOutlet: @unchecked Sendable {
 
     /// Waits until an inlet has connected (a replay's first frame would otherwise reach no one);
     /// false after `seconds`.
-    public func waitForConsumers(seconds: Double) -> Bool { clsl_wait_for_consumers(outlet, seconds) != 0 }
-    public var hasConsumers: Bool { clsl_have_consumers(outlet) != 0 }
+    package func waitForConsumers(seconds: Double) -> Bool { clsl_wait_for_consumers(outlet, seconds) != 0 }
+    package var hasConsumers: Bool { clsl_have_consumers(outlet) != 0 }
 
     /// Tracking thread: queues the record's sample, stamped with its frame time. Never blocks,
     /// never allocates.
     @inline(__always)
-    public func push(_ record: FrameRecord) {
+    package func push(_ record: FrameRecord) {
         ring.offer { FaceChannels.fill($0, from: record); return LSLLibrary.timestamp(monotonicNs: record.monotonicNs) }
     }
 
@@ -64,14 +64,14 @@ public final class FaceOutlet: @unchecked Sendable {
     }
 
     /// Frames offered, handed to liblsl, and dropped because the pusher was behind.
-    public var counters: (offered: UInt64, pushed: UInt64, dropped: UInt64) {
+    package var counters: (offered: UInt64, pushed: UInt64, dropped: UInt64) {
         let c = ring.counters
         return (c.offered, done.withLock { pushedCount }, c.dropped)
     }
 
     /// Pushes what is queued, then stops the pusher thread. Inlets keep receiving what liblsl
     /// buffered until the outlet is released.
-    public func close() {
+    package func close() {
         ring.close()
         done.withLock { while !finished { done.wait() } }
     }

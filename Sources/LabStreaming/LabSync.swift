@@ -5,35 +5,35 @@ import Recording
 /// Everything facekit publishes to and takes from the Lab Streaming Layer for one run: the face
 /// stream, the markers stream, and optionally a markers stream from the network whose markers
 /// become session events.
-public final class LabSync: @unchecked Sendable {
-    public struct Options: Sendable, Equatable {
+package final class LabSync: @unchecked Sendable {
+    package struct Options: Sendable, Equatable {
         /// liblsl's file; nil searches the dynamic loader's path for liblsl.so.2.
-        public var library: String? = nil
-        public var faceName = "facekit"
-        public var faceType = "Face"
-        public var markersName = "facekit-markers"
+        package var library: String? = nil
+        package var faceName = "facekit"
+        package var faceType = "Face"
+        package var markersName = "facekit-markers"
         /// The camera, for the stable source_id (hostname + camera).
-        public var camera = "camera"
+        package var camera = "camera"
         /// Frames per second of the camera or media; 0 for unknown (irregular).
-        public var nominalRate = 0.0
+        package var nominalRate = 0.0
         /// A markers stream to record as session events, if any.
-        public var inlet: MarkerInlet.Selector? = nil
-        public init() {}
+        package var inlet: MarkerInlet.Selector? = nil
+        package init() {}
     }
 
-    public let face: FaceOutlet
-    public let markers: MarkerOutlet
-    public private(set) var inlet: MarkerInlet?
-    public let version: String
+    package let face: FaceOutlet
+    package let markers: MarkerOutlet
+    package private(set) var inlet: MarkerInlet?
+    package let version: String
 
     /// "host/camera": stable across restarts, different for each kiosk and camera.
-    public static func sourceID(camera: String) -> String {
+    package static func sourceID(camera: String) -> String {
         "\(ProcessInfo.processInfo.hostName)/\(camera)"
     }
 
     /// Loads liblsl and opens the outlets (and the inlet, whose markers go to `onMarker` on its
     /// own thread). Throws `.libraryMissing` with what to install when liblsl is not there.
-    public init(_ options: Options, onMarker: (@Sendable (MarkerInlet.Marker) -> Void)? = nil) throws(LSLError) {
+    package init(_ options: Options, onMarker: (@Sendable (MarkerInlet.Marker) -> Void)? = nil) throws(LSLError) {
         version = try LSLLibrary.load(path: options.library)
         let id = Self.sourceID(camera: options.camera)
         var f = FaceOutlet.Options(sourceID: id, nominalRate: options.nominalRate)
@@ -45,7 +45,7 @@ public final class LabSync: @unchecked Sendable {
 
     /// Why LSL cannot reach anyone, when the only network interface is loopback: the kiosk's
     /// unit runs with PrivateNetwork=yes unless the LSL drop-in is installed. nil otherwise.
-    public static func isolatedNetworkHint() -> String? {
+    package static func isolatedNetworkHint() -> String? {
         guard case .success(let names) = Syscalls.directoryEntries("/sys/class/net"), names.sorted() == ["lo"] else { return nil }
         return "only the loopback interface is visible, so no other machine can see the streams; if facekit runs "
             + "under facekit.service, run systemctl daemon-reload && systemctl restart facekit (facekit's systemd generator "
@@ -55,13 +55,13 @@ public final class LabSync: @unchecked Sendable {
 
     /// Session event for a received marker: the marker's text as the label; the source says it
     /// came over LSL and carries the clock mapping's uncertainty in microseconds.
-    public static func eventSource(_ m: MarkerInlet.Marker) -> String {
+    package static func eventSource(_ m: MarkerInlet.Marker) -> String {
         m.uncertaintyNs < 0 ? "lsl:u=unknown" : "lsl:u=\((m.uncertaintyNs + 500) / 1000)us"
     }
 
     /// Drains the face queue and stops the inlet. A consumer gets a moment to read the last
     /// samples: liblsl drops what is still in its send queue when an outlet is destroyed.
-    public func close(lingerSeconds: Double = 0.5) {
+    package func close(lingerSeconds: Double = 0.5) {
         face.close()
         inlet?.stop()
         if face.hasConsumers || markers.waitForConsumers(seconds: 0) {

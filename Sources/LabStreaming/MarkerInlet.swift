@@ -7,15 +7,15 @@ import LinuxSystem
 /// time correction, plus that mapping's uncertainty. Resolves the stream by name, type and/or
 /// source_id; when the sender goes away, it resolves it again (liblsl's own recovery reconnects
 /// a sender restarted with the same source_id).
-public final class MarkerInlet: @unchecked Sendable {
-    public struct Selector: Sendable, Equatable {
-        public var name: String?, type: String?, sourceID: String?
-        public init(name: String? = nil, type: String? = nil, sourceID: String? = nil) {
+package final class MarkerInlet: @unchecked Sendable {
+    package struct Selector: Sendable, Equatable {
+        package var name: String?, type: String?, sourceID: String?
+        package init(name: String? = nil, type: String? = nil, sourceID: String? = nil) {
             self.name = name; self.type = type; self.sourceID = sourceID
         }
 
         /// The XPath predicate liblsl resolves with, e.g. `name='Stim' and type='Markers'`.
-        public func predicate() throws(LSLError) -> String {
+        package func predicate() throws(LSLError) -> String {
             var parts: [String] = []
             for (key, value) in [("name", name), ("type", type), ("source_id", sourceID)] {
                 guard let v = value else { continue }
@@ -31,15 +31,15 @@ public final class MarkerInlet: @unchecked Sendable {
 
     /// One received marker: `monotonicNs` is the sender's timestamp plus the time correction;
     /// `uncertaintyNs` is liblsl's bound on that correction (half the best round trip).
-    public struct Marker: Sendable {
-        public var label: String
-        public var monotonicNs: Int64
-        public var senderTimestamp: Double
-        public var correction: Double
-        public var uncertaintyNs: Int64
+    package struct Marker: Sendable {
+        package var label: String
+        package var monotonicNs: Int64
+        package var senderTimestamp: Double
+        package var correction: Double
+        package var uncertaintyNs: Int64
     }
 
-    public let selector: Selector
+    package let selector: Selector
     private let predicate: String
     private let handler: @Sendable (Marker) -> Void
     private let lock = ConditionLock()
@@ -47,7 +47,7 @@ public final class MarkerInlet: @unchecked Sendable {
     private var receivedCount: UInt64 = 0, connectCount = 0
 
     /// Starts the receiving thread; `handler` runs on it, in arrival order. The library must be loaded.
-    public init(_ selector: Selector, handler: @escaping @Sendable (Marker) -> Void) throws(LSLError) {
+    package init(_ selector: Selector, handler: @escaping @Sendable (Marker) -> Void) throws(LSLError) {
         self.selector = selector
         predicate = try selector.predicate()
         self.handler = handler
@@ -57,7 +57,7 @@ public final class MarkerInlet: @unchecked Sendable {
     }
 
     /// Whether the stream is resolved and open; waits up to `seconds` for it.
-    public func waitUntilConnected(seconds: Double) -> Bool {
+    package func waitUntilConnected(seconds: Double) -> Bool {
         let deadline = Int64(MonotonicClock.now()) + Int64(seconds * 1e9)
         return lock.withLock {
             while !connected && !finished { if !lock.wait(untilMonotonic: deadline) { break } }
@@ -65,7 +65,7 @@ public final class MarkerInlet: @unchecked Sendable {
         }
     }
 
-    public var counters: (received: UInt64, connections: Int) { lock.withLock { (receivedCount, connectCount) } }
+    package var counters: (received: UInt64, connections: Int) { lock.withLock { (receivedCount, connectCount) } }
 
     private var shouldStop: Bool { lock.withLock { stopping } }
 
@@ -118,7 +118,7 @@ public final class MarkerInlet: @unchecked Sendable {
 
     /// Stops after the markers already received are handed over (up to one pull timeout), and
     /// waits for the thread to end.
-    public func stop() {
+    package func stop() {
         lock.withLock { stopping = true }
         lock.withLock { while !finished { lock.wait() } }
     }

@@ -5,9 +5,9 @@ import LinuxSystem
 /// The producer (the tracking thread) never waits: when the consumer falls behind, the new slot
 /// is dropped and counted. The lock is held only to move indices, never while a slot is written
 /// or read.
-public final class SlotRing<Element, Stamp>: @unchecked Sendable {
-    public let width: Int
-    public let capacity: Int
+package final class SlotRing<Element, Stamp>: @unchecked Sendable {
+    package let width: Int
+    package let capacity: Int
     private let values: UnsafeMutablePointer<Element>
     private let times: UnsafeMutablePointer<Stamp>
     private let lock = ConditionLock()
@@ -15,7 +15,7 @@ public final class SlotRing<Element, Stamp>: @unchecked Sendable {
     private var closed = false
     private var offeredCount: UInt64 = 0, droppedCount: UInt64 = 0
 
-    public init(width: Int, capacity: Int, zero: Element, zeroStamp: Stamp) {
+    package init(width: Int, capacity: Int, zero: Element, zeroStamp: Stamp) {
         precondition(width > 0 && capacity > 0)
         self.width = width; self.capacity = capacity
         values = .allocate(capacity: width * capacity)
@@ -32,7 +32,7 @@ public final class SlotRing<Element, Stamp>: @unchecked Sendable {
     /// Producer: `fill` writes up to `width` elements into a free slot and returns its stamp.
     /// Returns false (counted as a drop) when every slot is taken or the ring is closed.
     @discardableResult
-    public func offer(_ fill: (UnsafeMutablePointer<Element>) -> Stamp) -> Bool {
+    package func offer(_ fill: (UnsafeMutablePointer<Element>) -> Stamp) -> Bool {
         lock.lock()
         offeredCount &+= 1
         guard !closed, count < capacity else { droppedCount &+= 1; lock.unlock(); return false }
@@ -49,7 +49,7 @@ public final class SlotRing<Element, Stamp>: @unchecked Sendable {
 
     /// Consumer: waits for a slot (or until `close` and the ring is empty, then returns false)
     /// and passes it to `body`; the slot is released after `body` returns.
-    public func take(_ body: (UnsafePointer<Element>, Stamp) -> Void) -> Bool {
+    package func take(_ body: (UnsafePointer<Element>, Stamp) -> Void) -> Bool {
         lock.lock()
         while count == 0 && !closed { lock.wait() }
         guard count > 0 else { lock.unlock(); return false }
@@ -64,7 +64,7 @@ public final class SlotRing<Element, Stamp>: @unchecked Sendable {
     }
 
     /// Refuses new slots; the consumer still drains what is queued.
-    public func close() { lock.withLock { closed = true; lock.broadcast() } }
+    package func close() { lock.withLock { closed = true; lock.broadcast() } }
 
-    public var counters: (offered: UInt64, dropped: UInt64) { lock.withLock { (offeredCount, droppedCount) } }
+    package var counters: (offered: UInt64, dropped: UInt64) { lock.withLock { (offeredCount, droppedCount) } }
 }

@@ -2,10 +2,10 @@ import CLSL
 
 /// An LSL stream description (lsl_streaminfo) being built for an outlet: the header a recorder
 /// such as LabRecorder stores with the stream.
-public final class StreamInfo {
-    public struct Channel: Sendable, Equatable {
-        public var label: String, unit: String, type: String
-        public init(label: String, unit: String, type: String) { self.label = label; self.unit = unit; self.type = type }
+package final class StreamInfo {
+    package struct Channel: Sendable, Equatable {
+        package var label: String, unit: String, type: String
+        package init(label: String, unit: String, type: String) { self.label = label; self.unit = unit; self.type = type }
     }
 
     let handle: clsl_streaminfo
