@@ -29,10 +29,7 @@ import Testing
 
     /// A Y4M frame rate F30:99999999999999999: the frame interval in nanoseconds overflowed.
     @Test func aY4MFrameRateOutOfRangeIsRefused() throws {
-        let m = try Media()
-        let path = m.path("rate.y4m")
-        try Data("YUV4MPEG2 W4 H2 F30:99999999999999999 Ip C420jpeg\n".utf8).write(to: URL(fileURLWithPath: path))
-        #expect { try Y4MSource(path: path).start() } throws: { ($0 as! CaptureError).message.contains("frame rate") }
+        try Media.expectY4MHeaderRefused("YUV4MPEG2 W4 H2 F30:99999999999999999 Ip C420jpeg\n", saying: "frame rate")
     }
 
     /// ffmpeg's PNM header for a still, with a size field of 60 digits: the parse overflowed Int.

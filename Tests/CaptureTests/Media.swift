@@ -16,6 +16,14 @@ final class Media {
 
     func path(_ name: String) -> String { "\(dir)/\(name)" }
 
+    /// A .y4m file holding only `header` (no frames) fails to start, saying `problem`.
+    static func expectY4MHeaderRefused(_ header: String, saying problem: String) throws {
+        let m = try Media()
+        let path = m.path("header.y4m")
+        try Data(header.utf8).write(to: URL(fileURLWithPath: path))
+        #expect { try Y4MSource(path: path).start() } throws: { ($0 as! CaptureError).message.contains(problem) }
+    }
+
     /// Runs ffmpeg with `args` (output path included) and fails the test if it fails.
     @discardableResult
     func ffmpeg(_ args: [String]) throws -> Data {

@@ -135,6 +135,12 @@ import FacekitTestSupport
         #expect(urls == html.components(separatedBy: "http://www.w3.org/2000/svg").count - 1)
     }
 
+    /// A store in `dir` and a session without landmarks recording into it, for frames a test makes.
+    static func landmarkFreeSession(_ participant: String, in dir: TempDir) throws -> (SessionStore, SessionRecorder) {
+        let store = try SessionStore(root: dir.sub("store"))
+        return (store, try store.create(participant: participant, config: SessionConfig(vertices: .none, flushIntervalMs: 20)))
+    }
+
     /// The session's quality measured in one pass over frames.log, as the report measures it.
     func quality(of id: String, in store: SessionStore) throws -> SessionQuality {
         let s = try store.open(id)
@@ -166,8 +172,7 @@ import FacekitTestSupport
 
     @Test func clockJumpsAreFoundCountedAndWarnedAbout() throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let store = try SessionStore(root: dir.sub("store"))
-        let rec = try store.create(participant: "CLOCK", config: SessionConfig(vertices: .none, flushIntervalMs: 20))
+        let (store, rec) = try Self.landmarkFreeSession("CLOCK", in: dir)
         let gen = SyntheticFrames(seed: 2, startNs: 10_000_000_000, fps: 30)
         var r = FrameRecord()
         for i in Int64(0)..<100 {
@@ -248,8 +253,7 @@ import FacekitTestSupport
 
     @Test func aPauseIsShadedAndNeitherAGapNorLostFrames() throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let store = try SessionStore(root: dir.sub("store"))
-        let rec = try store.create(participant: "PAUSE", config: SessionConfig(vertices: .none, flushIntervalMs: 20))
+        let (store, rec) = try Self.landmarkFreeSession("PAUSE", in: dir)
         let gen = SyntheticFrames(seed: 1, startNs: 0, fps: 30)
         var r = FrameRecord()
         // 30 fps from each segment's start on the monotonic clock (the segments' own), 1.5 s of
