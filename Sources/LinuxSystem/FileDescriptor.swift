@@ -9,28 +9,28 @@ import Glibc
 /// only there) and makes later closes no-ops. Dropping a descriptor that is still open closes it
 /// too, and debug builds report that as a leak on stderr, naming the path: an owner that forgets
 /// `close()` never sees that error. Not for concurrent use: one thread owns it at a time.
-public final class FileDescriptor: @unchecked Sendable {
+package final class FileDescriptor: @unchecked Sendable {
     /// The kernel's descriptor number; -1 once closed.
-    public private(set) var rawValue: Int32
+    package private(set) var rawValue: Int32
     /// The path it was opened with, for messages.
-    public let path: String
+    package let path: String
 
     /// Takes ownership of `rawValue`.
-    public init(owning rawValue: Int32, path: String) {
+    package init(owning rawValue: Int32, path: String) {
         self.rawValue = rawValue
         self.path = path
     }
 
     /// open(2), close-on-exec (`Syscalls.open`).
-    public static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o644) -> Result<FileDescriptor, SystemCallError> {
+    package static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o644) -> Result<FileDescriptor, SystemCallError> {
         Syscalls.open(path, flags, mode).map { FileDescriptor(owning: $0, path: path) }
     }
 
-    public var isOpen: Bool { rawValue >= 0 }
+    package var isOpen: Bool { rawValue >= 0 }
 
     /// close(2), once; later calls succeed without doing anything.
     @discardableResult
-    public func close() -> Result<Void, SystemCallError> {
+    package func close() -> Result<Void, SystemCallError> {
         guard rawValue >= 0 else { return .success(()) }
         defer { rawValue = -1 }
         return Syscalls.close(rawValue)

@@ -5,29 +5,29 @@ import Glibc
 /// The filesystem's names: rename, unlink, directories, file status by path, access.
 extension Syscalls {
     /// rename(2). A fault hook sees the destination's path.
-    public static func rename(_ from: String, _ to: String) -> Result<Void, SystemCallError> {
+    package static func rename(_ from: String, _ to: String) -> Result<Void, SystemCallError> {
         from.withCString { f in to.withCString { t in
             syscall(.rename, path: to, arguments: [from, to]) { Glibc.rename(f, t) }
         } }.map { _ in () }
     }
 
     /// unlink(2).
-    public static func unlink(_ path: String) -> Result<Void, SystemCallError> {
+    package static func unlink(_ path: String) -> Result<Void, SystemCallError> {
         path.withCString { p in syscall(.unlink, path: path, arguments: [path]) { Glibc.unlink(p) } }.map { _ in () }
     }
 
     /// mkdir(2).
-    public static func mkdir(_ path: String, _ mode: mode_t = 0o755) -> Result<Void, SystemCallError> {
+    package static func mkdir(_ path: String, _ mode: mode_t = 0o755) -> Result<Void, SystemCallError> {
         path.withCString { p in syscall(.mkdir, path: path, arguments: [path, mode]) { Glibc.mkdir(p, mode) } }.map { _ in () }
     }
 
     /// rmdir(2).
-    public static func rmdir(_ path: String) -> Result<Void, SystemCallError> {
+    package static func rmdir(_ path: String) -> Result<Void, SystemCallError> {
         path.withCString { p in syscall(.rmdir, path: path, arguments: [path]) { Glibc.rmdir(p) } }.map { _ in () }
     }
 
     /// stat(2): follows a final symbolic link.
-    public static func status(path: String) -> Result<stat, SystemCallError> {
+    package static func status(path: String) -> Result<stat, SystemCallError> {
         var st = stat()
         return path.withCString { p in
             syscall(.stat, path: path, arguments: [path]) { statFollowingLinks(p, &st) }
@@ -35,7 +35,7 @@ extension Syscalls {
     }
 
     /// lstat(2): a symbolic link is described, not followed.
-    public static func linkStatus(path: String) -> Result<stat, SystemCallError> {
+    package static func linkStatus(path: String) -> Result<stat, SystemCallError> {
         var st = stat()
         return path.withCString { p in
             syscall(.lstat, path: path, arguments: [path]) { lstat(p, &st) }
@@ -44,7 +44,7 @@ extension Syscalls {
 
     /// Bytes an unprivileged user may still write on the filesystem holding `path` (statvfs(3):
     /// f_bavail × f_frsize).
-    public static func availableBytes(onFileSystemOf path: String) -> Result<Int64, SystemCallError> {
+    package static func availableBytes(onFileSystemOf path: String) -> Result<Int64, SystemCallError> {
         var st = statvfs()
         return path.withCString { p in
             syscall(.statvfs, path: path, arguments: [path]) { statvfs(p, &st) }
@@ -52,7 +52,7 @@ extension Syscalls {
     }
 
     /// The absolute path with every symlink, `.` and `..` resolved (realpath(3)).
-    public static func resolvedPath(_ path: String) -> Result<String, SystemCallError> {
+    package static func resolvedPath(_ path: String) -> Result<String, SystemCallError> {
         var resolved: UnsafeMutablePointer<CChar>?
         // realpath returns NULL on failure; the address stands in for the -1 of a system call.
         let r = path.withCString { p in
@@ -68,7 +68,7 @@ extension Syscalls {
     }
 
     /// access(2) with X_OK: whether this process may execute `path`.
-    public static func isExecutable(_ path: String) -> Bool {
+    package static func isExecutable(_ path: String) -> Bool {
         path.withCString { p in
             if case .success = syscall(.access, path: path, arguments: [path, X_OK], { access(p, X_OK) }) { return true }
             return false
@@ -76,7 +76,7 @@ extension Syscalls {
     }
 
     /// The names in a directory, unsorted, without "." and ".." (opendir(3), readdir(3)).
-    public static func directoryEntries(_ path: String) -> Result<[String], SystemCallError> {
+    package static func directoryEntries(_ path: String) -> Result<[String], SystemCallError> {
         var dir: OpaquePointer?
         // opendir returns NULL on failure; the address stands in for the -1 of a system call.
         let r = path.withCString { p in
@@ -98,7 +98,7 @@ extension Syscalls {
 
     /// Creates `path` and any missing parent directories (mkdir -p); an existing directory is
     /// success.
-    public static func makeDirectories(_ path: String, _ mode: mode_t = 0o755) -> Result<Void, SystemCallError> {
+    package static func makeDirectories(_ path: String, _ mode: mode_t = 0o755) -> Result<Void, SystemCallError> {
         if case .success(let st) = status(path: path) {
             return (st.st_mode & S_IFMT) == S_IFDIR ? .success(()) : .failure(SystemCallError(.mkdir, path: path, .fileExists))
         }
@@ -115,7 +115,7 @@ extension Syscalls {
 
     /// Removes `path` and, for a directory, everything below it, without following symlinks
     /// (rm -r). Stops at the first failure.
-    public static func removeTree(_ path: String) -> Result<Void, SystemCallError> {
+    package static func removeTree(_ path: String) -> Result<Void, SystemCallError> {
         let st: stat
         switch linkStatus(path: path) {
         case .success(let s): st = s
@@ -131,19 +131,19 @@ extension Syscalls {
     }
 
     /// Whether something exists at `path` (stat(2), following symlinks).
-    public static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         if case .success = status(path: path) { return true }
         return false
     }
 
     /// Whether `path` is a directory or a symlink to one (stat(2)).
-    public static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         if case .success(let st) = status(path: path) { return (st.st_mode & S_IFMT) == S_IFDIR }
         return false
     }
 
     /// Opens a directory and fsyncs it, so a rename or create inside it is durable.
-    public static func fsyncDirectory(_ path: String) -> Result<Void, SystemCallError> {
+    package static func fsyncDirectory(_ path: String) -> Result<Void, SystemCallError> {
         switch open(path, O_RDONLY | O_DIRECTORY) {
         case .failure(let e): return .failure(e)
         case .success(let fd):
@@ -153,7 +153,7 @@ extension Syscalls {
     }
 
     /// A file type for messages ("regular file", "FIFO", "symbolic link", ...).
-    public static func fileTypeName(_ mode: mode_t) -> String {
+    package static func fileTypeName(_ mode: mode_t) -> String {
         switch mode & S_IFMT {
         case S_IFREG: return "regular file"
         case S_IFLNK: return "symbolic link"

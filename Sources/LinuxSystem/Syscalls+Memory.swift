@@ -6,7 +6,7 @@ import Glibc
 /// read-write and shared.
 extension Syscalls {
     /// Maps `length` bytes of `fd` read-only and private.
-    public static func mapReadOnly(_ fd: Int32, length: Int) -> Result<UnsafeRawBufferPointer, SystemCallError> {
+    package static func mapReadOnly(_ fd: Int32, length: Int) -> Result<UnsafeRawBufferPointer, SystemCallError> {
         var mapped: UnsafeMutableRawPointer?
         // mmap fails with MAP_FAILED, which is -1 as an address.
         let r = syscall(.mmap, fd: fd, arguments: [fd, length]) { () -> Int in
@@ -17,7 +17,7 @@ extension Syscalls {
     }
 
     /// Maps `length` bytes of a device at `offset` read-write and shared (what the device scans out).
-    public static func mapShared(_ fd: Int32, length: Int, offset: Int64) -> Result<UnsafeMutableRawBufferPointer, SystemCallError> {
+    package static func mapShared(_ fd: Int32, length: Int, offset: Int64) -> Result<UnsafeMutableRawBufferPointer, SystemCallError> {
         var mapped: UnsafeMutableRawPointer?
         let r = syscall(.mmap, fd: fd, arguments: [fd, length, Int(offset)]) { () -> Int in
             mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset))
@@ -28,7 +28,7 @@ extension Syscalls {
 
     /// munmap(2) of a mapping made by `mapReadOnly` or `mapShared`.
     @discardableResult
-    public static func unmap(_ bytes: UnsafeRawBufferPointer) -> Result<Void, SystemCallError> {
+    package static func unmap(_ bytes: UnsafeRawBufferPointer) -> Result<Void, SystemCallError> {
         syscall(.munmap, arguments: [bytes.count]) {
             munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count)
         }.map { _ in () }

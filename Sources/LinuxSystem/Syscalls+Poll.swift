@@ -7,7 +7,7 @@ extension Syscalls {
     /// poll(2) on one descriptor: the returned events, or 0 after `timeoutMs`. EINTR polls again
     /// with the whole timeout unless `retryOnInterrupt` is false (see `pollReadable` for waits
     /// that must not stretch).
-    public static func poll(_ fd: Int32, events: Int16, timeoutMs: Int32, retryOnInterrupt: Bool = true) -> Result<Int16, SystemCallError> {
+    package static func poll(_ fd: Int32, events: Int16, timeoutMs: Int32, retryOnInterrupt: Bool = true) -> Result<Int16, SystemCallError> {
         var p = pollfd(fd: fd, events: events, revents: 0)
         return syscall(.poll, fd: fd, arguments: [fd, events, timeoutMs], retryOnInterrupt: retryOnInterrupt) {
             Glibc.poll(&p, 1, timeoutMs)
@@ -16,7 +16,7 @@ extension Syscalls {
     }
 
     /// poll(2) on one descriptor for input; false on timeout.
-    public static func waitReadable(_ fd: Int32, timeoutMs: Int32) -> Result<Bool, SystemCallError> {
+    package static func waitReadable(_ fd: Int32, timeoutMs: Int32) -> Result<Bool, SystemCallError> {
         poll(fd, events: Int16(POLLIN), timeoutMs: timeoutMs).map { $0 != 0 }
     }
 
@@ -25,7 +25,7 @@ extension Syscalls {
     /// early; EINTR polls again with the time that is left, so a signal neither shortens nor
     /// stretches a wait. Returns a bit per descriptor that is readable (or hung up / in error,
     /// which a read then reports).
-    public static func pollReadable(_ fds: (Int32, Int32), deadlineNs: UInt64?) -> Result<UInt8, SystemCallError> {
+    package static func pollReadable(_ fds: (Int32, Int32), deadlineNs: UInt64?) -> Result<UInt8, SystemCallError> {
         // Stack storage: a wait must not allocate (the kiosk's GPIO thread loops on it).
         withUnsafeTemporaryAllocation(of: pollfd.self, capacity: 2) { set -> Result<UInt8, SystemCallError> in
             let n = fds.1 >= 0 ? 2 : 1

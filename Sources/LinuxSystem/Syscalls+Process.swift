@@ -6,7 +6,7 @@ import Glibc
 extension Syscalls {
     /// pipe(2), both ends close-on-exec; `nonBlocking` sets O_NONBLOCK on both.
     /// (pipe2 is a GNU extension Swift's Glibc module does not export.)
-    public static func pipe(nonBlocking: Bool = false) -> Result<(read: Int32, write: Int32), SystemCallError> {
+    package static func pipe(nonBlocking: Bool = false) -> Result<(read: Int32, write: Int32), SystemCallError> {
         var fds: (Int32, Int32) = (-1, -1)
         let r = withUnsafeMutableBytes(of: &fds) { raw in
             syscall(.pipe) { Glibc.pipe(raw.baseAddress!.assumingMemoryBound(to: Int32.self)) }
@@ -24,7 +24,7 @@ extension Syscalls {
     /// given. The child starts with no signal blocked and default dispositions: the spawning
     /// thread may block signals (dispatch and test-runner threads do), a child inherits that
     /// mask, and it would then never see our SIGTERM.
-    public static func spawn(_ program: String, arguments: [String], standardOutput: Int32? = nil) -> Result<pid_t, SystemCallError> {
+    package static func spawn(_ program: String, arguments: [String], standardOutput: Int32? = nil) -> Result<pid_t, SystemCallError> {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -53,19 +53,19 @@ extension Syscalls {
 
     /// kill(2).
     @discardableResult
-    public static func kill(_ pid: pid_t, _ signal: Int32) -> Result<Void, SystemCallError> {
+    package static func kill(_ pid: pid_t, _ signal: Int32) -> Result<Void, SystemCallError> {
         syscall(.kill, arguments: [pid, signal]) { Glibc.kill(pid, signal) }.map { _ in () }
     }
 
     /// Whether a process with this ID exists (kill(2) with signal 0: ESRCH means it does not).
-    public static func processExists(_ pid: pid_t) -> Bool {
+    package static func processExists(_ pid: pid_t) -> Bool {
         if case .failure(let e) = kill(pid, 0), e == .noSuchProcess { return false }
         return true
     }
 
     /// waitpid(2) for one child: its wait status once it has ended; nil while it runs (`block`
     /// false). Blocking waits are retried on EINTR.
-    public static func wait(for pid: pid_t, block: Bool) -> Result<Int32?, SystemCallError> {
+    package static func wait(for pid: pid_t, block: Bool) -> Result<Int32?, SystemCallError> {
         var status: Int32 = 0
         let options = block ? 0 : WNOHANG
         return syscall(.waitpid, arguments: [pid, options]) { waitpid(pid, &status, options) }
@@ -73,5 +73,5 @@ extension Syscalls {
     }
 
     /// This process's ID.
-    public static var processID: pid_t { getpid() }
+    package static var processID: pid_t { getpid() }
 }

@@ -13,13 +13,13 @@ extension Syscalls {
     }
 
     /// Blocks `signals` on the calling thread (pthread_sigmask); threads started later inherit it.
-    public static func blockSignals(_ signals: [Int32]) {
+    package static func blockSignals(_ signals: [Int32]) {
         var s = signalSet(signals)
         pthread_sigmask(SIG_BLOCK, &s, nil)
     }
 
     /// Waits for one of `signals`, which must be blocked (sigwait(3)); returns the one that came.
-    public static func waitForSignal(_ signals: [Int32]) -> Int32 {
+    package static func waitForSignal(_ signals: [Int32]) -> Int32 {
         var s = signalSet(signals)
         var sig: Int32 = 0
         while sigwait(&s, &sig) != 0 {}
@@ -28,12 +28,12 @@ extension Syscalls {
 
     /// Ignores `signal` process-wide (SIGPIPE: a write to a closed pipe then fails with EPIPE
     /// instead of killing the process).
-    public static func ignoreSignal(_ signal: Int32) {
+    package static func ignoreSignal(_ signal: Int32) {
         _ = Glibc.signal(signal, SIG_IGN)
     }
 
     /// Sleeps until a signal is delivered (pause(2)).
-    public static func waitForAnySignal() {
+    package static func waitForAnySignal() {
         _ = pause()
     }
 }

@@ -5,14 +5,14 @@ import Glibc
 /// Sockets: the kernel's uevent netlink socket and systemd's unix datagram socket.
 extension Syscalls {
     /// socket(2), always close-on-exec.
-    public static func socket(_ domain: Int32, _ type: Int32, _ proto: Int32) -> Result<Int32, SystemCallError> {
+    package static func socket(_ domain: Int32, _ type: Int32, _ proto: Int32) -> Result<Int32, SystemCallError> {
         let type = type | Int32(SOCK_CLOEXEC.rawValue)
         return syscall(.socket, arguments: [domain, type, proto]) { Glibc.socket(domain, type, proto) }
     }
 
     /// bind(2) to a netlink address. `struct sockaddr_nl` (linux/netlink.h) is not in Swift's
     /// Glibc module; its layout is fixed by the kernel ABI: family u16, pad u16, pid u32, groups u32.
-    public static func bind(_ fd: Int32, netlink groups: UInt32) -> Result<Void, SystemCallError> {
+    package static func bind(_ fd: Int32, netlink groups: UInt32) -> Result<Void, SystemCallError> {
         var a: (UInt16, UInt16, UInt32, UInt32) = (UInt16(AF_NETLINK), 0, 0, groups)
         return syscall(.bind, fd: fd, arguments: [fd, groups]) {
             withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -21,7 +21,7 @@ extension Syscalls {
     }
 
     /// setsockopt(2) with an Int32 value.
-    public static func setOption(_ fd: Int32, level: Int32, name: Int32, value: Int32) -> Result<Void, SystemCallError> {
+    package static func setOption(_ fd: Int32, level: Int32, name: Int32, value: Int32) -> Result<Void, SystemCallError> {
         var v = value
         return syscall(.setsockopt, fd: fd, arguments: [fd, level, name, value]) {
             setsockopt(fd, level, name, &v, socklen_t(MemoryLayout<Int32>.size))
@@ -29,12 +29,12 @@ extension Syscalls {
     }
 
     /// recv(2) into a preallocated buffer.
-    public static func receive(_ fd: Int32, into buf: UnsafeMutableRawBufferPointer) -> Result<Int, SystemCallError> {
+    package static func receive(_ fd: Int32, into buf: UnsafeMutableRawBufferPointer) -> Result<Int, SystemCallError> {
         syscall(.recv, fd: fd, arguments: [fd, buf.count]) { recv(fd, buf.baseAddress, buf.count, 0) }
     }
 
     /// sendto(2) to a unix datagram socket; `address` starting with "@" is in the abstract namespace.
-    public static func send(_ fd: Int32, _ bytes: [UInt8], toUnix address: String) -> Result<Void, SystemCallError> {
+    package static func send(_ fd: Int32, _ bytes: [UInt8], toUnix address: String) -> Result<Void, SystemCallError> {
         var a = sockaddr_un()
         a.sun_family = sa_family_t(AF_UNIX)
         var path = Array(address.utf8)
@@ -59,7 +59,7 @@ extension Syscalls {
 extension Syscalls {
     /// A non-blocking listening AF_UNIX stream socket bound at `path`. A socket file left at
     /// `path` by an earlier run is replaced; anything else there is an error (EADDRINUSE).
-    public static func listenUnix(_ path: String, backlog: Int32 = 8) -> Result<Int32, SystemCallError> {
+    package static func listenUnix(_ path: String, backlog: Int32 = 8) -> Result<Int32, SystemCallError> {
         var a = sockaddr_un()
         a.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -84,7 +84,7 @@ extension Syscalls {
 
     /// accept(2) of one pending connection (EAGAIN when none), made non-blocking and
     /// close-on-exec (Swift's Glibc has no accept4).
-    public static func accept(_ fd: Int32) -> Result<Int32, SystemCallError> {
+    package static func accept(_ fd: Int32) -> Result<Int32, SystemCallError> {
         syscall(.accept, fd: fd, arguments: [fd]) { Glibc.accept(fd, nil, nil) }.flatMap { c in
             _ = fcntl(c, F_SETFD, FD_CLOEXEC)
             if case .failure(let e) = setNonBlocking(c, true) { _ = close(c); return .failure(e) }
@@ -93,24 +93,24 @@ extension Syscalls {
     }
 
     /// send(2) without waiting and without SIGPIPE: the bytes the socket took (maybe fewer).
-    public static func sendNow(_ fd: Int32, _ buf: UnsafeRawBufferPointer) -> Result<Int, SystemCallError> {
+    package static func sendNow(_ fd: Int32, _ buf: UnsafeRawBufferPointer) -> Result<Int, SystemCallError> {
         syscall(.send, fd: fd, arguments: [fd, buf.count]) {
             Glibc.send(fd, buf.baseAddress, buf.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
         }
     }
 
     /// chmod(2).
-    public static func setMode(_ path: String, _ mode: mode_t) -> Result<Void, SystemCallError> {
+    package static func setMode(_ path: String, _ mode: mode_t) -> Result<Void, SystemCallError> {
         path.withCString { p in syscall(.chmod, path: path, arguments: [path, mode]) { chmod(p, mode) } }.map { _ in () }
     }
 
     /// chown(2) of the group only (the owner stays).
-    public static func setGroup(_ path: String, _ gid: gid_t) -> Result<Void, SystemCallError> {
+    package static func setGroup(_ path: String, _ gid: gid_t) -> Result<Void, SystemCallError> {
         path.withCString { p in syscall(.chown, path: path, arguments: [path, gid]) { chown(p, uid_t.max, gid) } }.map { _ in () }
     }
 
     /// The ID of the group `name` (the system's group database), nil if there is none.
-    public static func groupID(named name: String) -> gid_t? {
+    package static func groupID(named name: String) -> gid_t? {
         var group = group()
         var result: UnsafeMutablePointer<group>? = nil
         var buffer = [CChar](repeating: 0, count: 4096)

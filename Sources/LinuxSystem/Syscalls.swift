@@ -8,7 +8,7 @@
 /// helper (ffmpeg, the depth host) never inherits one. The wrappers are grouped by kernel
 /// interface, one file each: descriptor I/O, the filesystem's names, poll, ioctl, memory
 /// mapping, processes, sockets, mounts.
-public enum Syscalls {}
+package enum Syscalls {}
 
 extension Syscalls {
     /// `valueOrErrno` for the wrappers: the failure names the call and the path it concerned.

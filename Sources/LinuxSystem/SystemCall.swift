@@ -10,7 +10,7 @@ public enum SystemCall: String, Sendable, CaseIterable {
 
 extension SystemCall {
     /// What the call does, for messages: "opening", "flushing", "renaming".
-    public var activity: String {
+    package var activity: String {
         switch self {
         case .open, .opendir: return "opening"
         case .close: return "closing"

@@ -16,18 +16,18 @@ public struct SystemCallError: Error, Equatable, CustomStringConvertible, Sendab
     }
 
     /// Whether the call failed with `errno`: `if e == .noSpace`, `error.cause == .noSuchFile`.
-    public static func == (lhs: SystemCallError, rhs: Errno) -> Bool { lhs.errno == rhs }
-    public static func != (lhs: SystemCallError, rhs: Errno) -> Bool { lhs.errno != rhs }
+    package static func == (lhs: SystemCallError, rhs: Errno) -> Bool { lhs.errno == rhs }
+    package static func != (lhs: SystemCallError, rhs: Errno) -> Bool { lhs.errno != rhs }
 }
 
 /// Whether an optional cause is a failure with `errno` (nil is not).
-public func == (lhs: SystemCallError?, rhs: Errno) -> Bool { lhs?.errno == rhs }
-public func != (lhs: SystemCallError?, rhs: Errno) -> Bool { lhs?.errno != rhs }
+package func == (lhs: SystemCallError?, rhs: Errno) -> Bool { lhs?.errno == rhs }
+package func != (lhs: SystemCallError?, rhs: Errno) -> Bool { lhs?.errno != rhs }
 
 extension Result where Failure == SystemCallError {
     /// Unwraps; a failure of a call on a descriptor is given the descriptor's `path`.
     @inline(__always)
-    public func orThrow(path: String) throws(SystemCallError) -> Success {
+    package func orThrow(path: String) throws(SystemCallError) -> Success {
         switch self {
         case .success(let v): return v
         case .failure(var e):

@@ -20,7 +20,7 @@ import Glibc
 /// `call` (with the descriptor or path it concerns and its arguments) lets the test hooks of
 /// `SyscallHooks` see the call; C library calls outside LinuxSystem (libv4l2) pass none.
 @inline(never)
-public func valueOrErrno<T: FixedWidthInteger>(
+package func valueOrErrno<T: FixedWidthInteger>(
     _ call: SystemCall? = nil, fd: Int32 = -1, path: String? = nil,
     arguments: @autoclosure () -> [AnyHashable] = [],
     retryOnInterrupt: Bool = true, _ body: () -> T
