@@ -38,7 +38,7 @@ public struct Calibration {
         let g = e.graph
         let x = e.tensor(op.inputs[0])
         let xs = g.tensors[op.inputs[0]].shape, os = g.tensors[op.output].shape, fs = g.tensors[op.inputs[1]].shape
-        let p = op.params
+        let p = op.conv
         let (inH, inW, cin, outH, outW) = (xs[1], xs[2], xs[3], os[1], os[2])
         let (kh, kw) = (fs[0], fs[1])
         let depthwise = op.code == .depthwiseConv2d
@@ -53,7 +53,7 @@ public struct Calibration {
             let oy = pix / outW, ox = pix % outW
             // The patch in HWIO order: k = (ky·KW + kx)·Cin + ci; padding reads zero.
             for ky in 0 ..< kh { for kx in 0 ..< kw {
-                let iy = oy * p[0] + ky * p[2] - p[4], ix = ox * p[1] + kx * p[3] - p[5]
+                let iy = oy * p.strideH + ky * p.dilationH - p.padTop, ix = ox * p.strideW + kx * p.dilationW - p.padLeft
                 let inside = iy >= 0 && iy < inH && ix >= 0 && ix < inW
                 for ci in 0 ..< cin {
                     let v = inside ? Double(x[(iy * inW + ix) * cin + ci]) : 0
@@ -117,17 +117,23 @@ public enum WeightRounding {
         w.enumerated().map { Int8(min(127, max(-127, ($0.element / scales[$0.offset % c]).rounded()))) }
     }
 
-    /// Upper Cholesky factor U of H⁻¹ (H⁻¹ = Uᵀ U), or nil if H is not positive definite.
-    static func choleskyInverseUpper(_ h: [Double], _ n: Int) -> [Double]? {
-        // L Lᵀ = H
+    /// The lower Cholesky factor L of a symmetric n×n matrix (L Lᵀ = a), or nil if a is not
+    /// positive definite.
+    static func cholesky(_ a: [Double], _ n: Int) -> [Double]? {
         var l = [Double](repeating: 0, count: n * n)
         for i in 0 ..< n {
             for j in 0 ... i {
-                var s = h[i * n + j]
+                var s = a[i * n + j]
                 for q in 0 ..< j { s -= l[i * n + q] * l[j * n + q] }
                 if i == j { guard s > 0 else { return nil }; l[i * n + i] = s.squareRoot() } else { l[i * n + j] = s / l[j * n + j] }
             }
         }
+        return l
+    }
+
+    /// Upper Cholesky factor U of H⁻¹ (H⁻¹ = Uᵀ U), or nil if H is not positive definite.
+    static func choleskyInverseUpper(_ h: [Double], _ n: Int) -> [Double]? {
+        guard let l = cholesky(h, n) else { return nil }
         // H⁻¹ = L⁻ᵀ L⁻¹: invert L (lower), then form the product.
         var li = [Double](repeating: 0, count: n * n)
         for i in 0 ..< n {
@@ -145,14 +151,7 @@ public enum WeightRounding {
             inv[i * n + j] = s; inv[j * n + i] = s
         } }
         // Cholesky of H⁻¹, returned as the upper factor.
-        var c = [Double](repeating: 0, count: n * n)
-        for i in 0 ..< n {
-            for j in 0 ... i {
-                var s = inv[i * n + j]
-                for q in 0 ..< j { s -= c[i * n + q] * c[j * n + q] }
-                if i == j { guard s > 0 else { return nil }; c[i * n + i] = s.squareRoot() } else { c[i * n + j] = s / c[j * n + j] }
-            }
-        }
+        guard let c = cholesky(inv, n) else { return nil }
         var u = [Double](repeating: 0, count: n * n)
         for i in 0 ..< n { for j in 0 ... i { u[j * n + i] = c[i * n + j] } }
         return u

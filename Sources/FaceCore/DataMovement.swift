@@ -10,25 +10,54 @@ public enum DataMovement {
         return (p[0], p[1], p[2], p[3])
     }
 
-    /// TRANSPOSE or STRIDED_SLICE as a strided gather from the input (`input` shape, op params).
-    static func gatherPlan(_ code: OpCode, input x: [Int], params p: [Int]) -> (base: Int, strides: Dims4, dims: Dims4) {
+    /// TRANSPOSE, STRIDED_SLICE or PAD, resolved once from the operator.
+    enum Plan {
+        case gather(base: Int, strides: Dims4, dims: Dims4)
+        case pad(inDims: Dims4, before: Dims4, outDims: Dims4)
+    }
+
+    /// The plan of a TRANSPOSE, STRIDED_SLICE or PAD of a validated graph.
+    static func plan(_ op: GraphOp, _ ts: [GraphTensor]) -> Plan {
+        let x = ts[op.inputs[0]].shape
+        if op.code == .pad { return .pad(inDims: pad4(x), before: padBefore(op.padding), outDims: pad4(ts[op.output].shape)) }
+        let g = gatherPlan(op, input: x)
+        return .gather(base: g.base, strides: g.strides, dims: g.dims)
+    }
+
+    /// Runs `plan` (either engine's element type).
+    @inline(__always)
+    static func run<T: Numeric>(_ plan: Plan, _ input: UnsafePointer<T>, _ out: UnsafeMutablePointer<T>) {
+        switch plan {
+        case let .gather(base, strides, dims): gather4(input, base: base, strides: strides, dims: dims, out)
+        case let .pad(inDims, before, outDims): pad(input, inDims: inDims, before: before, outDims: outDims, out)
+        }
+    }
+
+    /// TRANSPOSE or STRIDED_SLICE as a strided gather from the input (`input` shape).
+    static func gatherPlan(_ op: GraphOp, input x: [Int]) -> (base: Int, strides: Dims4, dims: Dims4) {
         let r = x.count
         var inStride = [Int](repeating: 0, count: r)
         var acc = 1
         for d in stride(from: r - 1, through: 0, by: -1) { inStride[d] = acc; acc *= x[d] }
         var base = 0
         var s = [Int](repeating: 0, count: 4 - r), d = [Int](repeating: 1, count: 4 - r)
-        for a in 0 ..< r {
-            if code == .transpose { s.append(inStride[p[a]]); d.append(x[p[a]]) }
-            else { base += p[3 * a] * inStride[a]; s.append(p[3 * a + 1] * inStride[a]); d.append(p[3 * a + 2]) }
+        if op.code == .transpose {
+            for a in op.permutation { s.append(inStride[a]); d.append(x[a]) }
+        } else {
+            for (a, axis) in op.slice.enumerated() { base += axis.start * inStride[a]; s.append(axis.step * inStride[a]); d.append(axis.length) }
         }
         return (base, (s[0], s[1], s[2], s[3]), (d[0], d[1], d[2], d[3]))
     }
 
+    /// MEAN / SUM: which axes of the input, padded on the left to rank 4, are reduced.
+    static func reduced4(rank: Int, _ reduced: (Int) -> Bool) -> (Bool, Bool, Bool, Bool) {
+        let flags = [Bool](repeating: false, count: 4 - rank) + (0 ..< rank).map(reduced)
+        return (flags[0], flags[1], flags[2], flags[3])
+    }
+
     /// PAD: the zeros before each axis (padded rank 4).
-    static func padBefore(input x: [Int], params p: [Int]) -> Dims4 {
-        var before = [Int](repeating: 0, count: 4 - x.count)
-        for a in 0 ..< x.count { before.append(p[2 * a]) }
+    static func padBefore(_ padding: [PadAxis]) -> Dims4 {
+        let before = [Int](repeating: 0, count: 4 - padding.count) + padding.map(\.before)
         return (before[0], before[1], before[2], before[3])
     }
 

@@ -15,7 +15,7 @@ public enum Equalization {
         func isConv(_ op: GraphOp) -> Bool { op.code == .conv2d || op.code == .depthwiseConv2d }
 
         var pairs: [(producer: Int, consumer: Int, through: Int?)] = []
-        for (k, op) in g.ops.enumerated() where isConv(op) && op.params[6] == 0 {
+        for (k, op) in g.ops.enumerated() where isConv(op) && op.conv.activation == .none {
             guard let c = single(op.output) else { continue }
             let next = g.ops[c]
             if isConv(next) && next.inputs[0] == op.output {

@@ -15,8 +15,8 @@ public final class FloatEngine {
         case binary(FloatKernels.BinaryOp, Broadcast4, Int)
         case unary(FloatKernels.UnaryOp, Int)
         case copy(Int)
-        case gather(base: Int, strides: (Int, Int, Int, Int), dims: (Int, Int, Int, Int))
-        case pad(inDims: (Int, Int, Int, Int), before: (Int, Int, Int, Int), outDims: (Int, Int, Int, Int))
+        /// TRANSPOSE, STRIDED_SLICE, PAD.
+        case move(DataMovement.Plan)
         case concat(outer: Int, chunks: [Int], total: Int)
         case reduce(dims: (Int, Int, Int, Int), axes: (Bool, Bool, Bool, Bool), mean: Bool)
     }
@@ -57,37 +57,31 @@ public final class FloatEngine {
     private func prepare(_ op: GraphOp) throws(CoreError) -> Step {
         let ts = graph.tensors
         let out = ts[op.output].shape
-        let p = op.params
         let kind: Kind
         switch op.code {
         case .conv2d, .depthwiseConv2d, .maxPool2d:
             let g = FloatKernels.geometry(op, ts)
-            kind = op.code == .conv2d ? .conv(g, p[6]) : op.code == .depthwiseConv2d ? .depthwise(g, p[6]) : .maxPool(g, p[6])
+            kind = op.code == .conv2d ? .conv(g, op.conv.activation.rawValue) : op.code == .depthwiseConv2d ? .depthwise(g, op.conv.activation.rawValue)
+                : .maxPool(g, op.pool.activation.rawValue)
         case .add, .sub, .mul, .div, .squaredDifference, .prelu:
             let bc = Broadcast4(out: out, a: ts[op.inputs[0]].shape, b: ts[op.inputs[1]].shape)
             let b: FloatKernels.BinaryOp = op.code == .add ? .add : op.code == .sub ? .sub : op.code == .mul ? .mul
                 : op.code == .div ? .div : op.code == .squaredDifference ? .squaredDifference : .prelu
-            kind = .binary(b, bc, p.isEmpty ? 0 : p[0])
+            kind = .binary(b, bc, op.code == .prelu || op.code == .squaredDifference ? 0 : op.activation.rawValue)
         case .relu, .neg, .sqrt, .rsqrt, .logistic:
             let u: FloatKernels.UnaryOp = op.code == .relu ? .relu : op.code == .neg ? .neg : op.code == .sqrt ? .sqrt
                 : op.code == .rsqrt ? .rsqrt : .logistic
             kind = .unary(u, ts[op.output].elementCount)
         case .reshape:
             kind = .copy(ts[op.output].elementCount)
-        case .transpose, .stridedSlice:
-            let g = DataMovement.gatherPlan(op.code, input: ts[op.inputs[0]].shape, params: p)
-            kind = .gather(base: g.base, strides: g.strides, dims: g.dims)
-        case .pad:
-            let x = ts[op.inputs[0]].shape
-            kind = .pad(inDims: Self.pad4(x), before: DataMovement.padBefore(input: x, params: p), outDims: Self.pad4(out))
+        case .transpose, .stridedSlice, .pad:
+            kind = .move(DataMovement.plan(op, ts))
         case .concatenation:
-            let c = DataMovement.concatPlan(axis: p[0], output: out, inputs: op.inputs.map { ts[$0].shape })
+            let c = DataMovement.concatPlan(axis: op.axis, output: out, inputs: op.inputs.map { ts[$0].shape })
             kind = .concat(outer: c.outer, chunks: c.chunks, total: c.chunks.reduce(0, +))
         case .mean, .sum:
             let x = ts[op.inputs[0]].shape
-            var flags = [Bool](repeating: false, count: 4 - x.count)
-            for a in 0 ..< x.count { flags.append(p.contains(a)) }
-            kind = .reduce(dims: Self.pad4(x), axes: (flags[0], flags[1], flags[2], flags[3]), mean: op.code == .mean)
+            kind = .reduce(dims: Self.pad4(x), axes: DataMovement.reduced4(rank: x.count) { op.reducedAxes.contains($0) }, mean: op.code == .mean)
         }
         return Step(kind: kind, inputs: op.inputs.map { pointers[$0] }, output: pointers[op.output])
     }
@@ -125,10 +119,8 @@ public final class FloatEngine {
             FloatKernels.unary(op, s.inputs[0], s.output, count: n)
         case let .copy(n):
             if s.output != s.inputs[0] { s.output.update(from: s.inputs[0], count: n) }
-        case let .gather(base, strides, dims):
-            DataMovement.gather4(s.inputs[0], base: base, strides: strides, dims: dims, s.output)
-        case let .pad(inDims, before, outDims):
-            DataMovement.pad(s.inputs[0], inDims: inDims, before: before, outDims: outDims, s.output)
+        case let .move(plan):
+            DataMovement.run(plan, s.inputs[0], s.output)
         case let .concat(outer, chunks, total):
             for o in 0 ..< outer {
                 var dst = s.output + o * total

@@ -7,12 +7,17 @@ public enum FloatKernels {
     /// The geometry of a CONV_2D, DEPTHWISE_CONV_2D or MAX_POOL_2D op of a validated graph
     /// (params as `GraphOp` documents; the filter's first two axes are KH, KW).
     static func geometry(_ op: GraphOp, _ ts: [GraphTensor]) -> ConvGeometry {
-        let x = ts[op.inputs[0]].shape, out = ts[op.output].shape, p = op.params
-        let pool = op.code == .maxPool2d
-        let f = pool ? [] : ts[op.inputs[1]].shape
+        let x = ts[op.inputs[0]].shape, out = ts[op.output].shape
+        if op.code == .maxPool2d {
+            let p = op.pool
+            return ConvGeometry(inH: x[1], inW: x[2], inC: x[3], outH: out[1], outW: out[2], outC: out[3],
+                                kh: p.filterH, kw: p.filterW, strideH: p.strideH, strideW: p.strideW,
+                                dilationH: 1, dilationW: 1, padTop: p.padTop, padLeft: p.padLeft)
+        }
+        let f = ts[op.inputs[1]].shape, p = op.conv
         return ConvGeometry(inH: x[1], inW: x[2], inC: x[3], outH: out[1], outW: out[2], outC: out[3],
-                            kh: pool ? p[2] : f[0], kw: pool ? p[3] : f[1], strideH: p[0], strideW: p[1],
-                            dilationH: pool ? 1 : p[2], dilationW: pool ? 1 : p[3], padTop: p[4], padLeft: p[5])
+                            kh: f[0], kw: f[1], strideH: p.strideH, strideW: p.strideW,
+                            dilationH: p.dilationH, dilationW: p.dilationW, padTop: p.padTop, padLeft: p.padLeft)
     }
 
     @inline(__always)
@@ -53,6 +58,23 @@ public enum FloatKernels {
     public static func conv2dHWIO(_ g: ConvGeometry, input: UnsafePointer<Float>, filterHWIO: UnsafePointer<Float>,
                                   bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, activation: Int) {
         let cout = g.outC, cin = g.inC
+        forEachWindow(g, input: input, bias: bias, output: output, activation: activation) { acc, src, tap in
+            var w = filterHWIO + tap * cin * cout
+            for ci in 0 ..< cin {
+                let v = src[ci]
+                for co in 0 ..< cout { acc[co] += v * w[co] }
+                w += cout
+            }
+        }
+    }
+
+    /// The loop both engine convolutions share: per output pixel, its channels start at the bias,
+    /// then `tap(acc, src, k)` runs for each window tap k = ky·KW + kx that lies inside the input
+    /// (`src`: that input pixel's channels), then the activation.
+    @inline(__always)
+    static func forEachWindow(_ g: ConvGeometry, input: UnsafePointer<Float>, bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+                              activation: Int, _ tap: (UnsafeMutablePointer<Float>, UnsafePointer<Float>, Int) -> Void) {
+        let cout = g.outC
         for oy in 0 ..< g.outH {
             for ox in 0 ..< g.outW {
                 let acc = output + (oy * g.outW + ox) * cout
@@ -63,13 +85,7 @@ public enum FloatKernels {
                     for kx in 0 ..< g.kw {
                         let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
                         if ix < 0 || ix >= g.inW { continue }
-                        let src = input + (iy * g.inW + ix) * cin
-                        var w = filterHWIO + (ky * g.kw + kx) * cin * cout
-                        for ci in 0 ..< cin {
-                            let v = src[ci]
-                            for co in 0 ..< cout { acc[co] += v * w[co] }
-                            w += cout
-                        }
+                        tap(acc, input + (iy * g.inW + ix) * g.inC, ky * g.kw + kx)
                     }
                 }
                 activate(acc, cout, activation)
@@ -91,23 +107,9 @@ public enum FloatKernels {
     public static func depthwise(_ g: ConvGeometry, input: UnsafePointer<Float>, filter: UnsafePointer<Float>,
                                  bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, activation: Int) {
         let c = g.outC
-        for oy in 0 ..< g.outH {
-            for ox in 0 ..< g.outW {
-                let acc = output + (oy * g.outW + ox) * c
-                acc.update(from: bias, count: c)
-                for ky in 0 ..< g.kh {
-                    let iy = oy * g.strideH + ky * g.dilationH - g.padTop
-                    if iy < 0 || iy >= g.inH { continue }
-                    for kx in 0 ..< g.kw {
-                        let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
-                        if ix < 0 || ix >= g.inW { continue }
-                        let src = input + (iy * g.inW + ix) * c
-                        let w = filter + (ky * g.kw + kx) * c
-                        for k in 0 ..< c { acc[k] += src[k] * w[k] }
-                    }
-                }
-                activate(acc, c, activation)
-            }
+        forEachWindow(g, input: input, bias: bias, output: output, activation: activation) { acc, src, tap in
+            let w = filter + tap * c
+            for k in 0 ..< c { acc[k] += src[k] * w[k] }
         }
     }
 

@@ -10,6 +10,19 @@ public protocol InferenceEngine: AnyObject {
     func output(_ i: Int) -> UnsafeBufferPointer<Float>
     /// One inference; allocates nothing.
     func run()
+    /// The i-th input as the engine's own int16 tensor, for a producer that writes the engine's
+    /// fixed-point format directly (the ROI warp); nil for an engine that takes floats. After
+    /// writing it, call `runFixedPointInputs()` instead of `run()`.
+    func fixedPointInput(_ i: Int) -> UnsafeMutableBufferPointer<Int16>?
+    /// `values` as the i-th input would hold them after the engine quantized them itself:
+    /// bit for bit what `run()` computes from a float input (nil for a float engine).
+    func fixedPointValues(_ values: [Float], input i: Int) -> [Int16]?
+    /// One inference on inputs written through `fixedPointInput`.
+    func runFixedPointInputs()
 }
 
-extension FloatEngine: InferenceEngine {}
+extension FloatEngine: InferenceEngine {
+    public func fixedPointInput(_ i: Int) -> UnsafeMutableBufferPointer<Int16>? { nil }
+    public func fixedPointValues(_ values: [Float], input i: Int) -> [Int16]? { nil }
+    public func runFixedPointInputs() { run() }
+}

@@ -15,12 +15,12 @@ internal import CCPUFeatures
 ///
 /// aarch64 builds carry FaceKernelsDotProd, compiled for cores with the Armv8.2 dot product
 /// (`-target-cpu cortex-a76`), whose convolution multiplies int16 operands as byte products with
-/// `SDOT` (`TiledConvolution.convDot`) and so packs its weights in a layout of its own
+/// `SDOT` (`TiledConvolution.conv2dDot`) and so packs its weights in a layout of its own
 /// (`packedBytes`, `packConv`); the CPU's AT_HWCAP decides (`facekit_cpu_aarch64_dotprod`).
 /// The other kernels gain nothing from the dot product and run the baseline copy.
 /// Other set-up work (`TiledConvolution.prepare`, depthwise packing) is shared. An engine takes
 /// the functions of its copy once, in a `KernelTable`.
-public enum KernelISA: Equatable, Sendable {
+public enum KernelISA: Equatable, Sendable, CaseIterable {
     /// The architecture's baseline: runs on every CPU the build targets.
     case baseline
     /// x86-64-v3: AVX2, FMA, BMI2 (Haswell and Zen 1 onwards).
@@ -52,12 +52,8 @@ public enum KernelISA: Equatable, Sendable {
 
     /// `name` back to the case (command-line options), or nil.
     public init?(name: String) {
-        switch name {
-        case "baseline": self = .baseline
-        case "avx2": self = .avx2
-        case "dotprod": self = .dotprod
-        default: return nil
-        }
+        guard let isa = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = isa
     }
 
     /// This copy's kernels, chosen once (`KernelTable`).

@@ -11,11 +11,16 @@ public final class QuantizedEngine: InferenceEngine {
     /// That copy's functions, taken once here.
     private let table: KernelTable
     private let arena: UnsafeMutableRawPointer
+    /// The constants the kernels read as the graph stores them (biases, mantissas, tables):
+    /// every constant but the convolution weights, which live only in `packed`.
     private let weights: UnsafeMutableRawPointer
     private let scratch: UnsafeMutableRawPointer
-    /// Convolution weights packed at set-up for the tiled kernels (`TiledConvolution`).
+    /// Convolution weights, packed once from the graph's blob for the tiled kernels
+    /// (`TiledConvolution`), then the folded PRELUs' mantissas in lane form.
     private var packed: UnsafeMutableRawPointer
     private var packedUsed = 0
+    /// Where op k's packed weights start in `packed` (-1: not a convolution).
+    private var packedAt: [Int] = []
     private let scratchBytes: Int
     private var pointers: [UnsafeMutableRawPointer] = []
     private var steps: [Step] = []
@@ -36,8 +41,8 @@ public final class QuantizedEngine: InferenceEngine {
         case relu(Int), neg(Int), copy(Int)
         case prelu(positive: Int32, channels: Int, shift: Int, count: Int)
         case logistic(Int64, Int, Int), rsqrt(Int64, Int, Int), sqrt(Int64, Int, Int)
-        case gather(base: Int, strides: (Int, Int, Int, Int), dims: (Int, Int, Int, Int))
-        case pad(inDims: (Int, Int, Int, Int), before: (Int, Int, Int, Int), outDims: (Int, Int, Int, Int))
+        /// TRANSPOSE, STRIDED_SLICE, PAD.
+        case move(DataMovement.Plan)
         case concat(outer: Int, chunks: [Int], total: Int, m: [Int64], s: Int)
         case reduce(dims: (Int, Int, Int, Int), axes: (Bool, Bool, Bool, Bool), m: Int64, s: Int)
     }
@@ -66,8 +71,18 @@ public final class QuantizedEngine: InferenceEngine {
         plan = MemoryPlan(graph: graph, elementBytes: { tensors[$0].type.byteSize }, fusedOps: fused)
         arena = UnsafeMutableRawPointer.allocate(byteCount: plan.arenaBytes, alignment: MemoryPlan.alignment)
         arena.initializeMemory(as: UInt8.self, repeating: 0, count: plan.arenaBytes)
-        let w = UnsafeMutableRawPointer.allocate(byteCount: max(graph.weights.count, 64), alignment: MemoryPlan.alignment)
-        graph.weights.withUnsafeBytes { w.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        let planes = Set(graph.ops.filter { $0.code == .conv2d || $0.code == .depthwiseConv2d }.map { $0.inputs[1] })
+        var constantAt = [Int](repeating: -1, count: tensors.count), constantBytes = 0
+        for (i, t) in tensors.enumerated() where t.isConstant && !planes.contains(i) {
+            constantAt[i] = constantBytes
+            constantBytes += (t.byteCount + MemoryPlan.alignment - 1) / MemoryPlan.alignment * MemoryPlan.alignment
+        }
+        let w = UnsafeMutableRawPointer.allocate(byteCount: max(constantBytes, 64), alignment: MemoryPlan.alignment)
+        graph.weights.withUnsafeBytes { blob in
+            for (i, t) in tensors.enumerated() where constantAt[i] >= 0 && t.byteCount > 0 {
+                (w + constantAt[i]).copyMemory(from: blob.baseAddress! + t.dataOffset, byteCount: t.byteCount)
+            }
+        }
         weights = w
         var packedBytes = 0, scratchNeed = QuantizedEngine.minimumScratchBytes
         for op in graph.ops where op.code == .conv2d || op.code == .depthwiseConv2d {
@@ -78,8 +93,12 @@ public final class QuantizedEngine: InferenceEngine {
         scratchBytes = scratchNeed
         scratch = UnsafeMutableRawPointer.allocate(byteCount: scratchNeed, alignment: MemoryPlan.alignment)
         packed = UnsafeMutableRawPointer.allocate(byteCount: max(packedBytes, 64), alignment: MemoryPlan.alignment)
-        for (i, t) in graph.tensors.enumerated() {
-            pointers.append(t.isConstant ? weights + t.dataOffset : arena + max(plan.offsets[i], 0))
+        packWeights()
+        // A weight plane's tensor points at its packed form: its graph layout is not kept.
+        var planeAt = [Int](repeating: 0, count: tensors.count)
+        for (k, op) in graph.ops.enumerated().reversed() where packedAt[k] >= 0 { planeAt[op.inputs[1]] = packedAt[k] }
+        for (i, t) in tensors.enumerated() {
+            pointers.append(constantAt[i] >= 0 ? weights + constantAt[i] : t.isConstant ? packed + planeAt[i] : arena + max(plan.offsets[i], 0))
         }
         for i in graph.inputs {
             let n = graph.tensors[i].elementCount
@@ -93,13 +112,29 @@ public final class QuantizedEngine: InferenceEngine {
         }
         var i = 0
         while i < graph.ops.count {
-            let step = try prepare(graph.ops[i])
+            let step = try prepare(graph.ops[i], index: i)
             if fused.contains(i + 1), let f = fuse(step, graph.ops[i + 1]) {
                 steps.append(f); steps.append(Step(kind: .fused, inputs: [], output: f.output))
                 i += 2
             } else {
                 steps.append(step)
                 i += 1
+            }
+        }
+    }
+
+    /// Packs every convolution's weights straight from the graph's blob, each op's plane at
+    /// `packedAt[k]`; the folded PRELUs' lanes follow (`prepare`).
+    private func packWeights() {
+        packedAt = [Int](repeating: -1, count: graph.ops.count)
+        let ts = graph.tensors
+        graph.weights.withUnsafeBytes { blob in
+            for (k, op) in graph.ops.enumerated() where op.code == .conv2d || op.code == .depthwiseConv2d {
+                let g = FloatKernels.geometry(op, ts), dw = op.code == .depthwiseConv2d
+                let dst = packed + packedUsed, w = WeightPlane(ts[op.inputs[1]], in: blob.baseAddress!)
+                if dw { TiledConvolution.packDepthwise(g, weights: w, into: dst.assumingMemoryBound(to: SIMD8<Int32>.self)) } else { table.packConv(g, w, dst) }
+                packedAt[k] = packedUsed
+                packedUsed += table.packedBytes(g, dw)
             }
         }
     }
@@ -144,7 +179,7 @@ public final class QuantizedEngine: InferenceEngine {
             f.output = pointers[next.output]
             return f
         }
-        f.kind = .addPReLU(p, positive: Int32(next.params[0]), channels: graph.tensors[next.inputs[1]].elementCount, shift: next.params[1],
+        f.kind = .addPReLU(p, positive: Int32(next.rescale.mantissa), channels: graph.tensors[next.inputs[1]].elementCount, shift: next.rescale.shift,
                            count: graph.tensors[next.output].elementCount)
         f.inputs = [s.inputs[0], s.inputs[1], pointers[next.inputs[1]]]
         f.output = pointers[next.output]
@@ -157,25 +192,25 @@ public final class QuantizedEngine: InferenceEngine {
         for b in floatOutputs { b.deallocate() }
     }
 
-    private func prepare(_ op: GraphOp) throws(CoreError) -> Step {
+    private func prepare(_ op: GraphOp, index k: Int) throws(CoreError) -> Step {
         let ts = graph.tensors
         let out = ts[op.output].shape
-        let p = op.params
         let kind: Kind
         switch op.code {
         case .conv2d, .depthwiseConv2d:
             let g = FloatKernels.geometry(op, ts)
             let m = pointers[op.inputs[3]].assumingMemoryBound(to: Int32.self)
-            var r = Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]),
+            let q = op.convRequant
+            var r = Requant(shift: q.shift, lo: Int32(q.clamp.lo), hi: Int32(q.clamp.hi),
                                              negative: op.inputs.count > 4 ? UnsafePointer(pointers[op.inputs[4]].assumingMemoryBound(to: Int32.self)) : nil)
             let lanes = (packed + packedUsed).assumingMemoryBound(to: Int32.self)
             TiledConvolution.prepare(&r, multipliers: m, count: g.outC, lanes: lanes)
             packedUsed += QuantizedEngine.negativeBytes(op, g)
             kind = op.code == .depthwiseConv2d ? .depthwise(g, r) : .conv(g, r)
         case .maxPool2d:
-            kind = .maxPool(FloatKernels.geometry(op, ts), Int16(p[7]), Int16(p[8]))
+            kind = .maxPool(FloatKernels.geometry(op, ts), Int16(op.poolClamp.lo), Int16(op.poolClamp.hi))
         case .prelu:
-            kind = .prelu(positive: Int32(p[0]), channels: ts[op.inputs[1]].elementCount, shift: p[1], count: ts[op.output].elementCount)
+            kind = .prelu(positive: Int32(op.rescale.mantissa), channels: ts[op.inputs[1]].elementCount, shift: op.rescale.shift, count: ts[op.output].elementCount)
         case .add, .sub, .mul, .div, .squaredDifference:
             let bc = Broadcast4(out: out, a: ts[op.inputs[0]].shape, b: ts[op.inputs[1]].shape)
             var P: BinaryParams
@@ -183,44 +218,41 @@ public final class QuantizedEngine: InferenceEngine {
             switch op.code {
             case .add, .sub:
                 k = .add
-                P = .init(m0: Int64(p[0]), m1: op.code == .sub ? -Int64(p[1]) : Int64(p[1]), s0: p[2], lo: Int64(p[3]), hi: Int64(p[4]))
-            case .mul: k = .mul; P = .init(m0: Int64(p[0]), m1: 0, s0: p[1], lo: Int64(p[2]), hi: Int64(p[3]))
-            case .div: k = .div; P = .init(m0: Int64(p[0]), m1: 0, s0: p[1])
-            default: k = .squaredDifference; P = .init(m0: Int64(p[0]), m1: Int64(p[1]), s0: p[2], m2: Int64(p[3]), s2: p[4])
+                let r = op.addRescale
+                P = .init(m0: Int64(r.mantissaA), m1: op.code == .sub ? -Int64(r.mantissaB) : Int64(r.mantissaB), s0: r.shift,
+                          lo: Int64(r.clamp.lo), hi: Int64(r.clamp.hi))
+            case .mul:
+                let (r, c) = op.mulRescale
+                k = .mul; P = .init(m0: Int64(r.mantissa), m1: 0, s0: r.shift, lo: Int64(c.lo), hi: Int64(c.hi))
+            case .div: k = .div; P = .init(m0: Int64(op.rescale.mantissa), m1: 0, s0: op.rescale.shift)
+            default:
+                let r = op.squaredDifferenceRescale
+                k = .squaredDifference
+                P = .init(m0: Int64(r.mantissaA), m1: Int64(r.mantissaB), s0: r.shift, m2: Int64(r.square.mantissa), s2: r.square.shift)
             }
             P.lanes = QuantizedKernels.lanesHold(k, P)
             kind = .binary(k, bc, P)
         case .relu: kind = .relu(ts[op.output].elementCount)
         case .neg: kind = .neg(ts[op.output].elementCount)
         case .reshape: kind = .copy(ts[op.output].elementCount)
-        case .logistic: kind = .logistic(Int64(p[0]), p[1], ts[op.output].elementCount)
-        case .rsqrt: kind = .rsqrt(Int64(p[0]), p[1], ts[op.output].elementCount)
-        case .sqrt: kind = .sqrt(Int64(p[0]), p[1], ts[op.output].elementCount)
-        case .transpose, .stridedSlice:
-            let g = DataMovement.gatherPlan(op.code, input: ts[op.inputs[0]].shape, params: p)
-            kind = .gather(base: g.base, strides: g.strides, dims: g.dims)
-        case .pad:
-            let x = ts[op.inputs[0]].shape
-            kind = .pad(inDims: DataMovement.pad4(x), before: DataMovement.padBefore(input: x, params: p), outDims: DataMovement.pad4(out))
+        case .logistic: kind = .logistic(Int64(op.rescale.mantissa), op.rescale.shift, ts[op.output].elementCount)
+        case .rsqrt: kind = .rsqrt(Int64(op.rescale.mantissa), op.rescale.shift, ts[op.output].elementCount)
+        case .sqrt: kind = .sqrt(Int64(op.rescale.mantissa), op.rescale.shift, ts[op.output].elementCount)
+        case .transpose, .stridedSlice, .pad:
+            kind = .move(DataMovement.plan(op, ts))
         case .concatenation:
-            let c = DataMovement.concatPlan(axis: p[0], output: out, inputs: op.inputs.map { ts[$0].shape })
-            kind = .concat(outer: c.outer, chunks: c.chunks, total: c.chunks.reduce(0, +), m: p[2...].map { Int64($0) }, s: p[1])
+            let r = op.concatRescale
+            let c = DataMovement.concatPlan(axis: r.axis, output: out, inputs: op.inputs.map { ts[$0].shape })
+            kind = .concat(outer: c.outer, chunks: c.chunks, total: c.chunks.reduce(0, +), m: r.mantissas.map { Int64($0) }, s: r.shift)
         case .mean, .sum:
             let x = ts[op.inputs[0]].shape
-            var flags = [Bool](repeating: false, count: 4 - x.count)
-            for a in 0 ..< x.count { flags.append(p[0] >> a & 1 == 1) }
+            let r = op.reductionRescale
             guard ts[op.output].elementCount * 8 <= scratchBytes else { throw .unsupported(reason: "reduction output too large", code: ts[op.output].elementCount) }
-            kind = .reduce(dims: FloatEngine.pad4(x), axes: (flags[0], flags[1], flags[2], flags[3]), m: Int64(p[1]), s: p[2])
+            kind = .reduce(dims: FloatEngine.pad4(x), axes: DataMovement.reduced4(rank: x.count) { r.axisMask >> $0 & 1 == 1 },
+                           m: Int64(r.rescale.mantissa), s: r.rescale.shift)
         }
         var inputs = op.inputs.map { pointers[$0] }
-        if op.code == .conv2d || op.code == .depthwiseConv2d {
-            let g = FloatKernels.geometry(op, ts), dw = op.code == .depthwiseConv2d
-            let dst = (packed + packedUsed).assumingMemoryBound(to: SIMD8<Int32>.self)
-            let w = WeightPlane(ts[op.inputs[1]], in: weights)
-            if dw { TiledConvolution.packDepthwise(g, weights: w, into: dst) } else { table.packConv(g, w, UnsafeMutableRawPointer(dst)) }
-            packedUsed += table.packedBytes(g, dw)
-            inputs[1] = UnsafeMutableRawPointer(dst)
-        }
+        if packedAt[k] >= 0 { inputs[1] = packed + packedAt[k] }
         return Step(kind: kind, inputs: inputs, output: pointers[op.output])
     }
 
@@ -235,6 +267,20 @@ public final class QuantizedEngine: InferenceEngine {
     }
 
     public func run() { run(quantizeInputs: true) }
+
+    public func fixedPointInput(_ i: Int) -> UnsafeMutableBufferPointer<Int16>? { quantizedInput(i).0 }
+
+    public func fixedPointValues(_ values: [Float], input i: Int) -> [Int16]? {
+        var out = [Int16](repeating: 0, count: values.count)
+        guard !values.isEmpty else { return out }
+        let inverse = 1 / graph.tensors[graph.inputs[i]].scale
+        values.withUnsafeBufferPointer { v in
+            out.withUnsafeMutableBufferPointer { table.quantize(v.baseAddress!, inverseScale: inverse, $0.baseAddress!, count: v.count) }
+        }
+        return out
+    }
+
+    public func runFixedPointInputs() { run(quantizeInputs: false) }
 
     public func run(quantizeInputs: Bool) {
         if quantizeInputs { self.quantizeInputs() }
@@ -320,10 +366,8 @@ public final class QuantizedEngine: InferenceEngine {
             QuantizedKernels.rsqrt(i16(s.inputs[0]), m: m, s: sh, out, count: n)
         case let .sqrt(m, sh, n):
             QuantizedKernels.sqrt(i16(s.inputs[0]), m: m, s: sh, out, count: n)
-        case let .gather(base, strides, dims):
-            DataMovement.gather4(i16(s.inputs[0]), base: base, strides: strides, dims: dims, out)
-        case let .pad(inDims, before, outDims):
-            DataMovement.pad(i16(s.inputs[0]), inDims: inDims, before: before, outDims: outDims, out)
+        case let .move(plan):
+            DataMovement.run(plan, i16(s.inputs[0]), out)
         case let .concat(outer, chunks, total, m, sh):
             for o in 0 ..< outer {
                 var dst = out + o * total

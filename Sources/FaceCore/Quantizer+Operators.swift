@@ -21,10 +21,11 @@ extension Quantizer.Builder {
         }
     }
 
-    /// Appends the quantized op writing source tensor `output` at `scale`.
-    private mutating func emit(_ code: OpCode, _ inputs: [Int], output: Int, scale: Float, _ params: [Int]) {
-        let y = activation(output, scale: scale)
-        out.ops.append(GraphOp(code: code, inputs: inputs, output: y, params: params))
+    /// Appends the quantized op; its `output` names the source tensor, written at `scale`.
+    private mutating func emit(_ op: GraphOp, scale: Float) {
+        var op = op
+        op.output = activation(op.output, scale: scale)
+        out.ops.append(op)
     }
 
     /// CONV_2D / DEPTHWISE_CONV_2D with per-output-channel weight scales: int8 weights, or int16
@@ -74,22 +75,23 @@ extension Quantizer.Builder {
                       : constant(qw.map { Int8($0) }, type: .int8, shape: fshape, name: name, scale: 0)
         let bt = constant(qb, type: .int32, shape: [cout], name: source.tensors[op.inputs[2]].name, scale: 0)
         let mt = constant(mant, type: .int32, shape: [cout], name: "requant", scale: 0)
-        let (lo, hi) = clampRange(op.params[6], so)
         let nt = negative.isEmpty ? [] : [constant(negative, type: .int32, shape: [cout], name: "requant_negative", scale: 0)]
-        emit(op.code, [x, wt, bt, mt] + nt, output: o, scale: so, Array(op.params[0 ..< 7]) + [shift, lo, hi])
+        let requant = ConvRequant(shift: shift, clamp: clampRange(op.conv.activation, so))
+        emit(GraphOp(code: op.code, inputs: [x, wt, bt, mt] + nt, output: o, conv: op.conv, requant: requant), scale: so)
     }
 
     /// MAX_POOL_2D keeps its input's scale; the fused activation becomes a clamp.
     private mutating func quantizeMaxPool(_ op: GraphOp, output o: Int) {
         let (x, sx) = operand(op.inputs[0])
-        let (lo, hi) = clampRange(op.params[6], sx)
-        emit(.maxPool2d, [x], output: o, scale: sx, op.params + [lo, hi])
+        emit(GraphOp(code: .maxPool2d, inputs: [x], output: o, pool: op.pool, clamp: clampRange(op.pool.activation, sx)), scale: sx)
     }
 
     /// Ops that move or sign-flip values without rescaling them keep their input's scale.
     private mutating func quantizeRearrangement(_ op: GraphOp, output o: Int) {
         let (x, sx) = operand(op.inputs[0])
-        emit(op.code, [x], output: o, scale: sx, op.params)
+        var q = op
+        q.inputs = [x]; q.output = o
+        emit(q, scale: sx)
     }
 
     /// ADD / SUB: each operand rescaled to the output by its own 14-bit multiplier.
@@ -97,8 +99,8 @@ extension Quantizer.Builder {
         let (a, sa) = operand(op.inputs[0]), (b, sb) = operand(op.inputs[1])
         let so = scaleFromRange(o)
         let (m, s) = FixedPoint.multipliers([Double(sa) / Double(so), Double(sb) / Double(so)], maxShift: 30, bits: Quantizer.elementwiseBits)
-        let (lo, hi) = clampRange(op.params[0], so)
-        emit(op.code, [a, b], output: o, scale: so, [Int(m[0]), Int(m[1]), s, lo, hi])
+        let r = AddRescale(mantissaA: Int(m[0]), mantissaB: Int(m[1]), shift: s, clamp: clampRange(op.activation, so))
+        emit(GraphOp(code: op.code, inputs: [a, b], output: o, add: r), scale: so)
     }
 
     private mutating func quantizeMul(_ op: GraphOp, output o: Int) {
@@ -108,15 +110,14 @@ extension Quantizer.Builder {
         // in 32-bit lanes (`QuantizedKernels.lanesHold`); a single 15-bit mantissa is within
         // 2^-15 of the real multiplier, 1 step at the int16 output's full scale.
         let (m, _, s) = Self.convMultipliers([Double(sa) * Double(sb) / Double(so)])
-        let (lo, hi) = clampRange(op.params[0], so)
-        emit(.mul, [a, b], output: o, scale: so, [Int(m[0]), s, lo, hi])
+        emit(GraphOp(code: .mul, inputs: [a, b], output: o, mul: Rescale(mantissa: Int(m[0]), shift: s), clamp: clampRange(op.activation, so)), scale: so)
     }
 
     private mutating func quantizeDiv(_ op: GraphOp, output o: Int) {
         let (a, sa) = operand(op.inputs[0]), (b, sb) = operand(op.inputs[1])
         let so = scaleFromRange(o)
         let (m, s) = FixedPoint.multipliers([Double(sa) / (Double(sb) * Double(so))], maxShift: 46)
-        emit(.div, [a, b], output: o, scale: so, [Int(m[0]), s])
+        emit(GraphOp(code: .div, inputs: [a, b], output: o, rescale: Rescale(mantissa: Int(m[0]), shift: s)), scale: so)
     }
 
     private mutating func quantizeSquaredDifference(_ op: GraphOp, output o: Int) {
@@ -128,7 +129,8 @@ extension Quantizer.Builder {
         // as MUL's: both in 32-bit lanes (`QuantizedKernels.lanesHold`).
         let (m1, s1) = FixedPoint.multipliers([Double(sa) / Double(sd), Double(sb) / Double(sd)], maxShift: 30, bits: Quantizer.elementwiseBits)
         let (m2, _, s2) = Self.convMultipliers([Double(sd) * Double(sd) / Double(so)])
-        emit(.squaredDifference, [a, b], output: o, scale: so, [Int(m1[0]), Int(m1[1]), s1, Int(m2[0]), s2])
+        let r = SquaredDifferenceRescale(mantissaA: Int(m1[0]), mantissaB: Int(m1[1]), shift: s1, square: Rescale(mantissa: Int(m2[0]), shift: s2))
+        emit(GraphOp(code: .squaredDifference, inputs: [a, b], output: o, squaredDifference: r), scale: so)
     }
 
     /// PRELU: slopes are constants, so each folds into a per-channel multiplier for the negative
@@ -144,7 +146,7 @@ extension Quantizer.Builder {
         let (m, s) = FixedPoint.multipliers([Double(sx) / Double(so)] + alpha.map { Double($0) * Double(sx) / Double(so) },
                                             maxShift: 30, bits: Quantizer.elementwiseBits)
         let nt = constant(Array(m[1...]), type: .int32, shape: [alpha.count], name: "prelu_negative", scale: 0)
-        emit(.prelu, [x, nt], output: o, scale: so, [Int(m[0]), s])
+        emit(GraphOp(code: .prelu, inputs: [x, nt], output: o, rescale: Rescale(mantissa: Int(m[0]), shift: s)), scale: so)
     }
 
     /// LOGISTIC through a table: 513 entries over [-16, 16] (16 per unit); the kernel maps q·sx
@@ -158,7 +160,7 @@ extension Quantizer.Builder {
         }
         let tt = constant(table, type: .int16, shape: [513], name: "logistic_table", scale: so)
         let (m, s) = FixedPoint.multipliers([Double(sx) * 16 * 65536], maxShift: 46)
-        emit(.logistic, [x, tt], output: o, scale: so, [Int(m[0]), s])
+        emit(GraphOp(code: .logistic, inputs: [x, tt], output: o, rescale: Rescale(mantissa: Int(m[0]), shift: s)), scale: so)
     }
 
     /// RSQRT and SQRT: one multiplier folds both scales into the integer root's result.
@@ -167,7 +169,7 @@ extension Quantizer.Builder {
         let so = scaleFromRange(o)
         let real = op.code == .rsqrt ? 1 / (Double(so) * Double(sx).squareRoot()) : Double(sx) / (Double(so) * Double(so))
         let (m, s) = FixedPoint.multipliers([real], maxShift: 62)
-        emit(op.code, [x], output: o, scale: so, [Int(m[0]), s])
+        emit(GraphOp(code: op.code, inputs: [x], output: o, rescale: Rescale(mantissa: Int(m[0]), shift: s)), scale: so)
     }
 
     /// MEAN / SUM: the reduced axes become a bit mask; MEAN's 1/count folds into the multiplier.
@@ -176,10 +178,10 @@ extension Quantizer.Builder {
         let so = scaleFromRange(o)
         let shape = source.tensors[op.inputs[0]].shape
         var count = 1, mask = 0
-        for a in op.params { count *= shape[a]; mask |= 1 << a }
+        for a in op.reducedAxes { count *= shape[a]; mask |= 1 << a }
         let factor = op.code == .mean ? Double(sx) / (Double(count) * Double(so)) : Double(sx) / Double(so)
         let (m, s) = FixedPoint.multipliers([factor], maxShift: 46)
-        emit(op.code, [x], output: o, scale: so, [mask, Int(m[0]), s])
+        emit(GraphOp(code: op.code, inputs: [x], output: o, reduction: ReductionRescale(axisMask: mask, rescale: Rescale(mantissa: Int(m[0]), shift: s))), scale: so)
     }
 
     /// CONCATENATION: each input rescaled to the output by its own multiplier, one shared shift.
@@ -188,6 +190,6 @@ extension Quantizer.Builder {
         for i in op.inputs { let (t, st) = operand(i); ins.append(t); ss.append(Double(st)) }
         let so = scaleFromRange(o)
         let (m, s) = FixedPoint.multipliers(ss.map { $0 / Double(so) }, maxShift: 46)
-        emit(.concatenation, ins, output: o, scale: so, [op.params[0], s] + m.map { Int($0) })
+        emit(GraphOp(code: .concatenation, inputs: ins, output: o, concat: ConcatRescale(axis: op.axis, shift: s, mantissas: m.map { Int($0) })), scale: so)
     }
 }

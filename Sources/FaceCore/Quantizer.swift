@@ -107,7 +107,7 @@ public enum Quantizer {
     /// convolution's place, which is before every reader of the PRELU's output.
     static func foldablePReLU(_ g: Graph, _ k: Int) -> Int? {
         let op = g.ops[k]
-        guard op.code == .conv2d || op.code == .depthwiseConv2d, op.params.count >= 7, op.params[6] == 0,
+        guard op.code == .conv2d || op.code == .depthwiseConv2d, op.conv.activation == .none,
               !g.outputs.contains(op.output) else { return nil }
         let readers = g.ops.indices.filter { g.ops[$0].inputs.contains(op.output) }
         guard readers.count == 1, let p = readers.first else { return nil }
@@ -170,12 +170,12 @@ public enum Quantizer {
             return (map[t], s)
         }
 
-        func clampRange(_ act: Int, _ s: Float) -> (Int, Int) {
+        func clampRange(_ act: Activation, _ s: Float) -> OutputClamp {
             switch act {
-            case 1: return (0, 32767)
-            case 2: return (max(-32767, -Int((1 / s).rounded())), min(32767, Int((1 / s).rounded())))
-            case 3: return (0, min(32767, Int((6 / s).rounded())))
-            default: return (-32767, 32767)
+            case .relu: return OutputClamp(lo: 0, hi: 32767)
+            case .reluN1To1: return OutputClamp(lo: max(-32767, -Int((1 / s).rounded())), hi: min(32767, Int((1 / s).rounded())))
+            case .relu6: return OutputClamp(lo: 0, hi: min(32767, Int((6 / s).rounded())))
+            case .none: return OutputClamp(lo: -32767, hi: 32767)
             }
         }
 

@@ -2,7 +2,7 @@ import FaceKernelTypes
 
 /// This compiled copy's kernels as a `KernelCopy`. The same source is compiled into every copy;
 /// the copy built for the Armv8.2 dot product (`FACEKIT_DOTPROD`) runs its CONV_2D through
-/// `convDot`, whose weights have a layout of their own, and everything else as the others do.
+/// `conv2dDot`, whose weights have a layout of their own, and everything else as the others do.
 public enum KernelFunctions: KernelCopy {
     public static func packedBytes(_ g: ConvGeometry, depthwise dw: Bool) -> Int {
         #if arch(arm64) && FACEKIT_DOTPROD
@@ -30,7 +30,7 @@ public enum KernelFunctions: KernelCopy {
     public static func conv(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafeRawPointer, bias: UnsafePointer<Int32>,
                             multipliers: UnsafePointer<Int32>, _ r: Requant, output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
         #if arch(arm64) && FACEKIT_DOTPROD
-        TiledConvolution.convDot(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
+        TiledConvolution.conv2dDot(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
         #else
         TiledConvolution.conv(g, input: input, weights: weights.assumingMemoryBound(to: SIMD8<Int32>.self), bias: bias, multipliers: multipliers,
                               r, output: output, scratch: scratch)

@@ -20,7 +20,7 @@ extension TiledConvolution {
         let interiorPairs = g.inW - 1 - (g.kw - 1) * g.dilationW + g.padLeft >= 0 ? (xhi - xlo) / 2 : 0
         for oy in 0 ..< g.outH {
             if interiorPairs > 0 {
-                depthwiseInterior(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, requantization, output)
+                depthwiseInterior2px(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, requantization, output)
             }
             var ox = 0
             while ox < g.outW {
@@ -45,7 +45,7 @@ extension TiledConvolution {
                             acc &+= x.dot(wb[ky * hp + h])
                         }
                     }
-                    requant(acc, first, width, bias, multipliers, r, out + first)
+                    requantStore1xN(acc, first, width, bias, multipliers, r, out + first)
                 }
             }
         }
@@ -55,7 +55,7 @@ extension TiledConvolution {
     /// time share each weight vector and skip the column checks. One call
     /// per output row: called per pixel pair, the set-up and argument passing cost as much as
     /// the taps of a 3×3 window.
-    static func depthwiseInterior(_ g: ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
+    static func depthwiseInterior2px(_ g: ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
                                   _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
                                   _ requantization: Requant, _ output: UnsafeMutablePointer<Int16>) {
         let r = Epilogue(requantization)   // here too: a parameter, it was reloaded per vector
@@ -73,10 +73,10 @@ extension TiledConvolution {
             // constant offset from one pointer per row (with c a run-time value, LLVM kept one
             // induction variable per tap and spilled them).
             switch (c, g.strideW) {
-            case (8, 1): depthwise3x3(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: 8, step: 8)
-            case (16, 1): depthwise3x3(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: 16, step: 16)
-            case (_, 1): depthwise3x3(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: c, step: c)
-            default: depthwise3x3(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: c, step: step)
+            case (8, 1): depthwise3x3x2px(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: 8, step: 8)
+            case (16, 1): depthwise3x3x2px(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: 16, step: 16)
+            case (_, 1): depthwise3x3x2px(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: c, step: c)
+            default: depthwise3x3x2px(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: c, step: step)
             }
             return
         }
@@ -96,13 +96,13 @@ extension TiledConvolution {
                     windowPair(g, base, c, width, step, ky0, ky1, wb, &a, &e)
                 }
                 let out = output + (oy * g.outW + ox) * c + first
-                requant(a, first, width, bias, multipliers, r, out)
-                requant(e, first, width, bias, multipliers, r, out + c)
+                requantStore1xN(a, first, width, bias, multipliers, r, out)
+                requantStore1xN(e, first, width, bias, multipliers, r, out + c)
             }
         }
     }
 
-    /// `depthwiseInterior` for the layers both face models have: 3×3 windows, dilation 1, the
+    /// `depthwiseInterior2px` for the layers both face models have: 3×3 windows, dilation 1, the
     /// window's three rows inside the input, blocks of 8 full channels. With the kernel's shape
     /// constant, a pixel pair is straight-line code: the general loop (rows and tap pairs of
     /// run-time count) spent more instructions on its counters, reloaded pointers and the odd
@@ -112,7 +112,7 @@ extension TiledConvolution {
     /// loop this form nearly halves the depthwise layers' time with AVX2 and cuts it by about
     /// a third on the portable build.
     @_transparent
-    static func depthwise3x3(_ g: ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
+    static func depthwise3x3x2px(_ g: ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
                              _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
                              _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>, c: Int, step: Int) {
         let np = pairs(g, depthwise: true), rowStride = g.inW * c
@@ -128,7 +128,7 @@ extension TiledConvolution {
                 row3(src, c, step, wb, &a, &e)
                 row3(src + rowStride, c, step, wb + 2, &a, &e)
                 row3(src + 2 * rowStride, c, step, wb + 4, &a, &e)
-                requantPair(a, e, k, r, out, out + c)
+                requantStore2x8(a, e, k, r, out, out + c)
                 src += 2 * step; out += 2 * c
             }
         }

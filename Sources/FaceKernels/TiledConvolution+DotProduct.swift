@@ -46,13 +46,13 @@ extension TiledConvolution {
         (dotHeader + max(packedBytes(g, depthwise: false), blocks(g.outC) * dotBlockBytes(g) + 64) + 63) / 64 * 64
     }
 
-    /// Scratch bytes `convDot` needs: `conv`'s, a contiguous copy of one pixel's kernel rows,
+    /// Scratch bytes `conv2dDot` needs: `conv`'s, a contiguous copy of one pixel's kernel rows,
     /// and the split bytes of a tile's pixels.
     public static func dotScratchBytes(_ g: ConvGeometry) -> Int {
         scratchBytes(g) + (1 + tile) * dotChunks(g) * 32 + 64
     }
 
-    /// Packs HWIO weights for `convDot`: the dot-product layout when every weight is at most
+    /// Packs HWIO weights for `conv2dDot`: the dot-product layout when every weight is at most
     /// 32639, else `packConv`'s pair layout.
     public static func packDot(_ g: ConvGeometry, weights w: WeightPlane, into plane: UnsafeMutableRawPointer) {
         let row = g.kw * g.inC, n = g.outC
@@ -97,19 +97,19 @@ extension TiledConvolution {
     /// Never inlined: a caller is compiled for the baseline CPU, which has no `SDOT` (the same
     /// for `packAndRunDot`).
     @inline(never)
-    public static func convDot(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights plane: UnsafeRawPointer,
+    public static func conv2dDot(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights plane: UnsafeRawPointer,
                                bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ requantization: Requant,
                                output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
         let body = plane + dotHeader, pairLayout = body.assumingMemoryBound(to: SIMD8<Int32>.self)
         if plane.load(as: Int32.self) == 1 {
-            convTiles(g, input: input, weights: pairLayout, dot: body, bias: bias, multipliers: multipliers, requantization,
+            conv2dTiles4px(g, input: input, weights: pairLayout, dot: body, bias: bias, multipliers: multipliers, requantization,
                       output: output, scratch: scratch)
         } else {
             conv(g, input: input, weights: pairLayout, bias: bias, multipliers: multipliers, requantization, output: output, scratch: scratch)
         }
     }
 
-    /// Packs the weights and runs `convDot`, allocating its buffers (tests, the ARM driver).
+    /// Packs the weights and runs `conv2dDot`, allocating its buffers (tests, the ARM driver).
     @inline(never)
     public static func packAndRunDot(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
                                      bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
@@ -121,13 +121,13 @@ extension TiledConvolution {
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: dotScratchBytes(g), alignment: 64)
         defer { plane.deallocate(); scratch.deallocate(); negative.deallocate() }
         packDot(g, weights: weights, into: plane)
-        convDot(g, input: input, weights: plane, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
+        conv2dDot(g, input: input, weights: plane, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
     }
 
-    /// One tile (as `tileBlocks` takes it) against every channel block of a dot-product plane:
-    /// the tile's pixels are split into bytes once, then each block runs `dotHalf` twice.
+    /// One tile (as `conv2dTile4xBlocks` takes it) against every channel block of a dot-product plane:
+    /// the tile's pixels are split into bytes once, then each block runs `sdot4x4` twice.
     @inline(__always)
-    static func dotTile(_ g: ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int,
+    static func conv2dDotTile4x8(_ g: ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int,
                         _ o1: Int, _ o2: Int, _ o3: Int, _ segmentStep: Int, _ plane: UnsafeRawPointer,
                         _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
                         _ out: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
@@ -138,16 +138,16 @@ extension TiledConvolution {
         if count > 1 { splitPixel(base + o1, segments, rowPairs, segmentStep, k, scratch, split + stride) }
         if count > 2 { splitPixel(base + o2, segments, rowPairs, segmentStep, k, scratch, split + 2 * stride) }
         if count > 3 { splitPixel(base + o3, segments, rowPairs, segmentStep, k, scratch, split + 3 * stride) }
-        // A short tile repeats pixel 0, as `tileBlocks` does.
+        // A short tile repeats pixel 0, as `conv2dTile4xBlocks` does.
         let s0 = UnsafeRawPointer(split), s1 = count > 1 ? s0 + stride : s0
         let s2 = count > 2 ? s0 + 2 * stride : s0, s3 = count > 3 ? s0 + 3 * stride : s0
         let blockBytes = dotBlockBytes(g), halfBytes = 4 * chunks * 32
         for b in 0 ..< blocks(g.outC) {
             let block = plane + b * blockBytes
             let corrections = block.loadUnaligned(fromByteOffset: 2 * halfBytes, as: SIMD8<Int32>.self)
-            let p = dotHalf(s0, s1, s2, s3, block, chunks, corrections.lowHalf)
-            let q = dotHalf(s0, s1, s2, s3, block + halfBytes, chunks, corrections.highHalf)
-            emitTile(b, count, SIMD8(lowHalf: p.0, highHalf: q.0), SIMD8(lowHalf: p.1, highHalf: q.1),
+            let p = sdot4x4(s0, s1, s2, s3, block, chunks, corrections.lowHalf)
+            let q = sdot4x4(s0, s1, s2, s3, block + halfBytes, chunks, corrections.highHalf)
+            storeTile4x8(b, count, SIMD8(lowHalf: p.0, highHalf: q.0), SIMD8(lowHalf: p.1, highHalf: q.1),
                      SIMD8(lowHalf: p.2, highHalf: q.2), SIMD8(lowHalf: p.3, highHalf: q.3), g.outC, bias, multipliers, r, out)
         }
     }
@@ -155,7 +155,7 @@ extension TiledConvolution {
     /// Four pixels' split bytes against one half block (4 channels): per group of 4 steps,
     /// 16 `SDOT`s by element (the pixel's 4 bytes of that group broadcast), 12 accumulators.
     @inline(__always)
-    static func dotHalf(_ s0: UnsafeRawPointer, _ s1: UnsafeRawPointer, _ s2: UnsafeRawPointer, _ s3: UnsafeRawPointer,
+    static func sdot4x4(_ s0: UnsafeRawPointer, _ s1: UnsafeRawPointer, _ s2: UnsafeRawPointer, _ s3: UnsafeRawPointer,
                         _ w: UnsafeRawPointer, _ chunks: Int, _ corrections: SIMD4<Int32>)
         -> (SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>) {
         var a0 = SIMD4<Int32>(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0

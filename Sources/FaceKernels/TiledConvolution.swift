@@ -114,7 +114,7 @@ public enum TiledConvolution {
     /// per call. Read through the `Requant` parameter (passed by reference), every vector
     /// reloaded the shift and flags and rebuilt the rounding constant and shift count: 8 of
     /// the 15 instructions of its short-form requantization (AVX2 assembly of `conv` and
-    /// `depthwiseInterior`); copied out, it is `VPSRAD, VPMULLD, VPMULHUW, VPADDD, VPADDD, VPSRAVD`.
+    /// `depthwiseInterior2px`); copied out, it is `VPSRAD, VPMULLD, VPMULHUW, VPADDD, VPADDD, VPSRAVD`.
     struct Epilogue {
         let requant: Requant
         let shift: Int, lo: Int16, hi: Int16, lanes: Bool, wide: Bool
@@ -233,19 +233,19 @@ public enum TiledConvolution {
 
     // MARK: CONV_2D
 
-    /// CONV_2D: out = requant(acc·m) [→ PRELU], acc = bias + x·w.
+    /// CONV_2D: out = requantStore1xN(acc·m) [→ PRELU], acc = bias + x·w.
     /// `weights` are packed by `packConv`; scratch holds `scratchBytes(g)`.
     public static func conv(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
                             bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
                             _ requantization: Requant,
                             output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
-        convTiles(g, input: input, weights: weights, dot: nil, bias: bias, multipliers: multipliers, requantization, output: output, scratch: scratch)
+        conv2dTiles4px(g, input: input, weights: weights, dot: nil, bias: bias, multipliers: multipliers, requantization, output: output, scratch: scratch)
     }
 
-    /// The tile loop of `conv`, and on aarch64 of `convDot` (`dot`: a plane packed by `packDot`
+    /// The tile loop of `conv`, and on aarch64 of `conv2dDot` (`dot`: a plane packed by `packDot`
     /// in the dot-product layout; nil for `weights` in the pair layout).
     @inline(__always)
-    static func convTiles(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>, dot: UnsafeRawPointer?,
+    static func conv2dTiles4px(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>, dot: UnsafeRawPointer?,
                           bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
                           _ requantization: Requant,
                           output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
@@ -254,7 +254,7 @@ public enum TiledConvolution {
         // inside the input (dilationW 1) reads its kernel rows in place, each row as
         // `convRowPairs` pairs (an odd row's last pair takes the next input element against a
         // zero weight); other tiles gather their windows into scratch first. One call site of
-        // `tileBlocks`, so that it inlines (with three it stayed a call, and even the 1×1 layers
+        // `conv2dTile4xBlocks`, so that it inlines (with three it stayed a call, and even the 1×1 layers
         // slowed down). Reading kernel rows in place instead of gathering every window is what
         // makes the first layers of the landmark model (3×3, stride 2, 3 channels) and the
         // detector (5×5, stride 2) fast; the 1×1 layers take the direct path either way.
@@ -294,13 +294,13 @@ public enum TiledConvolution {
             let o1 = count > 1 ? pixelBytes : 0, o2 = count > 2 ? 2 * pixelBytes : 0, o3 = count > 3 ? 3 * pixelBytes : 0
             #if arch(arm64) && FACEKIT_DOTPROD
             if let d = dot {
-                dotTile(g, base, segments, count, o1, o2, o3, rowStep, d, bias, multipliers, r, output + p * g.outC,
+                conv2dDotTile4x8(g, base, segments, count, o1, o2, o3, rowStep, d, bias, multipliers, r, output + p * g.outC,
                         scratch + scratchBytes(g))
                 p += count
                 continue
             }
             #endif
-            tileBlocks(g, base, segments, count, o1, o2, o3, rowStep, weights, bias, multipliers, r, output + p * g.outC)
+            conv2dTile4xBlocks(g, base, segments, count, o1, o2, o3, rowStep, weights, bias, multipliers, r, output + p * g.outC)
             p += count
         }
     }
@@ -309,7 +309,7 @@ public enum TiledConvolution {
     /// repeating pixel 0) against every channel block: `segments` runs of `np / segments` pairs,
     /// `segmentStep` bytes apart (one run for contiguous pair rows, one per kernel row in place).
     @_transparent
-    static func tileBlocks(_ g: ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int,
+    static func conv2dTile4xBlocks(_ g: ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int,
                            _ o1: Int, _ o2: Int, _ o3: Int, _ segmentStep: Int,
                            _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
                            _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>) {
@@ -331,13 +331,13 @@ public enum TiledConvolution {
             for seg in 0 ..< segments {
                 let a = base + seg * segmentStep, w = weights + b * np + seg * sp
                 if two {
-                    dot4x2(a, o1, o2, o3, w, w + np, sp, &c0, &c1, &c2, &c3, &d0, &d1, &d2, &d3)
+                    mac4x16(a, o1, o2, o3, w, w + np, sp, &c0, &c1, &c2, &c3, &d0, &d1, &d2, &d3)
                 } else {
-                    dot4(a, o1, o2, o3, w, sp, &c0, &c1, &c2, &c3)
+                    mac4x8(a, o1, o2, o3, w, sp, &c0, &c1, &c2, &c3)
                 }
             }
-            emitTile(b, count, c0, c1, c2, c3, n, bias, multipliers, r, out)
-            if two { emitTile(b + 1, count, d0, d1, d2, d3, n, bias, multipliers, r, out) }
+            storeTile4x8(b, count, c0, c1, c2, c3, n, bias, multipliers, r, out)
+            if two { storeTile4x8(b + 1, count, d0, d1, d2, d3, n, bias, multipliers, r, out) }
             b += two ? 2 : 1
         }
     }
@@ -345,30 +345,30 @@ public enum TiledConvolution {
     /// Requantizes and stores `count` pixels × 8 channels of block `blk`. A static function, not
     /// a local one: a local function capturing the pixel counter, once LLVM stopped inlining it,
     /// allocated its context on every call (caught by `fixedPointInferenceAllocatesNothing`).
-    /// `@_transparent` here and on `requant`: with `@inline(__always)` both stayed calls (seen in
+    /// `@_transparent` here and on `requantStore1xN`: with `@inline(__always)` both stayed calls (seen in
     /// the assembly), passing the accumulators through memory once per tile and block, which
     /// cost the 1×1 layers most.
     @_transparent
-    static func emitTile(_ blk: Int, _ count: Int, _ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>,
+    static func storeTile4x8(_ blk: Int, _ count: Int, _ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>,
                          _ n: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
                          _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>) {
         let first = blockStart(blk, n), width = min(lanes, n - first)
         let out = output + first
         #if !(arch(x86_64) && !FACEKIT_WIDE_VECTORS)
         // A whole tile of a full block: the block's constants loaded once and the four pixels
-        // requantized through one set of branches (`requantFour`), which beats two
-        // `requantPair`s on the 1×1 layers with or without a folded PRELU. The portable SSE2
+        // requantized through one set of branches (`requantStore4x8`), which beats two
+        // `requantStore2x8`s on the 1×1 layers with or without a folded PRELU. The portable SSE2
         // build (16 registers of 4 lanes) gains nothing from it, so keeps the pixel-by-pixel
         // path.
         if count == tile && width == lanes && (r.lanes || r.wide) {
-            requantFour(c0, c1, c2, c3, BlockConstants(first, bias, m, r), r, out, n)
+            requantStore4x8(c0, c1, c2, c3, BlockConstants(first, bias, m, r), r, out, n)
             return
         }
         #endif
-        requant(c0, first, width, bias, m, r, out)
-        if count > 1 { requant(c1, first, width, bias, m, r, out + n) }
-        if count > 2 { requant(c2, first, width, bias, m, r, out + 2 * n) }
-        if count > 3 { requant(c3, first, width, bias, m, r, out + 3 * n) }
+        requantStore1xN(c0, first, width, bias, m, r, out)
+        if count > 1 { requantStore1xN(c1, first, width, bias, m, r, out + n) }
+        if count > 2 { requantStore1xN(c2, first, width, bias, m, r, out + 2 * n) }
+        if count > 3 { requantStore1xN(c3, first, width, bias, m, r, out + 3 * n) }
     }
 
     #if arch(arm64)
@@ -379,7 +379,7 @@ public enum TiledConvolution {
     /// 32-bit `MLA`s ran at under half that rate: a 32-bit vector multiply holds the one
     /// integer-multiply pipe of the A72 and A76 for two cycles.)
     @inline(__always)
-    static func dot4x2(_ a: UnsafeRawPointer, _ o1: Int, _ o2: Int, _ o3: Int,
+    static func mac4x16(_ a: UnsafeRawPointer, _ o1: Int, _ o2: Int, _ o3: Int,
                        _ w: UnsafePointer<SIMD8<Int32>>, _ v: UnsafePointer<SIMD8<Int32>>, _ count: Int,
                        _ c0: inout SIMD8<Int32>, _ c1: inout SIMD8<Int32>, _ c2: inout SIMD8<Int32>, _ c3: inout SIMD8<Int32>,
                        _ d0: inout SIMD8<Int32>, _ d1: inout SIMD8<Int32>, _ d2: inout SIMD8<Int32>, _ d3: inout SIMD8<Int32>) {
@@ -392,9 +392,9 @@ public enum TiledConvolution {
         }
     }
 
-    /// The microkernel for one block on aarch64 (`dot4x2`'s loop, one weight block).
+    /// The microkernel for one block on aarch64 (`mac4x16`'s loop, one weight block).
     @inline(__always)
-    static func dot4(_ a: UnsafeRawPointer, _ o1: Int, _ o2: Int, _ o3: Int,
+    static func mac4x8(_ a: UnsafeRawPointer, _ o1: Int, _ o2: Int, _ o3: Int,
                      _ w: UnsafePointer<SIMD8<Int32>>, _ count: Int,
                      _ c0: inout SIMD8<Int32>, _ c1: inout SIMD8<Int32>, _ c2: inout SIMD8<Int32>, _ c3: inout SIMD8<Int32>) {
         pairLoop(a, o1, o2, o3, count) { q, s0, t0, s1, t1, s2, t2, s3, t3 in
@@ -453,7 +453,7 @@ public enum TiledConvolution {
     #else
     /// The microkernel for two blocks: four pixels against blocks `w` and `v`.
     @inline(__always)
-    static func dot4x2(_ a: UnsafeRawPointer, _ o1: Int, _ o2: Int, _ o3: Int,
+    static func mac4x16(_ a: UnsafeRawPointer, _ o1: Int, _ o2: Int, _ o3: Int,
                        _ w: UnsafePointer<SIMD8<Int32>>, _ v: UnsafePointer<SIMD8<Int32>>, _ count: Int,
                        _ c0: inout SIMD8<Int32>, _ c1: inout SIMD8<Int32>, _ c2: inout SIMD8<Int32>, _ c3: inout SIMD8<Int32>,
                        _ d0: inout SIMD8<Int32>, _ d1: inout SIMD8<Int32>, _ d2: inout SIMD8<Int32>, _ d3: inout SIMD8<Int32>) {
@@ -480,7 +480,7 @@ public enum TiledConvolution {
 
     /// The microkernel: four pixels' pair rows against one block of packed weights.
     @inline(__always)
-    static func dot4(_ a: UnsafeRawPointer, _ o1: Int, _ o2: Int, _ o3: Int,
+    static func mac4x8(_ a: UnsafeRawPointer, _ o1: Int, _ o2: Int, _ o3: Int,
                      _ w: UnsafePointer<SIMD8<Int32>>, _ count: Int,
                      _ c0: inout SIMD8<Int32>, _ c1: inout SIMD8<Int32>, _ c2: inout SIMD8<Int32>, _ c3: inout SIMD8<Int32>) {
         for q in 0 ..< count {
@@ -591,17 +591,17 @@ public enum TiledConvolution {
     /// to the 64-bit formula), which is markedly faster than the scalar 64-bit epilogue that
     /// partial blocks and layers with neither form keep.
     @_transparent
-    static func requant(_ acc: SIMD8<Int32>, _ first: Int, _ width: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
+    static func requantStore1xN(_ acc: SIMD8<Int32>, _ first: Int, _ width: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
                         _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>) {
         guard width == lanes, r.lanes || r.wide else {
             requantScalar(acc, first, width, bias, m, r.requant, out)
             return
         }
-        requantVector(acc, BlockConstants(first, bias, m, r), r, out)
+        requantStore1x8(acc, BlockConstants(first, bias, m, r), r, out)
     }
 
     /// One full block's per-channel requantization constants, loaded together so that a
-    /// kernel whose block stays fixed over many pixels (`depthwise3x3`) loads them once.
+    /// kernel whose block stays fixed over many pixels (`depthwise3x3x2px`) loads them once.
     struct BlockConstants {
         let bias: SIMD8<Int32>, mantissa: SIMD8<Int32>, negative: SIMD8<Int32>, flip: SIMD8<Int32>
         @inline(__always) init(_ first: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ r: Epilogue) {
@@ -610,9 +610,9 @@ public enum TiledConvolution {
         }
     }
 
-    /// `requant` of a full block in a 32-bit lane form (the caller checked `r.lanes || r.wide`).
+    /// `requantStore1xN` of a full block in a 32-bit lane form (the caller checked `r.lanes || r.wide`).
     @_transparent
-    static func requantVector(_ acc: SIMD8<Int32>, _ k: BlockConstants, _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>) {
+    static func requantStore1x8(_ acc: SIMD8<Int32>, _ k: BlockConstants, _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>) {
         var a = acc &+ k.bias, mv = k.mantissa
         if r.negative != nil { foldedPReLU(&a, &mv, k) }
         let y = r.lanes ? shortProduct(a, mv, shift: r.shift) : wideProduct(a, mv, shift: r.shift)
@@ -620,12 +620,12 @@ public enum TiledConvolution {
         QuantizedKernels.store8Vector(y, out, lo: r.lo, hi: r.hi)
     }
 
-    /// `requantVector` of two pixels' accumulators, through the same branches: requantized one
+    /// `requantStore1x8` of two pixels' accumulators, through the same branches: requantized one
     /// after the other, LLVM sank the second pixel's taps past the first one's branches, into
     /// another block, where the PMADDWD pattern was no longer matched (VPMULLD and shuffles
-    /// instead; AVX2 assembly of `depthwise3x3`).
+    /// instead; AVX2 assembly of `depthwise3x3x2px`).
     @_transparent
-    static func requantPair(_ acc0: SIMD8<Int32>, _ acc1: SIMD8<Int32>, _ k: BlockConstants, _ r: Epilogue,
+    static func requantStore2x8(_ acc0: SIMD8<Int32>, _ acc1: SIMD8<Int32>, _ k: BlockConstants, _ r: Epilogue,
                             _ out0: UnsafeMutablePointer<Int16>, _ out1: UnsafeMutablePointer<Int16>) {
         var a = acc0 &+ k.bias, e = acc1 &+ k.bias, ma = k.mantissa, me = k.mantissa
         if r.negative != nil { foldedPReLU(&a, &ma, k); foldedPReLU(&e, &me, k) }
@@ -639,9 +639,9 @@ public enum TiledConvolution {
         QuantizedKernels.store8Vector(ye, out1, lo: r.lo, hi: r.hi)
     }
 
-    /// `requantVector` of a tile's four pixels (`n` values apart), through one set of branches.
+    /// `requantStore1x8` of a tile's four pixels (`n` values apart), through one set of branches.
     @_transparent
-    static func requantFour(_ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>, _ k: BlockConstants, _ r: Epilogue,
+    static func requantStore4x8(_ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>, _ k: BlockConstants, _ r: Epilogue,
                             _ out: UnsafeMutablePointer<Int16>, _ n: Int) {
         var a0 = c0 &+ k.bias, a1 = c1 &+ k.bias, a2 = c2 &+ k.bias, a3 = c3 &+ k.bias
         var m0 = k.mantissa, m1 = m0, m2 = m0, m3 = m0
@@ -670,7 +670,7 @@ public enum TiledConvolution {
         a = (a ^ flip) &- flip
     }
 
-    /// The 64-bit epilogue, out of line: inlined, its unrolled lanes made `requant` too large
+    /// The 64-bit epilogue, out of line: inlined, its unrolled lanes made `requantStore1xN` too large
     /// for the inliner, so the lane path was a call too (perf showed it as its own function).
     @inline(never)
     static func requantScalar(_ acc: SIMD8<Int32>, _ first: Int, _ width: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,

@@ -98,23 +98,23 @@ public struct GraphTensor: Equatable {
     public var isConstant: Bool { dataOffset >= 0 }
 }
 
-/// One operator. Parameter meaning per op code:
-/// - conv2d / depthwiseConv2d: [strideH, strideW, dilationH, dilationW, padTop, padLeft, activation]
-///   inputs [x, filter, bias]; conv filter packed HWIO ([KH][KW][Cin][Cout]); depthwise filter [KH][KW][C].
-/// - maxPool2d: [strideH, strideW, filterH, filterW, padTop, padLeft, activation]
-/// - add, sub, mul, div: [activation]; squaredDifference, prelu: []
-/// - pad: [before0, after0, before1, after1, …] over the input's rank
-/// - concatenation: [axis] (non-negative)
-/// - stridedSlice: [start, step, length] per input axis (shrunk axes have length 1)
-/// - transpose: the permutation; mean / sum: the reduced axes (non-negative, sorted, distinct)
+/// One operator: its code, operand and result tensors, and its parameters, read and written
+/// through the typed views of `OperatorParams.swift` (the flat list is the model file's encoding).
+/// Conv filters are packed HWIO ([KH][KW][Cin][Cout]), depthwise filters [KH][KW][C].
 public struct GraphOp: Equatable {
     public var code: OpCode
     public var inputs: [Int]
     public var output: Int
-    public var params: [Int]
+    /// The parameters as the model file stores them; their layout is `OperatorParams.swift`'s.
+    package var encodedParams: [Int]
 
-    public init(code: OpCode, inputs: [Int], output: Int, params: [Int]) {
-        self.code = code; self.inputs = inputs; self.output = output; self.params = params
+    package init(code: OpCode, inputs: [Int], output: Int, encodedParams: [Int]) {
+        self.code = code; self.inputs = inputs; self.output = output; self.encodedParams = encodedParams
+    }
+
+    /// An operator without parameters (RELU, NEG, RESHAPE, SQUARED_DIFFERENCE and PRELU as floats, …).
+    public init(code: OpCode, inputs: [Int], output: Int) {
+        self.init(code: code, inputs: inputs, output: output, encodedParams: [])
     }
 }
 
@@ -147,12 +147,7 @@ public struct Graph {
     package mutating func appendWeights(_ values: [Float]) -> Int {
         while weights.count % 64 != 0 { weights.append(0) }
         let offset = weights.count
-        weights.reserveCapacity(weights.count + values.count * 4)
-        for v in values {
-            let b = v.bitPattern
-            weights.append(UInt8(truncatingIfNeeded: b)); weights.append(UInt8(truncatingIfNeeded: b >> 8))
-            weights.append(UInt8(truncatingIfNeeded: b >> 16)); weights.append(UInt8(truncatingIfNeeded: b >> 24))
-        }
+        weights.appendLittleEndian(values)
         return offset
     }
 

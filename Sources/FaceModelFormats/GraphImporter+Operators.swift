@@ -66,7 +66,8 @@ extension GraphImporter.Builder {
         let ft = constant(packed, shape: pshape, name: model.tensors[ins[1]].name)
         let bt = constant(bias, shape: [cout], name: hasBias ? model.tensors[ins[2]].name : "bias")
         try emit(depthwise ? .depthwiseConv2d : .conv2d, [x, ft, bt], out: n.output, expected: [1, h.out, w.out, cout],
-                 params: [o.strideH, o.strideW, o.dilationH, o.dilationW, h.before, w.before, act], op: k)
+                 params: ConvParams(strideH: o.strideH, strideW: o.strideW, dilationH: o.dilationH, dilationW: o.dilationW,
+                                    padTop: h.before, padLeft: w.before, activation: act).encoded, op: k)
     }
 
     /// MAX_POOL_2D.
@@ -81,7 +82,8 @@ extension GraphImporter.Builder {
               let w = Padding.compute(input: xs[2], kernel: o.filterW, stride: o.strideW, dilation: 1, same: o.padding == 0)
         else { throw .invalidGraph(op: k, reason: "pool window larger than input") }
         try emit(.maxPool2d, [x], out: n.output, expected: [1, h.out, w.out, xs[3]],
-                 params: [o.strideH, o.strideW, o.filterH, o.filterW, h.before, w.before, try activationCode(o.activation, op: k)], op: k)
+                 params: PoolParams(strideH: o.strideH, strideW: o.strideW, filterH: o.filterH, filterW: o.filterW,
+                                    padTop: h.before, padLeft: w.before, activation: try activationCode(o.activation, op: k)).encoded, op: k)
     }
 
     /// ADD, SUB, MUL, DIV (with a fused activation), SQUARED_DIFFERENCE and PRELU, broadcasting.
@@ -90,7 +92,7 @@ extension GraphImporter.Builder {
         let k = n.index, ins = n.inputs
         let a = try operand(ins[0], op: k), b = try operand(ins[1], op: k)
         guard let shape = Broadcast.shape(shapeOf(ins[0]), shapeOf(ins[1])) else { throw .invalidGraph(op: k, reason: "operands do not broadcast") }
-        let params = (code == .prelu || code == .squaredDifference) ? [] : [try activationCode(n.options.activation, op: k)]
+        let params = (code == .prelu || code == .squaredDifference) ? [] : [try activationCode(n.options.activation, op: k).rawValue]
         try emit(code, [a, b], out: n.output, expected: shape, params: params, op: k)
     }
 
@@ -113,7 +115,7 @@ extension GraphImporter.Builder {
             guard p[2 * d] >= 0, p[2 * d + 1] >= 0, p[2 * d] <= 1 << 16, p[2 * d + 1] <= 1 << 16 else { throw .invalidGraph(op: k, reason: "bad padding") }
             shape.append(xs[d] + p[2 * d] + p[2 * d + 1])
         }
-        try emit(.pad, [x], out: n.output, expected: shape, params: p, op: k)
+        try emit(.pad, [x], out: n.output, expected: shape, params: PadAxis.encode((0 ..< xs.count).map { PadAxis(before: p[2 * $0], after: p[2 * $0 + 1]) }), op: k)
     }
 
     /// RESHAPE: the stored output shape must keep the element count.
@@ -157,16 +159,16 @@ extension GraphImporter.Builder {
         guard begin.count == xs.count, end.count == xs.count, strides.count == xs.count else {
             throw .invalidGraph(op: k, reason: "slice bounds do not match the rank")
         }
-        var params: [Int] = []; var shape: [Int] = []
+        var axes: [SliceAxis] = []; var shape: [Int] = []
         for a in 0 ..< xs.count {
             guard let r = StridedSliceAxis.resolve(n: xs[a], begin: begin[a], end: end[a], stride: strides[a],
                                                    beginMask: o.beginMask >> a & 1 == 1, endMask: o.endMask >> a & 1 == 1,
                                                    shrink: o.shrinkAxisMask >> a & 1 == 1, offset: o.offset)
             else { throw .invalidGraph(op: k, reason: "bad slice") }
-            params.append(r.start); params.append(r.step); params.append(r.length)
+            axes.append(SliceAxis(start: r.start, step: r.step, length: r.length))
             if !r.shrink { shape.append(r.length) }
         }
-        try emit(.stridedSlice, [x], out: n.output, expected: shape, params: params, op: k)
+        try emit(.stridedSlice, [x], out: n.output, expected: shape, params: SliceAxis.encode(axes), op: k)
     }
 
     /// TRANSPOSE by a constant permutation.

@@ -123,12 +123,12 @@ public enum GraphImporter {
             guard model.tensors[out].data == nil, !produced[out] else { throw .invalidGraph(op: op, reason: "tensor written twice or constant written") }
             let o = try activation(out, op: op)
             produced[out] = true
-            ops.append(GraphOp(code: code, inputs: inputs, output: o, params: params))
+            ops.append(GraphOp(code: code, inputs: inputs, output: o, encodedParams: params))
         }
 
-        func activationCode(_ a: Int8, op: Int) throws(CoreError) -> Int {
+        func activationCode(_ a: Int8, op: Int) throws(CoreError) -> Activation {
             guard let act = Activation(rawValue: Int(a)) else { throw .unsupported(reason: "fused activation", code: Int(a)) }
-            return act.rawValue
+            return act
         }
 
         /// One TFLite operator, dispatched on its builtin code to the function that imports it.

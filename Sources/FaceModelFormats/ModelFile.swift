@@ -23,7 +23,7 @@ public enum ModelFile {
     public static let headerSize = 64
 
     /// Which model of the face landmarker a section holds. Append-only codes.
-    public enum Kind: UInt32, Sendable {
+    public enum Kind: UInt32, Sendable, CaseIterable {
         case detector = 1, landmarks = 2, blendshapes = 3
 
         public var name: String {
@@ -34,12 +34,8 @@ public enum ModelFile {
             }
         }
         public init?(name: String) {
-            switch name {
-            case "detector": self = .detector
-            case "landmarks": self = .landmarks
-            case "blendshapes": self = .blendshapes
-            default: return nil
-            }
+            guard let kind = Self.allCases.first(where: { $0.name == name }) else { return nil }
+            self = kind
         }
     }
 
@@ -88,9 +84,9 @@ public enum ModelFile {
                 w.i64(t.dataOffset); w.i64(t.byteCount); w.u32(t.scale.bitPattern)
             }
             for op in g.ops {
-                w.u16(op.code.rawValue); w.u16(UInt16(op.inputs.count)); w.u32(UInt32(op.params.count)); w.u32(UInt32(op.output))
+                w.u16(op.code.rawValue); w.u16(UInt16(op.inputs.count)); w.u32(UInt32(op.encodedParams.count)); w.u32(UInt32(op.output))
                 for i in op.inputs { w.u32(UInt32(i)) }
-                for p in op.params { w.i64(p) }
+                for p in op.encodedParams { w.i64(p) }
             }
             for i in g.inputs { w.u32(UInt32(i)) }
             for o in g.outputs { w.u32(UInt32(o)) }
@@ -217,7 +213,7 @@ public enum ModelFile {
             for _ in 0 ..< nin { ins.append(try c.u32()) }
             var params: [Int] = []
             for _ in 0 ..< np { params.append(try c.i64()) }
-            ops.append(GraphOp(code: code, inputs: ins, output: out, params: params))
+            ops.append(GraphOp(code: code, inputs: ins, output: out, encodedParams: params))
         }
         var inputs: [Int] = [], outputs: [Int] = []
         for _ in 0 ..< ni { inputs.append(try c.u32()) }

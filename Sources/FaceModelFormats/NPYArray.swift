@@ -104,12 +104,7 @@ public struct NPYArray: Equatable {
         header.append(UInt8(ascii: "\n"))
         var out: [UInt8] = [0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59, 1, 0, UInt8(header.count & 0xff), UInt8(header.count >> 8)]
         out += header
-        out.reserveCapacity(out.count + values.count * 4)
-        for v in values {
-            let b = v.bitPattern
-            out.append(UInt8(truncatingIfNeeded: b)); out.append(UInt8(truncatingIfNeeded: b >> 8))
-            out.append(UInt8(truncatingIfNeeded: b >> 16)); out.append(UInt8(truncatingIfNeeded: b >> 24))
-        }
+        out.appendLittleEndian(values)
         return out
     }
 }

@@ -20,3 +20,15 @@ extension UnsafeRawBufferPointer {
         return UnsafeRawBufferPointer(rebasing: self[range])
     }
 }
+
+extension Array where Element == UInt8 {
+    /// Appends `values` as little-endian float32 (the byte order of every format facekit writes).
+    mutating func appendLittleEndian(_ values: [Float]) {
+        reserveCapacity(count + values.count * 4)
+        for v in values {
+            let b = v.bitPattern
+            append(UInt8(truncatingIfNeeded: b)); append(UInt8(truncatingIfNeeded: b >> 8))
+            append(UInt8(truncatingIfNeeded: b >> 16)); append(UInt8(truncatingIfNeeded: b >> 24))
+        }
+    }
+}

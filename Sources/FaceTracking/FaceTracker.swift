@@ -71,6 +71,10 @@ public final class FaceTracker {
     let light = LightEstimator()
     let detectorRange = RoiWarp.ValueRange(scale: Float(2.0 / 255.0), offset: -1)
     let landmarkRange = RoiWarp.ValueRange(scale: Float(1.0 / 255.0), offset: 0)
+    /// The same ranges in a fixed-point engine's input format: the warp then writes the int16
+    /// tensor itself (nil for a float engine).
+    let detectorFixedRange: RoiWarp.FixedPointRange?
+    let landmarkFixedRange: RoiWarp.FixedPointRange?
     let landmarkIndex: Int, presenceIndex: Int
 
     private var prevRects: [NormalizedRect] = []
@@ -115,6 +119,8 @@ public final class FaceTracker {
             throw FaceTrackingError("the models are not MediaPipe's face landmarker v2 (128² detector, 256² landmarks, 146×2 blend shapes)")
         }
         decoder = DetectorDecoder(minScore: configuration.minDetectionConfidence)
+        detectorFixedRange = RoiWarp.FixedPointRange(detectorRange, for: detector)
+        landmarkFixedRange = RoiWarp.FixedPointRange(landmarkRange, for: landmarker)
         // A tracker of its own: the geometry's scratch buffers would otherwise be shared by every
         // tracker built from the same models (several trackers on several threads).
         let g = models.geometry
@@ -223,9 +229,16 @@ public final class FaceTracker {
 
     private func runDetector(_ image: PixelImage) {
         let side = Float(max(image.width, image.height))
-        RoiWarp.warp(image, cx: 0.5 * Float(image.width), cy: 0.5 * Float(image.height), w: side, h: side, rotation: 0,
-                     tensorWidth: 128, tensorHeight: 128, border: .zero, range: detectorRange, into: detector.input(0))
-        detector.run()
+        let cx = 0.5 * Float(image.width), cy = 0.5 * Float(image.height)
+        if let fixed = detectorFixedRange, let input = detector.fixedPointInput(0) {
+            RoiWarp.warp(image, cx: cx, cy: cy, w: side, h: side, rotation: 0,
+                         tensorWidth: 128, tensorHeight: 128, border: .zero, range: fixed, into: input)
+            detector.runFixedPointInputs()
+        } else {
+            RoiWarp.warp(image, cx: cx, cy: cy, w: side, h: side, rotation: 0,
+                         tensorWidth: 128, tensorHeight: 128, border: .zero, range: detectorRange, into: detector.input(0))
+            detector.run()
+        }
         decoder.decode(regressors: detector.output(0), logits: detector.output(1),
                        imageWidth: image.width, imageHeight: image.height)
     }
@@ -233,10 +246,16 @@ public final class FaceTracker {
     /// Runs the landmark model on one ROI; leaves the raw 256-pixel landmarks in `raw`.
     private func runLandmarks(_ image: PixelImage, _ rect: NormalizedRect) -> Float {
         let p = rect.pixelRect(imageWidth: image.width, imageHeight: image.height)
-        RoiWarp.warp(image, cx: p.cx, cy: p.cy, w: p.w, h: p.h, rotation: p.rotation,
-                     tensorWidth: 256, tensorHeight: 256, border: .replicate, range: landmarkRange,
-                     into: landmarker.input(0))
-        landmarker.run()
+        if let fixed = landmarkFixedRange, let input = landmarker.fixedPointInput(0) {
+            RoiWarp.warp(image, cx: p.cx, cy: p.cy, w: p.w, h: p.h, rotation: p.rotation,
+                         tensorWidth: 256, tensorHeight: 256, border: .replicate, range: fixed, into: input)
+            landmarker.runFixedPointInputs()
+        } else {
+            RoiWarp.warp(image, cx: p.cx, cy: p.cy, w: p.w, h: p.h, rotation: p.rotation,
+                         tensorWidth: 256, tensorHeight: 256, border: .replicate, range: landmarkRange,
+                         into: landmarker.input(0))
+            landmarker.run()
+        }
         let out = landmarker.output(landmarkIndex)
         for i in 0 ..< raw.count { raw[i] = out[i] }
         let logit = Double(landmarker.output(presenceIndex)[0])

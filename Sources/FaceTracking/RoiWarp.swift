@@ -1,3 +1,5 @@
+import FaceCore
+
 /// The fused ROI warp: samples a rotated rectangle of a camera frame, in its native pixel format,
 /// straight into a model's float input tensor. It reproduces MediaPipe's CPU `ImageToTensor`
 /// (OpenCV `warpPerspective`, INTER_LINEAR, 8-bit) bit for bit on RGB24: the same perspective
@@ -12,9 +14,21 @@ public enum RoiWarp {
     /// Tensor value = `u8 · scale + offset` (detector: 2/255, −1; landmarks: 1/255, 0), through a
     /// 256-entry table so the float arithmetic equals MediaPipe's `convertTo`.
     public struct ValueRange {
-        var table: [Float]
+        public let table: [Float]
         public init(scale: Float, offset: Float) {
             table = (0 ..< 256).map { Float($0) * scale + offset }
+        }
+    }
+
+    /// The same 256 values in a fixed-point engine's int16 input format
+    /// (`InferenceEngine.fixedPointValues`), so the warp writes what the engine would have made
+    /// of the float tensor, without the float tensor and the pass that quantizes it.
+    public struct FixedPointRange {
+        let table: [Int16]
+        /// Nil where `engine` takes floats.
+        public init?(_ range: ValueRange, for engine: some InferenceEngine, input: Int = 0) {
+            guard let t = engine.fixedPointValues(range.table, input: input) else { return nil }
+            table = t
         }
     }
 
@@ -23,9 +37,23 @@ public enum RoiWarp {
     public static func warp(_ image: PixelImage, cx: Float, cy: Float, w: Float, h: Float, rotation: Float,
                             tensorWidth tw: Int, tensorHeight th: Int, border: Border,
                             range: ValueRange, into out: UnsafeMutableBufferPointer<Float>) {
+        warp(image, cx: cx, cy: cy, w: w, h: h, rotation: rotation, tensorWidth: tw, tensorHeight: th, border: border, table: range.table, into: out)
+    }
+
+    /// The same warp into a fixed-point engine's int16 input tensor.
+    public static func warp(_ image: PixelImage, cx: Float, cy: Float, w: Float, h: Float, rotation: Float,
+                            tensorWidth tw: Int, tensorHeight th: Int, border: Border,
+                            range: FixedPointRange, into out: UnsafeMutableBufferPointer<Int16>) {
+        warp(image, cx: cx, cy: cy, w: w, h: h, rotation: rotation, tensorWidth: tw, tensorHeight: th, border: border, table: range.table, into: out)
+    }
+
+    @inline(__always)
+    static func warp<T>(_ image: PixelImage, cx: Float, cy: Float, w: Float, h: Float, rotation: Float,
+                        tensorWidth tw: Int, tensorHeight th: Int, border: Border,
+                        table: [T], into out: UnsafeMutableBufferPointer<T>) {
         precondition(out.count >= tw * th * 3, "tensor too small for the warp")
         let m = inverseMatrix(cx: cx, cy: cy, w: w, h: h, rotation: rotation, tw: tw, th: th)
-        range.table.withUnsafeBufferPointer { lut in
+        table.withUnsafeBufferPointer { lut in
             switch image.format {
             case .rgb24:
                 run(RGB24Pixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out)
@@ -109,8 +137,8 @@ public enum RoiWarp {
     }
 
     @inline(__always)
-    static func run<P: PixelSource>(_ px: P, _ image: PixelImage, _ m: Matrix3, _ tw: Int, _ th: Int, _ border: Border,
-                                    _ lut: UnsafeBufferPointer<Float>, _ out: UnsafeMutableBufferPointer<Float>) {
+    static func run<P: PixelSource, T>(_ px: P, _ image: PixelImage, _ m: Matrix3, _ tw: Int, _ th: Int, _ border: Border,
+                                       _ lut: UnsafeBufferPointer<T>, _ out: UnsafeMutableBufferPointer<T>) {
         let W = image.width, H = image.height
         let m0 = m.m0, m1 = m.m1, m2 = m.m2, m3 = m.m3, m4 = m.m4, m5 = m.m5, m6 = m.m6, m7 = m.m7, m8 = m.m8
         let o = out.baseAddress!

@@ -74,7 +74,7 @@ import Testing
                     TiledConvolution.prepare(&r, multipliers: mp.baseAddress!, count: 8, lanes: lp.baseAddress!)
                     // (Short mantissas under a shift in `wideShifts` hold the wide form too; the short one runs.)
                     #expect(r.lanes == !wide && (r.lanes || r.wide) && (r.negativeLanes != nil) == fold)
-                    TiledConvolution.requant(a, 0, 8, bp.baseAddress!, mp.baseAddress!, TiledConvolution.Epilogue(r), op.baseAddress!)
+                    TiledConvolution.requantStore1xN(a, 0, 8, bp.baseAddress!, mp.baseAddress!, TiledConvolution.Epilogue(r), op.baseAddress!)
                 } }
             } } }
             for j in 0 ..< 8 {

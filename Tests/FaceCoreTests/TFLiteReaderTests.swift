@@ -32,7 +32,7 @@ import Testing
         #expect(g.ops.count == 164 - 74)
         let conv = try #require(g.ops.first { $0.code == .conv2d })
         // First conv: 5×5 stride 2 SAME on 128×128 pads 1 on top (tflite-format.md §3.4).
-        #expect(conv.params[0] == 2 && conv.params[4] == 1 && conv.params[5] == 1)
+        #expect(conv.conv.strideH == 2 && conv.conv.padTop == 1 && conv.conv.padLeft == 1)
         #expect(g.tensors[conv.inputs[1]].shape == [5, 5, 3, 24])
     }
 

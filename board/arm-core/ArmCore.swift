@@ -217,11 +217,12 @@ func checkModelKernels(_ fused: QuantizedEngine, stats: inout KernelStats, int16
         let op = graph.ops[i]
         guard op.code == .conv2d || op.code == .depthwiseConv2d else { continue }
         let x = graph.tensors[op.inputs[0]].shape, f = graph.tensors[op.inputs[1]].shape, o = graph.tensors[op.output].shape
-        let p = op.params
+        let p = op.conv, q = op.convRequant
         let g = ConvGeometry(inH: x[1], inW: x[2], inC: x[3], outH: o[1], outW: o[2], outC: o[3], kh: f[0], kw: f[1],
-                                          strideH: p[0], strideW: p[1], dilationH: p[2], dilationW: p[3], padTop: p[4], padLeft: p[5])
+                             strideH: p.strideH, strideW: p.strideW, dilationH: p.dilationH, dilationW: p.dilationW,
+                             padTop: p.padTop, padLeft: p.padLeft)
         func ptr<T>(_ t: Int, _: T.Type) -> UnsafePointer<T> { UnsafePointer((base + graph.tensors[t].dataOffset).assumingMemoryBound(to: T.self)) }
-        let r = Requant(shift: p[7], lo: Int32(p[8]), hi: Int32(p[9]), negative: op.inputs.count > 4 ? ptr(op.inputs[4], Int32.self) : nil)
+        let r = Requant(shift: q.shift, lo: Int32(q.clamp.lo), hi: Int32(q.clamp.hi), negative: op.inputs.count > 4 ? ptr(op.inputs[4], Int32.self) : nil)
         let w = WeightPlane(graph.tensors[op.inputs[1]], in: UnsafeRawPointer(base))
         let ok = checkKernel(depthwise: op.code == .depthwiseConv2d, g, input: engine.tensor(op.inputs[0]).baseAddress!,
                              weights: w,
@@ -296,8 +297,8 @@ func runLayers(_ fkm: String) -> Int32 {
             let o = graph.tensors[op.output].shape, n = graph.tensors[op.output].elementCount
             var geo = "0 0 0 0 0 0 0 0 0 0", macs = 0, int16 = 0
             if op.code == .conv2d || op.code == .depthwiseConv2d {
-                let x = graph.tensors[op.inputs[0]].shape, f = graph.tensors[op.inputs[1]].shape, p = op.params
-                geo = "\(x[1]) \(x[2]) \(x[3]) \(o[1]) \(o[2]) \(o[3]) \(f[0]) \(f[1]) \(p[0]) \(p[1])"
+                let x = graph.tensors[op.inputs[0]].shape, f = graph.tensors[op.inputs[1]].shape, p = op.conv
+                geo = "\(x[1]) \(x[2]) \(x[3]) \(o[1]) \(o[2]) \(o[3]) \(f[0]) \(f[1]) \(p.strideH) \(p.strideW)"
                 macs = o[1] * o[2] * o[3] * f[0] * f[1] * (op.code == .conv2d ? x[3] : 1)
                 int16 = graph.tensors[op.inputs[1]].type == .int16 ? 1 : 0
             }

@@ -75,7 +75,7 @@ struct ModelInfoCommand: Command {
             for o in g.outputs { print("  output \(g.tensors[o].name) \(g.tensors[o].shape)") }
             if showOps {
                 for (k, op) in g.ops.enumerated() {
-                    print("  \(k) \(op.code.name) \(op.inputs.map { g.tensors[$0].shape }) -> \(g.tensors[op.output].shape) \(op.params)")
+                    print("  \(k) \(op.code.name) \(op.inputs.map { g.tensors[$0].shape }) -> \(g.tensors[op.output].shape) \(op.encodedParams)")
                 }
             }
         }
