@@ -9,22 +9,22 @@ import Recording
 /// the batch's own records hold them otherwise (no session, a refused frame, offline producers).
 /// Every record and the ID matcher are made once, sized from `maxTrackedFaces`: filling and
 /// appending a frame allocates nothing.
-public final class FaceRecordBatch {
-    public let maxFaces: Int
+package final class FaceRecordBatch {
+    package let maxFaces: Int
     /// The ID matcher; nil for a single-face session (its records carry no ID).
-    public let identities: FaceIdentities?
+    package let identities: FaceIdentities?
     /// `records[0 ..< count]` are the current frame's.
-    public private(set) var records: [FrameRecord]
-    public private(set) var count = 0
+    package private(set) var records: [FrameRecord]
+    package private(set) var count = 0
     /// The current frame's number and CLOCK_MONOTONIC time, and whether it has a face.
-    public private(set) var frameIndex: Int64 = 0
-    public private(set) var monotonicNs: Int64 = 0
-    public private(set) var isFaceTracked = false
+    package private(set) var frameIndex: Int64 = 0
+    package private(set) var monotonicNs: Int64 = 0
+    package private(set) var isFaceTracked = false
 
     /// - Parameters:
     ///   - maxFaces: the tracker's `maxTrackedFaces`.
     ///   - faceLossFrames: frames a face may be lost and keep its ID.
-    public init(maxFaces: Int, faceLossFrames: Int = 15) {
+    package init(maxFaces: Int, faceLossFrames: Int = 15) {
         precondition(maxFaces >= 1 && faceLossFrames >= 0)
         self.maxFaces = maxFaces
         identities = maxFaces > 1 ? FaceIdentities(capacity: maxFaces, maxLostFrames: faceLossFrames) : nil
@@ -34,17 +34,17 @@ public final class FaceRecordBatch {
     /// The first record (face 0, or the frame's only record), for consumers of one face per frame.
     /// Current after `fill(from:monotonicNs:)` or `fillRecords(from:)`; a frame that `record(_:to:)`
     /// stored went to the recorder's slots instead.
-    public var first: FrameRecord { records[0] }
+    package var first: FrameRecord { records[0] }
 
     /// Turns a tracker frame into the session's records, in the batch's own records.
-    public func fill(from f: FaceFrame, monotonicNs: Int64) {
+    package func fill(from f: FaceFrame, monotonicNs: Int64) {
         begin(f, monotonicNs: monotonicNs)
         fillRecords(from: f)
     }
 
     /// Starts a frame: its face IDs, `count` and the frame's scalars; the records are filled by
     /// `fillRecords(from:)` or `record(_:to:image:pixels:amend:)`.
-    public func begin(_ f: FaceFrame, monotonicNs: Int64) {
+    package func begin(_ f: FaceFrame, monotonicNs: Int64) {
         frameIndex = Int64(f.frameIndex)
         self.monotonicNs = monotonicNs
         isFaceTracked = f.faceCount > 0
@@ -54,7 +54,7 @@ public final class FaceRecordBatch {
     }
 
     /// Fills the batch's own records from `f`, the frame `begin` started.
-    public func fillRecords(from f: FaceFrame) {
+    package func fillRecords(from f: FaceFrame) {
         for k in 0..<count { fill(&records[k], face: k, from: f) }
     }
 
@@ -84,16 +84,16 @@ public final class FaceRecordBatch {
     }
 
     /// Lets a per-frame hook amend the first record in place (depth, sync pulses).
-    public func amendFirst<R>(_ body: (inout FrameRecord) -> R) -> R { body(&records[0]) }
+    package func amendFirst<R>(_ body: (inout FrameRecord) -> R) -> R { body(&records[0]) }
 
     /// Queues the frame's records without waiting (all or none; see `SessionRecorder.append`).
-    public func append(to r: SessionRecorder, image: ImageRef? = nil) -> SessionRecorder.AppendResult {
+    package func append(to r: SessionRecorder, image: ImageRef? = nil) -> SessionRecorder.AppendResult {
         count == 1 ? r.append(records[0], image: image) : r.append(faces: records, count: count, image: image)
     }
 
     /// Queues the frame's records, waiting for room (offline producers); the first result that is
     /// not `.queued` ends it.
-    public func appendWaiting(to r: SessionRecorder) -> SessionRecorder.AppendResult {
+    package func appendWaiting(to r: SessionRecorder) -> SessionRecorder.AppendResult {
         for k in 0..<count {
             let result = r.appendWaiting(records[k])
             if result != .queued { return result }
@@ -102,5 +102,5 @@ public final class FaceRecordBatch {
     }
 
     /// A new session: faces seen before it are forgotten and IDs count from 0 again.
-    public func startSession() { identities?.reset(restartingIDs: true) }
+    package func startSession() { identities?.reset(restartingIDs: true) }
 }

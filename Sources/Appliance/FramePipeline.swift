@@ -9,17 +9,17 @@ import Recording
 /// which matches the stored depth map to the frame once the records are queued.
 ///
 /// Everything is made at `init`: tracking and recording a frame allocates nothing.
-public final class FramePipeline {
-    public let tracker: FaceTracker
+package final class FramePipeline {
+    package let tracker: FaceTracker
     /// The current frame's records; hooks may amend the first before `record`.
-    public let batch: FaceRecordBatch
-    public let depth: DepthAttachment?
+    package let batch: FaceRecordBatch
+    package let depth: DepthAttachment?
     /// The recorder the batch's face IDs belong to: a new session restarts them.
     private var session: ObjectIdentifier?
     /// Time spent in the tracker on the last frame.
-    public private(set) var lastTrackNs: UInt64 = 0
+    package private(set) var lastTrackNs: UInt64 = 0
 
-    public init(tracker: FaceTracker, faceLossFrames: Int = 15, depth: DepthAttachment? = nil) {
+    package init(tracker: FaceTracker, faceLossFrames: Int = 15, depth: DepthAttachment? = nil) {
         self.tracker = tracker
         self.depth = depth
         batch = FaceRecordBatch(maxFaces: tracker.configuration.maxTrackedFaces, faceLossFrames: faceLossFrames)
@@ -29,7 +29,7 @@ public final class FramePipeline {
     /// the tracker's smoothing; `monotonicNs`: its CLOCK_MONOTONIC time, for depth and the records.
     /// `recorder`: the session the records are for (nil between sessions). `fillingRecords`: false
     /// when `record(_:to:snapshot:amend:)` writes them straight into the recorder's slots.
-    public func track(_ image: PixelImage, timestampNs: Int64, monotonicNs: Int64, frameIndex: Int,
+    package func track(_ image: PixelImage, timestampNs: Int64, monotonicNs: Int64, frameIndex: Int,
                       for recorder: SessionRecorder?, fillingRecords: Bool = true) -> FaceFrame {
         let t0 = DispatchTime.now().uptimeNanoseconds
         tracker.process(image, timestampNs: timestampNs, frameIndex: frameIndex)
@@ -44,7 +44,7 @@ public final class FramePipeline {
     }
 
     /// Face 0's session-stable ID in the current frame; -1 without a face.
-    public var firstFaceID: Int32 {
+    package var firstFaceID: Int32 {
         guard batch.count > 0, batch.isFaceTracked else { return -1 }
         return batch.identities?.id(ofFace: 0) ?? 0
     }
@@ -52,7 +52,7 @@ public final class FramePipeline {
     /// Hands the frame's records, filled by `track` (and `image`, a stored snapshot), to `r`, which
     /// copies them into its slots: without waiting (a full queue drops the frame, counted), or
     /// `waiting` for room (offline). Live, `record(_:to:snapshot:amend:)` writes them there directly.
-    public func record(to r: SessionRecorder, image: ImageRef? = nil, waiting: Bool) -> SessionRecorder.AppendResult {
+    package func record(to r: SessionRecorder, image: ImageRef? = nil, waiting: Bool) -> SessionRecorder.AppendResult {
         matchDepth(waiting ? batch.appendWaiting(to: r) : batch.append(to: r, image: image))
     }
 
@@ -60,7 +60,7 @@ public final class FramePipeline {
     /// straight into `r`'s ring slots and `snapshot`, converted to RGB, straight into its image
     /// slot when one is due; without waiting (a full queue drops the frame, counted). `amend`
     /// runs once on the first record, stored or not (see `FaceRecordBatch.record`).
-    public func record(_ frame: FaceFrame, to r: SessionRecorder, snapshot: PixelImage? = nil,
+    package func record(_ frame: FaceFrame, to r: SessionRecorder, snapshot: PixelImage? = nil,
                        amend: (inout FrameRecord) -> Void = { _ in }) -> SessionRecorder.AppendResult {
         let shape = snapshot.map { ImageShape(width: $0.width, height: $0.height, components: 3) }
         return matchDepth(batch.record(frame, to: r, image: shape, pixels: { snapshot?.copyRGB(into: $0) }, amend: amend))

@@ -8,7 +8,7 @@ extension FrameRecord {
     /// another); NaN everywhere when the frame has no such face. The face ID is left as it is
     /// (`FaceIdentities` gives it).
     /// - Parameter monotonicNs: the frame's CLOCK_MONOTONIC time (exports convert it to epoch seconds).
-    public mutating func fill(from f: FaceFrame, face k: Int = 0, monotonicNs: Int64) {
+    package mutating func fill(from f: FaceFrame, face k: Int = 0, monotonicNs: Int64) {
         self.monotonicNs = monotonicNs
         frameIndex = Int64(f.frameIndex)
         isFaceTracked = k < f.faceCount

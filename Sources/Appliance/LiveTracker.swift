@@ -24,34 +24,34 @@ import Recording
 ///     live.addEvent("stimulus_onset")
 ///     for await frame in live.frames { … }
 ///     let summary = try live.stop()
-public final class LiveTracker: @unchecked Sendable {
-    public struct Configuration: Sendable {
-        public var tracker: FaceTracker.Configuration
+package final class LiveTracker: @unchecked Sendable {
+    package struct Configuration: Sendable {
+        package var tracker: FaceTracker.Configuration
         /// Vertex mode, images every Nth frame, fsync cadence, recorder queue.
-        public var session: SessionConfig
+        package var session: SessionConfig
         /// Stored in each session's session.json (camera, model, board…).
-        public var device: [String: String]
+        package var device: [String: String]
         /// Frames the camera may queue for the tracker before the oldest is dropped.
-        public var captureQueueDepth: Int
+        package var captureQueueDepth: Int
         /// Depth: a started depth driver. Each frame is matched to a depth map, distance
         /// comes from depth when present, and sessions store maps per `session.captureDepthMaps`.
-        public var depth: DepthAttachment? = nil
+        package var depth: DepthAttachment? = nil
         /// Multi-face sessions: frames a face may be lost and still keep its ID.
-        public var faceLossFrames = 15
+        package var faceLossFrames = 15
         /// Faces tracked and recorded per frame (the tracker's): above 1 every face is recorded
         /// with a session-stable ID, one record per (frame, face).
-        public var maxTrackedFaces: Int {
+        package var maxTrackedFaces: Int {
             get { tracker.maxTrackedFaces }
             set { tracker.maxTrackedFaces = newValue }
         }
-        public init(tracker: FaceTracker.Configuration = .init(), session: SessionConfig = .init(),
+        package init(tracker: FaceTracker.Configuration = .init(), session: SessionConfig = .init(),
                     device: [String: String] = [:], captureQueueDepth: Int = 2) {
             self.tracker = tracker; self.session = session; self.device = device
             self.captureQueueDepth = captureQueueDepth
         }
     }
 
-    public enum State: String, Sendable {
+    package enum State: String, Sendable {
         /// Not started, or shut down.
         case idle
         /// Camera and tracker run; no session.
@@ -60,38 +60,38 @@ public final class LiveTracker: @unchecked Sendable {
     }
 
     /// A consistent snapshot for status displays, logs and the kiosk's state machine.
-    public struct Status: Sendable {
-        public var state: State
-        public var sessionID: String?
-        public var camera: CaptureThread.Status?
+    package struct Status: Sendable {
+        package var state: State
+        package var sessionID: String?
+        package var camera: CaptureThread.Status?
         /// Frames the tracker processed since `startPreview`.
-        public var framesTracked: UInt64
-        public var framesWithFace: UInt64
+        package var framesTracked: UInt64
+        package var framesWithFace: UInt64
         /// Frames of the current session handed to the recorder, and those it dropped (queue full).
-        public var sessionFrames: UInt64
-        public var recorderDropped: UInt64
+        package var sessionFrames: UInt64
+        package var recorderDropped: UInt64
         /// Session images skipped because every snapshot slot was still being encoded.
-        public var imagesDropped: UInt64
+        package var imagesDropped: UInt64
         /// Mean tracking time per frame in ms (warp + inference + post-processing).
-        public var meanTrackMs: Double
+        package var meanTrackMs: Double
         /// Why frames stopped coming (camera unplugged, replay ended, read error), if they did.
-        public var cameraProblem: String?
+        package var cameraProblem: String?
         /// The recorder's failure (disk full, I/O error), if the session stopped by itself.
-        public var recordingFailure: String?
+        package var recordingFailure: String?
     }
 
     /// Called on the tracking thread for every frame, after the record is filled and before it is
     /// handed to the recorder: for attachments such as depth that refine the record, and for sync
     /// pulses. `recorder` is nil unless a session is recording. Must not block.
-    public typealias FrameHook = (_ frame: FaceFrame, _ record: inout FrameRecord, _ recorder: SessionRecorder?) -> Void
+    package typealias FrameHook = (_ frame: FaceFrame, _ record: inout FrameRecord, _ recorder: SessionRecorder?) -> Void
 
     /// Receives every marker the API adds to a running session (`addEvent` with source "api"),
     /// with the timestamp the session stores: the LSL markers stream publishes them. Called on
     /// the caller's thread; must not block.
-    public typealias MarkerSink = (_ label: String, _ monotonicNs: Int64) -> Void
+    package typealias MarkerSink = (_ label: String, _ monotonicNs: Int64) -> Void
 
-    public let configuration: Configuration
-    public let store: SessionStore
+    package let configuration: Configuration
+    package let store: SessionStore
     private let source: any FrameSource
     /// Tracker, depth, the session's records: the same path `facekit process` takes.
     private let pipeline: FramePipeline
@@ -119,7 +119,7 @@ public final class LiveTracker: @unchecked Sendable {
 
     /// Loads nothing lazily: the tracker's engines are built and warmed here, so the first frame
     /// of a session costs what every other frame costs.
-    public init(source: any FrameSource, models: FaceModels, store: SessionStore,
+    package init(source: any FrameSource, models: FaceModels, store: SessionStore,
                 configuration: Configuration = .init()) throws {
         self.source = source
         self.store = store
@@ -142,19 +142,19 @@ public final class LiveTracker: @unchecked Sendable {
     }
 
     /// Installs the per-frame hook (see `FrameHook`); set it before `startPreview`.
-    public func setFrameHook(_ h: FrameHook?) { lock.withLock { hook = h } }
+    package func setFrameHook(_ h: FrameHook?) { lock.withLock { hook = h } }
 
     /// Installs the sink for API markers (see `MarkerSink`).
-    public func setMarkerSink(_ s: MarkerSink?) { lock.withLock { markerSink = s } }
+    package func setMarkerSink(_ s: MarkerSink?) { lock.withLock { markerSink = s } }
 
     /// Called on the tracking thread with every tracked frame, its image (borrowed for the call)
     /// and face 0's session ID (-1 without a face): the status display takes a downscaled preview
     /// from it at its own rate.
-    public typealias PreviewSink = (_ image: PixelImage, _ frame: FaceFrame, _ faceID: Int32) -> Void
-    public func setPreviewSink(_ s: PreviewSink?) { lock.withLock { previewSink = s } }
+    package typealias PreviewSink = (_ image: PixelImage, _ frame: FaceFrame, _ faceID: Int32) -> Void
+    package func setPreviewSink(_ s: PreviewSink?) { lock.withLock { previewSink = s } }
 
     /// The counters the status display shows, read without allocating (it runs per drawn frame).
-    public func displayCounters(_ c: inout DisplayStatus.Counters) {
+    package func displayCounters(_ c: inout DisplayStatus.Counters) {
         lock.lock()
         let r = recorder, cam = capture
         c.framesTracked = framesTracked
@@ -171,7 +171,7 @@ public final class LiveTracker: @unchecked Sendable {
 
     /// Opens the camera and starts capture and tracking; frames flow to `frames`, nothing is
     /// recorded. Idempotent. Throws the camera's error (no such device, format refused…).
-    public func startPreview() throws {
+    package func startPreview() throws {
         if lock.withLock({ thread != nil }) { return }
         let c = CaptureThread(source: source, queueDepth: configuration.captureQueueDepth)
         try c.start()
@@ -195,7 +195,7 @@ public final class LiveTracker: @unchecked Sendable {
 
     /// Starts a session (and the camera, if it is not running yet). Returns the session ID.
     @discardableResult
-    public func start(participant: String) throws -> String {
+    package func start(participant: String) throws -> String {
         try startPreview()
         if let r = lock.withLock({ recorder }) {
             throw RecordingError(.invalidState, "session \(r.sessionID) is already running; stop it first")
@@ -224,13 +224,13 @@ public final class LiveTracker: @unchecked Sendable {
     }
 
     /// Pauses the session: frames keep being tracked (the stream goes on), none are stored.
-    public func pause() throws {
+    package func pause() throws {
         guard let r = lock.withLock({ recorder }) else { throw RecordingError(.invalidState, "no session to pause") }
         try r.pause()
     }
 
     /// Resumes a paused session; frames append to the same session.
-    public func resume() throws {
+    package func resume() throws {
         guard let r = lock.withLock({ recorder }) else { throw RecordingError(.invalidState, "no session to resume") }
         try r.resume()
     }
@@ -238,7 +238,7 @@ public final class LiveTracker: @unchecked Sendable {
     /// Stops the session: queued frames are written and fsynced, the session is marked stopped.
     /// The camera and tracker keep running (preview) until `shutdown`.
     @discardableResult
-    public func stop() throws -> SessionSummary {
+    package func stop() throws -> SessionSummary {
         guard let r = detachRecorder() else {
             throw RecordingError(.invalidState, "no session is running")
         }
@@ -250,7 +250,7 @@ public final class LiveTracker: @unchecked Sendable {
     /// timestamp). A no-op when no session is running, like the seed.
     /// API markers also go to the marker sink; events with another source (GPIO markers, which
     /// the kiosk publishes itself, and markers received from LSL) do not, so nothing is echoed.
-    public func addEvent(_ label: String, source: String = "api", monotonicNs: Int64? = nil) {
+    package func addEvent(_ label: String, source: String = "api", monotonicNs: Int64? = nil) {
         let (r, sink) = lock.withLock { (recorder, markerSink) }
         guard let r else { return }
         let t = monotonicNs ?? Int64(MonotonicClock.now())
@@ -259,7 +259,7 @@ public final class LiveTracker: @unchecked Sendable {
     }
 
     /// Stops a running session, then the tracking thread and the camera. Safe to call twice.
-    public func shutdown() {
+    package func shutdown() {
         endSession()
         let (t, done) = lock.withLock { () -> (Thread?, DispatchSemaphore) in stopThread = true; return (thread, threadDone) }
         if t != nil { done.wait() }
@@ -277,7 +277,7 @@ public final class LiveTracker: @unchecked Sendable {
     /// Live frames, newest only (a slow reader skips frames, never delays the tracker). Each access
     /// makes a new stream; it ends at `shutdown` (at once if taken after it) and when the source can
     /// deliver nothing more (a replay ended, the device failed; not on an unplug, which recovers).
-    public var frames: AsyncStream<FaceFrame> {
+    package var frames: AsyncStream<FaceFrame> {
         let (stream, continuation) = AsyncStream<FaceFrame>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let id = lock.withLock { () -> UInt64? in
             if isShutDown { return nil }
@@ -293,7 +293,7 @@ public final class LiveTracker: @unchecked Sendable {
         return stream
     }
 
-    public var status: Status {
+    package var status: Status {
         let (r, cam) = lock.withLock { (recorder, capture) }
         let camStatus = cam?.status
         return lock.withLock {
@@ -308,16 +308,16 @@ public final class LiveTracker: @unchecked Sendable {
 
     // MARK: Sessions (the seed's listSessions / deleteSession / export)
 
-    public func listSessions() throws -> [SessionListing] { try store.list() }
+    package func listSessions() throws -> [SessionListing] { try store.list() }
 
-    public func deleteSession(_ id: String) throws {
+    package func deleteSession(_ id: String) throws {
         if lock.withLock({ recorder?.sessionID == id }) {
             throw RecordingError(.busy, "session \(id) is recording; stop it before deleting it")
         }
         try store.delete(id)
     }
 
-    public func export(session id: String, to directory: String, options: ExportOptions) throws -> ExportResult {
+    package func export(session id: String, to directory: String, options: ExportOptions) throws -> ExportResult {
         try Exporter(store: store).export(sessionID: id, to: directory, options: options)
     }
 

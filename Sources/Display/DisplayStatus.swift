@@ -5,7 +5,7 @@ import LinuxSystem
 /// kiosk's control thread when something changes (those setters may allocate: they run on
 /// events, not per drawn frame); read by the display thread through `copy(into:)`, which copies
 /// plain values and fixed byte buffers under the lock and allocates nothing.
-public final class DisplayStatus: @unchecked Sendable {
+package final class DisplayStatus: @unchecked Sendable {
     /// The banner: the same states as the LEDs.
     package enum Tone: Int, Sendable {
         case booting, ready, recording, paused, stopped, exporting, error
@@ -16,7 +16,7 @@ public final class DisplayStatus: @unchecked Sendable {
     }
 
     /// The per-frame counters the display reads from the pipeline (tracker, capture, recorder).
-    public struct Counters: Sendable, Equatable {
+    package struct Counters: Sendable, Equatable {
         package var framesTracked: UInt64 = 0
         package var sessionFrames: UInt64 = 0
         package var captureDropped: UInt64 = 0
