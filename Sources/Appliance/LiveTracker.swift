@@ -401,10 +401,14 @@ package final class LiveTracker: @unchecked Sendable {
                                    fillingRecords: !recording)
         let spent = pipeline.lastTrackNs
         preview?(image, frame, pipeline.firstFaceID)
+        // A session counts the frames it was handed (stored or dropped); one paused while this
+        // frame was tracked refuses it, and that frame is not the session's.
+        var handed = false
         if let r, recording {
             let nth = configuration.session.imageEveryNth
             let snapshot = nth > 0 && index % nth == 0 ? image : nil
-            _ = pipeline.record(frame, to: r, snapshot: snapshot) { h?(frame, &$0, r) }
+            let result = pipeline.record(frame, to: r, snapshot: snapshot) { h?(frame, &$0, r) }
+            handed = result == .queued || result == .dropped
         } else if let h {
             pipeline.batch.amendFirst { h(frame, &$0, nil) }
         }
@@ -412,7 +416,7 @@ package final class LiveTracker: @unchecked Sendable {
             framesTracked += 1
             if frame.isFaceTracked { framesWithFace += 1 }
             trackNs &+= spent
-            if recording, r === recorder { sessionFrameIndex += 1; sessionFrames += 1 }
+            if handed, r === recorder { sessionFrameIndex += 1; sessionFrames += 1 }
             return subscribers.isEmpty ? nil : Array(subscribers.values)
         }
         if let subs { for s in subs { s.yield(frame) } }
