@@ -109,8 +109,9 @@ import FacekitTestSupport
         let store = try tempStore()
         var cfg = LiveTracker.Configuration()
         cfg.maxTrackedFaces = 4
-        // Full size: at half size the smaller face is below what the detector finds.
-        let source = StillImageSource(path: Self.repo + "/testdata/multi_face.jpg", count: 40, fps: 30, pacing: .realTime,
+        // Full size: at half size the smaller face is below what the detector finds. Four seconds
+        // of frames, so that a slow (debug, loaded) tracker still gets ten of them.
+        let source = StillImageSource(path: Self.repo + "/testdata/multi_face.jpg", count: 120, fps: 30, pacing: .realTime,
                                       format: .rgb24, scale: .full)
         let live = try LiveTracker(source: source, models: Self.models, store: store, configuration: cfg)
         let id = try live.start(participant: "P-multi")
