@@ -103,7 +103,7 @@ package final class DRMSurface: DisplaySurface {
         return try firstConnected()
     }
 
-    private static func rank(_ k: DisplayErrorKind) -> Int {
+    private static func rank(_ k: DisplayError.Kind) -> Int {
         switch k { case .noDevice: return 0; case .unsupported: return 1; case .noDisplay: return 2; default: return 3 }
     }
 

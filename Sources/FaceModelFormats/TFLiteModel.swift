@@ -67,24 +67,8 @@ public struct TFLiteModel {
         version = try model.u32(0)
         description = try model.string(3) ?? ""
 
-        var codes: [Int32] = []
-        for oc in try model.tables(1) {
-            let deprecated = Int32(try oc.i8(0))
-            let builtin = try oc.i32(3)
-            if try oc.string(1) != nil { throw .unsupported(reason: "custom operator", code: Int(builtin)) }
-            codes.append(max(deprecated, builtin))
-        }
-
-        // Buffers: data payloads only (external data is for >2 GB files and rejected).
-        var buffers: [UnsafeRawBufferPointer?] = []
-        for b in try model.tables(4) {
-            if try b.u64(1) > 1 { throw .unsupported(reason: "external buffer data", code: 0) }
-            if let v = try b.vector(0, elementSize: 1), v.count > 0 {
-                buffers.append(bytes.checkedSlice(v.start ..< v.start + v.count))
-            } else {
-                buffers.append(nil)
-            }
-        }
+        let codes = try Self.readOpcodes(model)
+        let buffers = try Self.readBuffers(model, bytes)
 
         let subgraphs = try model.tables(2)
         guard subgraphs.count >= 1 else { throw .malformed(offset: model.pos, reason: "model has no subgraph") }
@@ -92,32 +76,7 @@ public struct TFLiteModel {
         let sg = subgraphs[0]
 
         var tensors: [Tensor] = []
-        for t in try sg.tables(0) {
-            var shape: [Int] = []
-            var n = 1
-            for d in try t.int32s(0) ?? [] {
-                guard d >= 0 else { throw .malformed(offset: t.pos, reason: "negative tensor dimension") }
-                let (m, o) = n.multipliedReportingOverflow(by: Int(d))
-                guard !o, m < (1 << 31) else { throw .malformed(offset: t.pos, reason: "tensor too large") }
-                n = m; shape.append(Int(d))
-            }
-            guard let type = TensorType(rawValue: try t.i8(1)) else {
-                throw .unsupported(reason: "tensor type", code: Int(try t.i8(1)))
-            }
-            let bufferIndex = Int(try t.u32(2))
-            guard bufferIndex < max(buffers.count, 1) else { throw .malformed(offset: t.pos, reason: "tensor buffer index out of range") }
-            let data = bufferIndex < buffers.count ? buffers[bufferIndex] : nil
-            if let q = try t.table(4), let scale = try q.vector(2, elementSize: 4), scale.count > 0 {
-                throw .unsupported(reason: "quantized TFLite tensor", code: scale.count)
-            }
-            if try t.table(6) != nil { throw .unsupported(reason: "sparse tensor", code: 0) }
-            if let d = data {
-                guard type != .string, d.count == n * type.byteSize else {
-                    throw .malformed(offset: t.pos, reason: "constant tensor size does not match its shape")
-                }
-            }
-            tensors.append(Tensor(name: try t.string(3) ?? "", shape: shape, type: type, data: data, elementCount: n))
-        }
+        for t in try sg.tables(0) { tensors.append(try Self.readTensor(t, buffers: buffers)) }
         self.tensors = tensors
 
         func indices(_ list: [Int32]?, allowOptional: Bool, at pos: Int) throws(CoreError) -> [Int] {
@@ -146,6 +105,62 @@ public struct TFLiteModel {
             ops.append(Operator(opcode: codes[ci], inputs: ins, outputs: outs, options: opt))
         }
         operators = ops
+    }
+
+    /// The operator codes: the larger of the deprecated byte and the 32-bit field (the detector
+    /// uses the old one); custom operators are refused.
+    static func readOpcodes(_ model: FBTable) throws(CoreError) -> [Int32] {
+        var codes: [Int32] = []
+        for oc in try model.tables(1) {
+            let deprecated = Int32(try oc.i8(0))
+            let builtin = try oc.i32(3)
+            if try oc.string(1) != nil { throw .unsupported(reason: "custom operator", code: Int(builtin)) }
+            codes.append(max(deprecated, builtin))
+        }
+        return codes
+    }
+
+    /// Buffers: data payloads only (external data is for >2 GB files and rejected).
+    static func readBuffers(_ model: FBTable, _ bytes: UnsafeRawBufferPointer) throws(CoreError) -> [UnsafeRawBufferPointer?] {
+        var buffers: [UnsafeRawBufferPointer?] = []
+        for b in try model.tables(4) {
+            if try b.u64(1) > 1 { throw .unsupported(reason: "external buffer data", code: 0) }
+            if let v = try b.vector(0, elementSize: 1), v.count > 0 {
+                buffers.append(bytes.checkedSlice(v.start ..< v.start + v.count))
+            } else {
+                buffers.append(nil)
+            }
+        }
+        return buffers
+    }
+
+    /// One tensor: shape (its element count below 2^31), type, constant data of the right size;
+    /// quantized and sparse tensors are refused.
+    static func readTensor(_ t: FBTable, buffers: [UnsafeRawBufferPointer?]) throws(CoreError) -> Tensor {
+        var shape: [Int] = []
+        var n = 1
+        for d in try t.int32s(0) ?? [] {
+            guard d >= 0 else { throw .malformed(offset: t.pos, reason: "negative tensor dimension") }
+            let (m, o) = n.multipliedReportingOverflow(by: Int(d))
+            guard !o, m < (1 << 31) else { throw .malformed(offset: t.pos, reason: "tensor too large") }
+            n = m; shape.append(Int(d))
+        }
+        guard let type = TensorType(rawValue: try t.i8(1)) else {
+            throw .unsupported(reason: "tensor type", code: Int(try t.i8(1)))
+        }
+        let bufferIndex = Int(try t.u32(2))
+        guard bufferIndex < max(buffers.count, 1) else { throw .malformed(offset: t.pos, reason: "tensor buffer index out of range") }
+        let data = bufferIndex < buffers.count ? buffers[bufferIndex] : nil
+        if let q = try t.table(4), let scale = try q.vector(2, elementSize: 4), scale.count > 0 {
+            throw .unsupported(reason: "quantized TFLite tensor", code: scale.count)
+        }
+        if try t.table(6) != nil { throw .unsupported(reason: "sparse tensor", code: 0) }
+        if let d = data {
+            guard type != .string, d.count == n * type.byteSize else {
+                throw .malformed(offset: t.pos, reason: "constant tensor size does not match its shape")
+            }
+        }
+        return Tensor(name: try t.string(3) ?? "", shape: shape, type: type, data: data, elementCount: n)
     }
 
     /// Reads the options table by its union type (tflite-format.md §2.10, §2.12).
