@@ -57,7 +57,7 @@ public enum DataMovement {
 
     /// PAD: the zeros before each axis (padded rank 4).
     static func padBefore(_ padding: [PadAxis]) -> Dims4 {
-        let before = [Int](repeating: 0, count: 4 - padding.count) + padding.map(\.before)
+        let before = [Int](repeating: 0, count: 4 - padding.count) + padding.map { $0.before }
         return (before[0], before[1], before[2], before[3])
     }
 
