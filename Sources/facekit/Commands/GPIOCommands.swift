@@ -61,20 +61,6 @@ func gpioDuration(_ a: ArgumentScanner, _ name: String) throws -> GPIODuration? 
     do { return try GPIODuration(parsing: text) } catch { throw UsageError("--\(name): \(error.message)") }
 }
 
-/// One output line, initially inactive, for the LED and pulse commands.
-func requestOutput(_ chip: String, _ line: String, activeLow: Bool, consumer: String) throws -> (GPIOChip, UInt32, GPIOLineRequest) {
-    let c = try GPIOChip.open(chip)
-    let offset = try c.lineOffset(line)
-    var config = GPIOLineConfig()
-    config.add(offset, .output(initial: false, activeLow: activeLow))
-    return (c, offset, try c.requestLines(config, consumer: consumer))
-}
-
-/// Keeps requested outputs driven for `duration`, or until the process is killed.
-func holdOutputs(for duration: GPIODuration?) {
-    if let duration { MonotonicClock.sleep(nanoseconds: duration.nanoseconds) } else { while true { Syscalls.waitForAnySignal() } }
-}
-
 /// Options shared by the commands that request input lines.
 struct GPIOInputOptions {
     static let valueOptions: Set<String> = ["edges", "bias", "debounce", "buffer"]
@@ -119,44 +105,16 @@ struct GPIOMonitorCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let c = try GPIOChip.open(chip)
-        var config = GPIOLineConfig()
-        var names: [UInt32: String] = [:]
-        for spec in lines {
-            let o = try c.lineOffset(spec)
-            config.add(o, input.settings)
-            names[o] = try c.lineInfo(o).name
+        let monitor = try GPIOLineMonitor(chip: GPIOChip.open(chip), lines: lines, settings: input.settings, eventBufferSize: input.bufferSize)
+        defer { monitor.close() }
+        printError("facekit: monitoring \(monitor.description)")
+        let json = self.json
+        try monitor.run(count: count, deadlineNs: duration.map { MonotonicClock.now() + $0.nanoseconds }) { item in
+            if case .gap = item { if json { print(item.json) }; printError("facekit: \(item.text)"); return }
+            print(json ? item.json : item.text)
+            fflush(nil)   // line by line into pipes: all streams (Swift 6 will not touch the C global `stdout`)
         }
-        let request = try c.requestLines(config, consumer: "facekit-monitor", eventBufferSize: input.bufferSize)
-        defer { request.close() }
-        printError("facekit: monitoring \(c.path) (\(c.info.label)) lines \(config.offsets.map(String.init).joined(separator: ",")) "
-                   + "edges=\(input.settings.edges.rawValue)\(input.settings.debounceMicroseconds > 0 ? " debounce=\(input.settings.debounceMicroseconds)us" : "")")
-        let buffer = GPIOEdgeEventBuffer(capacity: 64)
-        var tracker = GPIOSequenceTracker()
-        let deadline = duration.map { MonotonicClock.now() + $0.nanoseconds }
-        var seen = 0
-        while count == 0 || seen < count {
-            guard try request.waitForEvents(deadlineNs: deadline, wakeup: nil) else { break }
-            try request.readEvents(into: buffer)
-            for e in buffer {
-                if let gap = tracker.observe(e) {
-                    if json { print(#"{"gap":{"expected":\#(gap.expectedGlobalSeqno),"received":\#(gap.receivedGlobalSeqno),"missed":\#(gap.missed),"offset":\#(gap.offset)}}"#) }
-                    printError("facekit: \(gap)")
-                }
-                let name = names[e.offset] ?? ""
-                if json {
-                    print(#"{"timestampNs":\#(e.timestampNs),"kind":"\#(e.kind.rawValue)","offset":\#(e.offset),"name":"\#(name)","seqno":\#(e.globalSeqno),"lineSeqno":\#(e.lineSeqno)}"#)
-                } else {
-                    let t = String(format: "%llu.%09llu", e.timestampNs / 1_000_000_000, e.timestampNs % 1_000_000_000)
-                    print("\(t)  \(e.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  line \(e.offset)\(name.isEmpty ? "" : " (\(name))")  seqno \(e.globalSeqno)  line seqno \(e.lineSeqno)")
-                }
-                fflush(nil)   // line by line into pipes: all streams (Swift 6 will not touch the C global `stdout`)
-                seen += 1
-                if count > 0 && seen >= count { break }
-            }
-        }
-        printError("facekit: \(tracker.received) events, \(tracker.missed) lost in \(tracker.gaps) gaps"
-                   + (input.settings.edges == .both ? ", \(tracker.repeatedKinds) repeated edge kinds (merged edges)" : ""))
+        printError("facekit: " + monitor.summary)
         return 0
     }
 }
@@ -191,13 +149,10 @@ struct GPIOSetCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let c = try GPIOChip.open(chip)
-        var config = GPIOLineConfig()
-        for (spec, v) in values { config.add(try c.lineOffset(spec), .output(initial: v, activeLow: activeLow, drive: drive)) }
-        let request = try c.requestLines(config, consumer: "facekit-set")
-        defer { request.close() }
-        printError("facekit: set \(c.path) (\(c.info.label)) " + values.map { "\($0.0)=\($0.1 ? 1 : 0)" }.joined(separator: " "))
-        holdOutputs(for: hold)
+        let out = try GPIOOutputLines(chip: GPIOChip.open(chip), values: values, activeLow: activeLow, drive: drive, consumer: "facekit-set")
+        defer { out.close() }
+        printError("facekit: set \(out.lines.chipDescription) " + values.map { "\($0.0)=\($0.1 ? 1 : 0)" }.joined(separator: " "))
+        out.hold(for: hold)
         return 0
     }
 }
@@ -222,14 +177,12 @@ struct GPIOLEDCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let (c, offset, request) = try requestOutput(chip, line, activeLow: activeLow, consumer: "facekit-led")
-        defer { request.close() }
-        let leds = try GPIOLEDDriver()
-        leds.set(pattern, lines: request, offset: offset)
-        printError("facekit: LED \(c.path) (\(c.info.label)) line \(offset): \(pattern)")
-        holdOutputs(for: duration)
-        leds.stop()
-        if let f = leds.failures.last { throw CommandFailure("LED line \(offset): \(f)") }
+        let out = try GPIOOutputLines(chip: GPIOChip.open(chip), values: [(line, false)], activeLow: activeLow, consumer: "facekit-led")
+        defer { out.close() }
+        let failure = try GPIOLEDDriver.show(pattern, on: out, for: duration) {
+            printError("facekit: LED \(out.lines.chipDescription) line \(out.offset): \(pattern)")
+        }
+        if let failure { throw CommandFailure("LED line \(out.offset): \(failure)") }
         return 0
     }
 }
@@ -260,11 +213,11 @@ struct GPIOPulseCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let (c, offset, request) = try requestOutput(chip, line, activeLow: activeLow, consumer: "facekit-pulse")
-        defer { request.close() }
-        let done = DispatchSemaphore(value: 0)
+        let out = try GPIOOutputLines(chip: GPIOChip.open(chip), values: [(line, false)], activeLow: activeLow, consumer: "facekit-pulse")
+        defer { out.close() }
+        printError("facekit: pulsing \(out.lines.chipDescription) line \(out.offset): \(count) x \(width) every \(interval)")
         let json = self.json
-        let pulse = try GPIOSyncPulse(lines: request, offset: offset, widthMicroseconds: UInt32(clamping: width.microseconds)) { p in
+        let counters = try GPIOPulseTrain(width: width, interval: interval, count: count).run(on: out.lines, offset: out.offset) { p in
             if json {
                 print(#"{"number":\#(p.number),"startNs":\#(p.startNs),"endNs":\#(p.endNs)}"#)
             } else {
@@ -272,19 +225,8 @@ struct GPIOPulseCommand: Command {
                              Double(p.endNs - p.startNs) / 1e3))
             }
             fflush(nil)
-            done.signal()
         }
-        printError("facekit: pulsing \(c.path) (\(c.info.label)) line \(offset): \(count) x \(width) every \(interval)")
-        let t0 = MonotonicClock.now()
-        for k in 0..<UInt64(count) {
-            let at = t0 + k * interval.nanoseconds
-            while MonotonicClock.now() < at { MonotonicClock.sleep(nanoseconds: min(100_000_000, at - MonotonicClock.now() + 1_000)) }
-            pulse.trigger()
-            guard done.wait(timeout: .now() + .seconds(5)) == .success else { break }
-        }
-        pulse.stop()
-        let counters = pulse.counters
-        if let e = counters.lastError { throw CommandFailure("sync pulse on line \(offset): \(e)") }
+        if let e = counters.lastError { throw CommandFailure("sync pulse on line \(out.offset): \(e)") }
         return counters.pulses == UInt64(count) ? 0 : 1
     }
 }
