@@ -145,30 +145,11 @@ public struct FaceModels {
         for kind in [ModelFile.Kind.detector, .landmarks, .blendshapes] {
             let g = kind == .detector ? detector : kind == .landmarks ? landmarks : blendShapes
             if g.isQuantized { continue }
-            let sub = "\(dir)/\(kind.name)"
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: sub).filter({ $0.hasSuffix(".npy") }).sorted(),
-                  !names.isEmpty else {
-                throw FaceTrackingError("\(sub): no calibration inputs (.npy); run scripts/reference/make-model-io or use a quantized .fkm")
-            }
-            do {
-                let engine = try FloatEngine(graph: g)
-                var inputs: [[Float]] = []
-                for name in names {
-                    let d = try Self.read("\(sub)/\(name)")
-                    let a = try d.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws(CoreError) in try NPYArray(bytes: raw) }
-                    guard a.values.count == engine.input().count else {
-                        throw FaceTrackingError("\(sub)/\(name): \(a.values.count) values, the \(kind.name) model takes \(engine.input().count)")
-                    }
-                    inputs.append(a.values)
-                }
-                let q = try Quantizer.convert(g, kind: kind, calibrationInputs: inputs)
-                switch kind {
-                case .detector: out.detector = q
-                case .landmarks: out.landmarks = q
-                case .blendshapes: out.blendShapes = q
-                }
-            } catch let e as CoreError {
-                throw FaceTrackingError("\(sub): quantizing the \(kind.name) model failed: \(e.message)")
+            let q = try ModelConversion.quantize(g, kind: kind, calibration: dir, remedy: " or use a quantized .fkm").graph
+            switch kind {
+            case .detector: out.detector = q
+            case .landmarks: out.landmarks = q
+            case .blendshapes: out.blendShapes = q
             }
         }
         return out

@@ -1,5 +1,6 @@
 import Foundation
 import FaceCore
+import FaceTracking
 
 struct ModelConvertCommand: Command {
     static let about = CommandAbout(["model", "convert"], "facekit model convert <bundle.task|model.tflite> -o <file.fkm> [--float] [--calibration DIR]",
@@ -19,31 +20,11 @@ struct ModelConvertCommand: Command {
         calibration = a.value("calibration") ?? "testdata/reference/calibration"
     }
 
-    /// Calibration inputs: the real face crops the pipeline feeds each model, in a fixed order.
-    static func calibrationInputs(_ dir: String, kind: ModelFile.Kind, count: Int) throws -> [[Float]] {
-        let sub = "\(dir)/\(kind.name)"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: sub).filter({ $0.hasSuffix(".npy") }).sorted(), !names.isEmpty else {
-            throw CommandFailure("\(sub): no calibration inputs (.npy); run scripts/reference/make-model-io, or pass --calibration DIR, or --float")
-        }
-        return try names.map { name in
-            let data = try ModelLoading.read("\(sub)/\(name)")
-            let a: NPYArray
-            do { a = try data.withUnsafeBytes { try NPYArray(bytes: $0) } } catch let e as CoreError { throw ModelLoading.fail("\(sub)/\(name)", e) }
-            guard a.values.count == count else { throw CommandFailure("\(sub)/\(name): \(a.values.count) values, the model input has \(count)") }
-            return a.values
-        }
-    }
-
     func run() throws -> Int32 {
         var models = try ModelLoading.load(input)
         if !keepFloat {
-            for (i, (kind, original)) in models.enumerated() where !original.isQuantized {
-                do {
-                    let count = original.tensors[original.inputs[0]].elementCount
-                    let inputs = try Self.calibrationInputs(calibration, kind: kind, count: count)
-                    models[i].1 = try Quantizer.convert(original, kind: kind, calibrationInputs: inputs)
-                    print("\(kind.name): calibrated on \(inputs.count) real face crops")
-                } catch let e as CoreError { throw ModelLoading.fail(input, e) }
+            models = try ModelConversion.quantize(models, calibration: calibration) { kind, crops in
+                print("\(kind.name): calibrated on \(crops) real face crops")
             }
         }
         let bytes = ModelFile.write(models)
@@ -105,35 +86,10 @@ struct ModelRunCommand: Command {
 
     func run() throws -> Int32 {
         let (_, graph) = try ModelLoading.loadOne(file, kind: kind)
-        let engine: any InferenceEngine
-        do {
-            if graph.isQuantized {
-                engine = try QuantizedEngine(graph: graph, kernels: kernels)
-                // On stderr: which copy of the kernels ran (scripts/tests/16-kernel-dispatch.sh).
-                printError("kernels: \(kernels.name)")
-            } else {
-                engine = try FloatEngine(graph: graph)
-            }
-        } catch { throw ModelLoading.fail(file, error) }
-        for (i, path) in inputs.enumerated() {
-            let data = try ModelLoading.read(path)
-            let arr: NPYArray
-            do { arr = try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws in try NPYArray(bytes: raw) } }
-            catch let e as CoreError { throw ModelLoading.fail(path, e) }
-            let dst = engine.input(i)
-            let want = graph.tensors[graph.inputs[i]].shape
-            guard arr.values.count == dst.count else {
-                throw CommandFailure("\(path): shape \(arr.shape) does not fit the model input \(want) (\(dst.count) values)")
-            }
-            _ = dst.update(from: arr.values)
-        }
-        engine.run()
-        try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
-        for i in 0 ..< graph.outputs.count {
-            let out = engine.output(i)
-            let npy = NPYArray(shape: graph.tensors[graph.outputs[i]].shape, values: Array(out))
-            try ModelLoading.writeAtomically(npy.encoded(), to: "\(outputDir)/output\(i).npy")
-        }
+        let runner = try ModelRunner(graph: graph, kernels: kernels, source: file)
+        // On stderr: which copy of the kernels ran (scripts/tests/16-kernel-dispatch.sh).
+        if graph.isQuantized { printError("kernels: \(kernels.name)") }
+        try runner.run(inputs: inputs, outputDirectory: outputDir)
         return 0
     }
 }
