@@ -120,12 +120,14 @@ let package = Package(
         .target(name: "Display", dependencies: ["CDRM", "CZlib", "FaceTracking", "LinuxSystem"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "Appliance", dependencies: ["Recording", "Export", "Capture", "FaceTracking", "GPIO", "Depth", "LabStreaming", "Display", "LinuxSystem"]),
+        // The measuring behind `facekit bench models|pipeline` (timing loops, the Python reference children), out of the CLI.
+        .target(name: "Benchmarks", dependencies: ["FaceCore", "FaceTracking", "LinuxSystem"]),
 
         // argv from glibc's constructor call (Swift's own lookup can miss under qemu-user).
         .target(name: "CProcessArguments"),
         .executableTarget(name: "facekit",
                           dependencies: ["FaceCore", "FaceTracking", "Capture", "Recording", "Export", "Appliance", "Depth",
-                                         "CProcessArguments", "LabStreaming", "Display", "LinuxSystem"]),
+                                         "CProcessArguments", "LabStreaming", "Display", "LinuxSystem", "Benchmarks"]),
 
         .executableTarget(name: "FacekitFuzz", dependencies: ["FaceCore", "Capture", "Recording", "Appliance", "Display"]),
 
@@ -147,6 +149,7 @@ let package = Package(
         .testTarget(name: "LabStreamingTests", dependencies: ["LabStreaming", "Recording", "FaceTracking", "CAllocationCounter", "LinuxSystem"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "FaceTracking", "CAllocationCounter", "LinuxSystem"]),
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceCore", "CAllocationCounter", "FacekitTestSupport"]),
+        .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "FaceCore", "FaceTracking", "LinuxSystem", "FacekitTestSupport"]),
     ]
 )
 

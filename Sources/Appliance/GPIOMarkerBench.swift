@@ -41,9 +41,8 @@ package struct GPIOMarkerBench {
     package struct Distribution: Codable {
         package var count: Int, minUs: Double, medianUs: Double, p99Us: Double, maxUs: Double
         init(_ ns: [UInt64]) {
-            let s = ns.sorted()
-            func at(_ q: Double) -> Double { s.isEmpty ? 0 : Double(s[min(s.count - 1, Int((Double(s.count) * q).rounded(.down)))]) / 1e3 }
-            count = s.count; minUs = at(0); medianUs = at(0.5); p99Us = at(0.99); maxUs = s.last.map { Double($0) / 1e3 } ?? 0
+            let s = SampleStats(ns.map { Double($0) / 1e3 })
+            count = s.count; minUs = s.min ?? 0; medianUs = s.median ?? 0; p99Us = s.quantile(0.99) ?? 0; maxUs = s.max ?? 0
         }
         var text: String { String(format: "min %.0f  median %.0f  p99 %.0f  max %.0f us", minUs, medianUs, p99Us, maxUs) }
     }

@@ -1,18 +1,19 @@
 import Foundation
+import LinuxSystem
 
 /// `facekit bench models --compare BASELINE`: this run's fixed-point figures beside a baseline's
 /// (a saved `bench models --json` report, e.g. board/bench/baseline-x86_64.json). The
 /// fixed/LiteRT ratio of one run is the figure to compare: both engines ran on the same machine
 /// under the same load, while absolute times move with the machine.
-struct BenchComparison {
+package struct BenchComparison {
     /// One model: fixed-point median (ms) and fixed/LiteRT ratio, baseline and this run.
-    struct Row: Equatable {
-        var model: String
-        var baselineMs: Double?, currentMs: Double?
-        var baselineRatio: Double?, currentRatio: Double?
+    package struct Row: Equatable {
+        package var model: String
+        package var baselineMs: Double?, currentMs: Double?
+        package var baselineRatio: Double?, currentRatio: Double?
         /// Change from baseline to this run in percent (positive: slower, or a worse ratio).
-        var msChange: Double? { Self.percent(baselineMs, currentMs) }
-        var ratioChange: Double? { Self.percent(baselineRatio, currentRatio) }
+        package var msChange: Double? { Self.percent(baselineMs, currentMs) }
+        package var ratioChange: Double? { Self.percent(baselineRatio, currentRatio) }
 
         static func percent(_ base: Double?, _ now: Double?) -> Double? {
             guard let base, let now, base > 0 else { return nil }
@@ -20,8 +21,19 @@ struct BenchComparison {
         }
     }
 
+    /// A saved report to compare with, read before the minutes of timing (a bad path fails at once).
+    package struct Baseline {
+        package var path: String
+        package var report: [String: Any]
+
+        package init(path: String) throws {
+            self.path = path
+            report = try BenchComparison.load(path)
+        }
+    }
+
     /// The models `bench models` reports, in its order.
-    static let models = ["detector", "landmarks", "blendshapes"]
+    package static let models = ["detector", "landmarks", "blendshapes"]
 
     /// A model's fixed-point median and ratio from a report's entry; `ours_ms` and `ratio` where
     /// it has no fixed-point keys (a run without a fixed-point model: the float engine's).
@@ -31,7 +43,7 @@ struct BenchComparison {
     }
 
     /// One row per model found in either report.
-    static func rows(baseline: [String: Any], current: [String: Any]) -> [Row] {
+    package static func rows(baseline: [String: Any], current: [String: Any]) -> [Row] {
         models.compactMap { name in
             let b = baseline[name] as? [String: Any], c = current[name] as? [String: Any]
             guard b != nil || c != nil else { return nil }
@@ -41,7 +53,7 @@ struct BenchComparison {
     }
 
     /// The comparison as `--compare` prints it: a heading naming the baseline, then one line per model.
-    static func table(_ rows: [Row], baselinePath: String, baseline: [String: Any]) -> [String] {
+    package static func table(_ rows: [Row], baselinePath: String, baseline: [String: Any]) -> [String] {
         let about = ["date", "cpu", "commit", "kernels", "litert_version"].compactMap { k in (baseline[k] as? String).map { "\(k) \($0)" } }
         func num(_ v: Double?, _ f: String) -> String { v.map { String(format: f, $0) } ?? "-" }
         func pad(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
@@ -57,7 +69,7 @@ struct BenchComparison {
     }
 
     /// The rows as JSON (`--json --compare`).
-    static func json(_ rows: [Row]) -> [String: Any] {
+    package static func json(_ rows: [Row]) -> [String: Any] {
         var obj: [String: Any] = [:]
         for r in rows {
             var m: [String: Any] = [:]
@@ -69,13 +81,13 @@ struct BenchComparison {
     }
 
     /// Reads a baseline report; a missing or malformed file is the user's to fix.
-    static func load(_ path: String) throws -> [String: Any] {
+    package static func load(_ path: String) throws -> [String: Any] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure("\(path): cannot read the baseline (write one with 'facekit bench models --json > \(path)')")
+            throw BenchmarkError(.baseline, "\(path): cannot read the baseline (write one with 'facekit bench models --json > \(path)')")
         }
         guard let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               models.contains(where: { obj[$0] is [String: Any] }) else {
-            throw CommandFailure("\(path): not a 'facekit bench models --json' report")
+            throw BenchmarkError(.baseline, "\(path): not a 'facekit bench models --json' report")
         }
         return obj
     }

@@ -8,25 +8,24 @@ import LinuxSystem
 /// one after the other: on this shared machine the load changes within seconds (LiteRT's own
 /// landmark median moved between 5.4 and 7.1 ms from one run to the next), so back-to-back
 /// blocks compared each engine with a different machine. Interleaved, both see the same load.
-final class LiteRTServer {
+package final class LiteRTServer {
     private let process = Process()
     private let requests: FileHandle
     private let replies: FileHandle
     private var pending = Data()
-    private(set) var version: String
+    private let reference: ReferenceScript
+    /// LiteRT's version, as the child reports it.
+    package private(set) var version: String
 
-    static let python = ".venv/bin/python", script = "scripts/reference/litert_bench.py"
-
-    init() throws {
-        guard FileManager.default.isExecutableFile(atPath: Self.python), FileManager.default.fileExists(atPath: Self.script) else {
-            throw CommandFailure("LiteRT reference not found (\(Self.python), \(Self.script)); run scripts/setup from the repository root, or pass --no-litert")
-        }
+    /// Starts the child from the checkout at `root` (its venv and script) and waits for its ready line.
+    package init(root: String = ".") throws {
+        reference = try ReferenceScript("scripts/reference/litert_bench.py", root: root, what: "LiteRT", skip: "--no-litert")
         // A child that died must not kill the bench through SIGPIPE at the next request: the
         // write fails with EPIPE instead and is reported.
         Syscalls.ignoreSignal(SIGPIPE)
         let toChild = Pipe(), fromChild = Pipe()
-        process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = [Self.script, "models", "--serve"]
+        process.executableURL = URL(fileURLWithPath: reference.pythonPath)
+        process.arguments = [reference.scriptPath, ReferenceScript.path("models", root: root), "--serve"]
         process.standardInput = toChild
         process.standardOutput = fromChild
         try process.run()
@@ -34,7 +33,7 @@ final class LiteRTServer {
         replies = fromChild.fileHandleForReading
         version = "?"
         let ready = try readReply()
-        guard ready["ready"] as? Bool == true else { throw Self.failure("no ready line") }
+        guard ready["ready"] as? Bool == true else { throw failure("no ready line") }
         version = ready["litert"] as? String ?? "?"
     }
 
@@ -42,16 +41,16 @@ final class LiteRTServer {
 
     /// Times `count` invokes of `model` ("detector", "landmarks", "blendshapes"), with XNNPACK
     /// or LiteRT's builtin (reference) kernels; milliseconds.
-    func run(_ model: String, reference: Bool = false, count: Int) throws -> [Double] {
+    package func run(_ model: String, reference: Bool = false, count: Int) throws -> [Double] {
         try requests.write(contentsOf: Data("run \(model) \(reference ? "ref" : "xnnpack") \(count)\n".utf8))
         let reply = try readReply()
         guard let ms = reply["ms"] as? [Double], ms.count == count else {
-            throw Self.failure((reply["error"] as? String) ?? "an unexpected reply")
+            throw failure((reply["error"] as? String) ?? "an unexpected reply")
         }
         return ms
     }
 
-    func close() {
+    package func close() {
         guard process.isRunning else { return }
         try? requests.write(contentsOf: Data("quit\n".utf8))
         try? requests.close()
@@ -64,20 +63,20 @@ final class LiteRTServer {
                 let line = pending[pending.startIndex ..< nl]
                 pending.removeSubrange(pending.startIndex ... nl)
                 guard let obj = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else {
-                    throw Self.failure("a reply that is not JSON: \(String(decoding: line.prefix(200), as: UTF8.self))")
+                    throw failure("a reply that is not JSON: \(String(decoding: line.prefix(200), as: UTF8.self))")
                 }
                 return obj
             }
             let more = replies.availableData
             if more.isEmpty {
                 process.waitUntilExit()
-                throw Self.failure("exit \(process.terminationStatus)")
+                throw failure("exit \(process.terminationStatus)")
             }
             pending.append(more)
         }
     }
 
-    private static func failure(_ what: String) -> CommandFailure {
-        CommandFailure("LiteRT benchmark failed (\(what)); run '\(python) \(script) models --json' to see why")
+    private func failure(_ what: String) -> BenchmarkError {
+        BenchmarkError(.reference, "LiteRT benchmark failed (\(what)); run '\(reference.command(["models", "--json"]))' to see why")
     }
 }

@@ -1,0 +1,123 @@
+import FaceCore
+import FaceTracking
+import Foundation
+import LinuxSystem
+
+/// `facekit bench pipeline`: end-to-end tracker time per frame on one thread — fused warp,
+/// inference, post-processing, smoothing, blend shapes, geometry and the derived values; media
+/// decoding excluded — beside MediaPipe's own per-frame time on the same frames, measured in the
+/// same run by scripts/reference/mediapipe_bench.py (same warm-up scheme, same decoding). The
+/// MediaPipe child inherits this process's CPU affinity, so `taskset -c 0 facekit bench pipeline`
+/// pins both to one core.
+package struct PipelineBench {
+    /// Videos or stills: a path, or a file in the checkout's testdata/.
+    package var media: [String]
+    /// The models file (`FaceModels.load`): a `.task` bundle runs the float engine, a facekit
+    /// model file the fixed-point one.
+    package var modelPath: String
+    package var warmup: Int, repeatCount: Int
+    /// Time MediaPipe beside facekit (`mediapipe_bench.py` in the venv).
+    package var mediapipe: Bool
+    /// The checkout whose testdata/, venv and reference script are used.
+    package var root: String
+
+    package init(media: [String], modelPath: String, warmup: Int = 10, repeatCount: Int = 20, mediapipe: Bool = true, root: String = ".") {
+        self.media = media; self.modelPath = modelPath; self.warmup = warmup; self.repeatCount = repeatCount
+        self.mediapipe = mediapipe; self.root = root
+    }
+
+    /// One file's per-frame times.
+    package struct Stats {
+        package var frames = 0, withFace = 0
+        /// Milliseconds per frame: all, those where a face was tracked, those where none was.
+        package var times: [Double] = [], faceTimes: [Double] = [], noFaceTimes: [Double] = []
+
+        package init() {}
+
+        package var all: SampleStats { SampleStats(times) }
+        package var fps: Double { all.mean.map { $0 > 0 ? 1000 / $0 : 0 } ?? 0 }
+
+        /// The keys mediapipe_bench.py reports for the same media.
+        package var json: [String: Any] {
+            let s = all
+            func orNull(_ v: Double?) -> Any { v.map { $0 as Any } ?? NSNull() }
+            return ["frames": frames, "frames_with_face": withFace, "median_ms": s.median ?? 0, "p90_ms": s.quantile(0.9) ?? 0,
+                    "mean_ms": s.mean ?? 0, "fps": fps,
+                    "median_ms_face": orNull(SampleStats(faceTimes).median), "median_ms_noface": orNull(SampleStats(noFaceTimes).median)]
+        }
+    }
+
+    /// `name` itself when it exists, else the checkout's testdata/`name`.
+    package func resolve(_ name: String) -> String {
+        FileManager.default.fileExists(atPath: name) ? name : ReferenceScript.path("testdata/" + name, root: root)
+    }
+
+    /// Times every file with facekit, then (unless `mediapipe` is off) with MediaPipe; a MediaPipe
+    /// that cannot run is reported in the result, not thrown.
+    package func run() throws -> PipelineBenchReport {
+        let models: FaceModels
+        do { models = try FaceModels.load(path: modelPath) } catch { throw BenchmarkError(.model, "\(error)") }
+        var report = PipelineBenchReport(media: media, engine: models.isFixedPoint ? "fixed-point" : "float", modelPath: modelPath)
+        for m in media { report.facekit[m] = try bench(resolve(m), models: models) }
+        if mediapipe {
+            do { report.mediapipe = try MediaPipeReference.run(media.map(resolve), warmup: warmup, repeatCount: repeatCount, root: root) }
+            catch { report.mediapipeError = "\(error)" }
+        }
+        return report
+    }
+
+    /// Like mediapipe_bench.py: a video is warmed up on a throw-away tracker, then timed over all
+    /// frames on a fresh one; a still is timed over `repeatCount` calls after `warmup` calls.
+    func bench(_ path: String, models: FaceModels) throws -> Stats {
+        func tracker(_ mode: FaceTracker.Mode) throws -> FaceTracker {
+            var cfg = FaceTracker.Configuration(); cfg.mode = mode
+            do { return try FaceTracker(models: models, configuration: cfg) } catch { throw BenchmarkError(.model, "\(error)") }
+        }
+        var s = Stats()
+        func timed(_ t: FaceTracker, _ d: MediaDecoder) {
+            let t0 = MonotonicClock.now()
+            t.process(d.image, timestampNs: d.timestampMs * 1_000_000, frameIndex: d.index)
+            let ms = Double(MonotonicClock.now() - t0) / 1e6
+            s.frames += 1; s.times.append(ms)
+            if t.frame.isFaceTracked { s.withFace += 1; s.faceTimes.append(ms) } else { s.noFaceTimes.append(ms) }
+        }
+        do {
+            let d = try MediaDecoder(path: path)
+            if d.isStill {
+                guard try d.next() else { throw BenchmarkError(.media, "\(path): no frame decoded") }
+                let t = try tracker(.image)
+                for _ in 0 ..< warmup { t.process(d.image, timestampNs: 0) }
+                for _ in 0 ..< repeatCount { timed(t, d) }
+                return s
+            }
+            let w = try tracker(.video)
+            var n = 0
+            while n < warmup, try d.next() { w.process(d.image, timestampNs: d.timestampMs * 1_000_000); n += 1 }
+            let d2 = try MediaDecoder(path: path)
+            let t = try tracker(.video)
+            while try d2.next() { timed(t, d2) }
+            return s
+        } catch let e as FaceTrackingError { throw BenchmarkError(.media, "\(e)") }
+    }
+}
+
+/// scripts/reference/mediapipe_bench.py on the same media, in a child process.
+enum MediaPipeReference {
+    /// Its `--json` report: per file name, the keys of `PipelineBench.Stats.json` and its version.
+    static func run(_ media: [String], warmup: Int, repeatCount: Int, root: String) throws -> [String: [String: Any]] {
+        let reference = try ReferenceScript("scripts/reference/mediapipe_bench.py", root: root, what: "MediaPipe", skip: "--no-mediapipe")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: reference.pythonPath)
+        p.arguments = [reference.scriptPath] + media + ["--json", "--warmup", String(warmup), "--repeat", String(repeatCount)]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0, let obj = try? JSONSerialization.jsonObject(with: data) as? [String: [String: Any]] else {
+            throw BenchmarkError(.reference, "MediaPipe benchmark failed (exit \(p.terminationStatus)); run '\(reference.command(media + ["--json"]))' to see why")
+        }
+        return obj
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// What one `PipelineBench` run measured, and the two ways `facekit bench pipeline` prints it.
+package struct PipelineBenchReport {
+    /// The media as named on the command line, in order.
+    package var media: [String]
+    /// "fixed-point" or "float".
+    package var engine: String
+    package var modelPath: String
+    /// facekit's times per medium, keyed as named.
+    package var facekit: [String: PipelineBench.Stats] = [:]
+    /// mediapipe_bench.py's report, keyed by file name.
+    package var mediapipe: [String: [String: Any]] = [:]
+    /// Why MediaPipe was not measured, when it was asked for and failed.
+    package var mediapipeError: String?
+
+    package init(media: [String], engine: String, modelPath: String) {
+        self.media = media; self.engine = engine; self.modelPath = modelPath
+    }
+
+    /// MediaPipe's figures for `m` (its report is keyed by file name, not by the path given).
+    func reference(_ m: String) -> (entry: [String: Any], median: Double?, fps: Double?)? {
+        guard let r = mediapipe[(m as NSString).lastPathComponent] else { return nil }
+        return (r, (r["median_ms"] as? NSNumber)?.doubleValue, (r["fps"] as? NSNumber)?.doubleValue)
+    }
+
+    /// The `--json` report: the run's settings, then per medium facekit's figures, MediaPipe's and
+    /// the ratio of the medians.
+    package var json: [String: Any] {
+        var report: [String: Any] = ["engine": engine, "model": modelPath, "threads": 1]
+        if let mediapipeError { report["mediapipe_error"] = mediapipeError }
+        for m in media {
+            guard let s = facekit[m] else { continue }
+            var entry: [String: Any] = ["facekit": s.json]
+            if let r = reference(m) {
+                entry["mediapipe"] = r.entry
+                if let mm = r.median, mm > 0 { entry["ratio_median"] = (s.all.median ?? 0) / mm }
+            }
+            report[m] = entry
+        }
+        return report
+    }
+
+    /// The text report: a heading, one row per medium, and what the ratio means. (The MediaPipe
+    /// error, if any, is the caller's to print on standard error.)
+    package var lines: [String] {
+        var rows: [[String]] = [["media", "frames", "facekit ms (median)", "facekit fps", "MediaPipe ms (median)", "MediaPipe fps", "time ratio"]]
+        for m in media {
+            guard let s = facekit[m] else { continue }
+            let median = s.all.median ?? 0, r = reference(m)
+            rows.append([m, String(s.frames), String(format: "%.2f", median), String(format: "%.1f", s.fps),
+                         r?.median.map { String(format: "%.2f", $0) } ?? "-", r?.fps.map { String(format: "%.1f", $0) } ?? "-",
+                         r?.median.map { String(format: "%.2f×", median / $0) } ?? "-"])
+        }
+        let widths = (0 ..< rows[0].count).map { c in rows.map { $0[c].count }.max()! }
+        return ["facekit \(engine) models (\(modelPath)), 1 thread; MediaPipe 1 inference thread (XNNPACK); decode excluded"]
+            + rows.map { r in r.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }.joined(separator: "  ") }
+            + ["time ratio = facekit median / MediaPipe median (below 1: facekit is faster)"]
+    }
+}

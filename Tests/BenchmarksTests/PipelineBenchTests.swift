@@ -1,0 +1,54 @@
+import Benchmarks
+import FacekitTestSupport
+import Foundation
+import LinuxSystem
+import Testing
+
+/// `bench pipeline`: the per-file figures and their keys (mediapipe_bench.py's), facekit alone and
+/// beside MediaPipe.
+struct PipelineBenchTests {
+    static let statsKeys: Set<String> = ["frames", "frames_with_face", "median_ms", "p90_ms", "mean_ms", "fps", "median_ms_face", "median_ms_noface"]
+
+    @Test func statsOfNoFaceFramesHaveNullFaceMedian() {
+        var s = PipelineBench.Stats()
+        s.frames = 4; s.times = [1, 2, 3, 4]; s.noFaceTimes = s.times
+        let json = s.json
+        #expect(Set(json.keys) == Self.statsKeys)
+        #expect(json["median_ms_face"] is NSNull && json["median_ms_noface"] as? Double == 2.5)
+        #expect(json["median_ms"] as? Double == 2.5 && json["mean_ms"] as? Double == 2.5 && json["fps"] as? Double == 400)
+    }
+
+    @Test(.enabled(if: BenchFixtures.hasModels, "models/ is absent (scripts/fetch-models)"))
+    func aStillIsTimedRepeatCountTimes() throws {
+        let bench = PipelineBench(media: ["single_face.jpg"], modelPath: BenchFixtures.task, warmup: 1, repeatCount: 2, mediapipe: false, root: Repo.path)
+        let report = try bench.run()
+        let s = try #require(report.facekit["single_face.jpg"])
+        #expect(s.frames == 2 && s.withFace == 2 && s.faceTimes.count == 2)
+        #expect(report.engine == "float" && report.mediapipeError == nil)
+        let json = report.json
+        #expect(Set(json.keys) == ["engine", "model", "threads", "single_face.jpg"])
+        let entry = json["single_face.jpg"] as? [String: Any] ?? [:]
+        #expect(Set(entry.keys) == ["facekit"] && Set((entry["facekit"] as? [String: Any] ?? [:]).keys) == Self.statsKeys)
+        #expect(report.lines.count == 4 && report.lines[2].hasPrefix("single_face.jpg  2 "))
+    }
+
+    @Test(.enabled(if: BenchFixtures.hasModels, "models/ is absent (scripts/fetch-models)"))
+    func aMissingMediaPipeIsReportedNotThrown() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let bench = PipelineBench(media: [Repo.path + "/testdata/single_face.jpg"], modelPath: BenchFixtures.task, warmup: 0, repeatCount: 1,
+                                  mediapipe: true, root: dir.path)
+        let report = try bench.run()
+        #expect(report.mediapipeError?.contains("MediaPipe reference not found") == true)
+        #expect(report.json["mediapipe_error"] is String)
+    }
+
+    @Test(.enabled(if: BenchFixtures.hasReferences, "no .venv or models/ (scripts/setup)"))
+    func besideMediaPipe() throws {
+        let bench = PipelineBench(media: ["single_face.jpg"], modelPath: BenchFixtures.task, warmup: 1, repeatCount: 2, root: Repo.path)
+        let report = try bench.run()
+        #expect(report.mediapipeError == nil)
+        let entry = report.json["single_face.jpg"] as? [String: Any] ?? [:]
+        #expect(Set(entry.keys) == ["facekit", "mediapipe", "ratio_median"])
+        #expect(Self.statsKeys.isSubset(of: (entry["mediapipe"] as? [String: Any] ?? [:]).keys))
+    }
+}
