@@ -29,3 +29,16 @@ package struct GPIOChipListing: Codable {
         return out
     }
 }
+
+extension GPIOChipListing {
+    /// What `facekit devices` prints for the chip: path, label, name and line count, then each
+    /// line that has a name or a consumer.
+    package var reportLines: [String] {
+        var out = ["  \(path)  \(label)  (\(name), \(lines.count) lines)"]
+        for l in lines where !l.name.isEmpty || !l.consumer.isEmpty {
+            let consumer = l.consumer.isEmpty ? "" : "  used by \(l.consumer)"
+            out.append("    line \(l.offset): \(l.name.isEmpty ? "-" : l.name) \(l.direction)\(l.activeLow ? " active-low" : "")\(consumer)")
+        }
+        return out
+    }
+}

@@ -29,3 +29,18 @@ import Testing
         }
     }
 }
+
+@Suite struct GPIOChipListingTests {
+    @Test func reportListsNamedOrUsedLines() {
+        let l = GPIOChipListing(path: "/dev/gpiochip1", name: "gpiochip1", label: "facekit-gpiotest", lines: [
+            .init(offset: 0, name: "BTN", consumer: "", used: false, direction: "input", activeLow: true),
+            .init(offset: 1, name: "", consumer: "", used: false, direction: "input", activeLow: false),
+            .init(offset: 2, name: "", consumer: "facekit-led", used: true, direction: "output", activeLow: false),
+        ])
+        #expect(l.reportLines == [
+            "  /dev/gpiochip1  facekit-gpiotest  (gpiochip1, 3 lines)",
+            "    line 0: BTN input active-low",
+            "    line 2: - output  used by facekit-led",
+        ])
+    }
+}
