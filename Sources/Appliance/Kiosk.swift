@@ -113,13 +113,13 @@ package final class Kiosk {
 
     /// Depth: a driver that cannot start is logged, and the kiosk records without depth.
     static func attachDepth(_ d: KioskConfig.Depth, to c: inout LiveTracker.Configuration, log: KioskLog) {
-        do throws(DepthError) {
-            let a = try DepthAttachment.open(driver: d.driver, uri: d.uri, options: d.options, offline: false)
+        switch DepthAttachment.start(d, offline: false) {
+        case .success(let a):
             c.depth = a
             c.session.captureDepthMaps = d.maps
-            c.session.extra["depthDriver"] = d.driver; c.session.extra["depthURI"] = d.uri; c.session.extra["depthOptions"] = d.options
+            c.session.extra.merge(d.sessionExtra) { $1 }
             log.log("depth.started", ["driver": a.startedDescription, "maps": d.maps.description])
-        } catch {
+        case .failure(let error):
             log.log("depth.failed", ["driver": d.driver, "uri": d.uri, "error": error.description,
                                      "note": "recording continues without depth"])
         }

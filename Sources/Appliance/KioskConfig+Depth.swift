@@ -1,3 +1,4 @@
+import Depth
 import Recording
 
 extension KioskConfig {
@@ -5,15 +6,7 @@ extension KioskConfig {
     /// host process (README: Depth sensors). Each frame gets the depth map nearest its time, the
     /// distance comes from depth, and the maps are stored in the session as `maps` says. A driver
     /// that cannot start is logged and the kiosk records without depth.
-    package struct Depth: Sendable, Equatable {
-        /// A driver name (`v4l2`, `replay`), DIR/NAME or a FILE.so.
-        package var driver: String
-        /// What the driver opens: a /dev/video node, a recording's directory.
-        package var uri: String
-        /// `k=v,k=v` passed to the driver's open.
-        package var options = ""
-        package var maps = DepthCaptureMode.everyFrame
-    }
+    package typealias Depth = DepthSource
 }
 
 extension ObjectReader {

@@ -15,42 +15,40 @@ struct DepthOptions {
     static let valueOptions: Set<String> = ["depth-driver", "depth-uri", "depth-options", "depth-maps"]
     static let synopsis = "[--depth-driver DIR/NAME --depth-uri URI [--depth-options K=V,...] [--depth-maps none|everyFrame|everyNthFrame(N)]]"
 
-    let driver: String?
-    let uri: String
-    let options: String
-    let maps: DepthCaptureMode
+    /// The configured source; nil without --depth-driver.
+    let source: DepthSource?
 
     init(_ args: ArgumentScanner) throws {
-        driver = args.value("depth-driver")
-        uri = args.value("depth-uri") ?? ""
-        options = args.value("depth-options") ?? ""
-        if driver == nil {
+        guard let driver = args.value("depth-driver") else {
             for o in ["depth-uri", "depth-options", "depth-maps"] where args.value(o) != nil {
                 throw UsageError("--\(o) needs --depth-driver")
             }
-        } else if uri.isEmpty {
+            source = nil
+            return
+        }
+        guard let uri = args.value("depth-uri"), !uri.isEmpty else {
             throw UsageError("--depth-driver needs --depth-uri (the device or recording the driver opens)")
         }
+        let maps: DepthCaptureMode
         do { maps = try DepthCaptureMode(parsing: args.value("depth-maps") ?? "everyFrame") }
         catch { throw UsageError("--depth-maps: \(error)") }
+        source = DepthSource(driver: driver, uri: uri, options: args.value("depth-options") ?? "", maps: maps)
     }
 
-    var isEnabled: Bool { driver != nil }
+    var isEnabled: Bool { source != nil }
+    var maps: DepthCaptureMode { source?.maps ?? .everyFrame }
 
     /// What session.json records about the depth source.
-    var sessionExtra: [String: String] {
-        guard let driver else { return [:] }
-        return ["depthDriver": driver, "depthURI": uri, "depthOptions": options]
-    }
+    var sessionExtra: [String: String] { source?.sessionExtra ?? [:] }
 
-    /// Starts the driver; nil (with a warning on standard error) when it cannot.
+    /// Starts the driver; nil (with the reason on standard error) when it cannot.
     func attach(offline: Bool) -> DepthAttachment? {
-        guard let driver else { return nil }
-        do {
-            let a = try DepthAttachment.open(driver: driver, uri: uri, options: options, offline: offline)
+        guard let source else { return nil }
+        switch DepthAttachment.start(source, offline: offline) {
+        case .success(let a):
             printError("depth: " + a.startedDescription)
             return a
-        } catch {
+        case .failure(let error):
             printError("facekit: depth is off, recording continues without it: \(error)")
             return nil
         }
