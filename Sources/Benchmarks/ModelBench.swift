@@ -49,14 +49,14 @@ package struct ModelBench {
                          into r: inout ModelBenchReport) throws {
         let name = kind.name
         let engine: FloatEngine
-        do { engine = try FloatEngine(graph: graph) } catch let e as CoreError { throw BenchmarkError(.model, "\(modelPath): \(e.message)") }
+        do throws(CoreError) { engine = try FloatEngine(graph: graph) } catch { throw BenchmarkError(.model, "\(modelPath): \(error.message)") }
         let (x, source) = Self.input(for: kind, count: engine.input().count, root: root)
         _ = engine.input().update(from: x)
         r.inputs[name] = source
         r.float[name] = Self.measure(runs: runs, warmup: warmup) { engine.run() }
         if let fixedGraph {
             let q: QuantizedEngine
-            do { q = try QuantizedEngine(graph: fixedGraph, kernels: kernels) } catch let e as CoreError { throw BenchmarkError(.model, "\(fixedModelPath): \(e.message)") }
+            do throws(CoreError) { q = try QuantizedEngine(graph: fixedGraph, kernels: kernels) } catch { throw BenchmarkError(.model, "\(fixedModelPath): \(error.message)") }
             _ = q.input().update(from: x)
             if let server {
                 let (ours, theirs) = try Self.alternate(runs: runs, warmup: warmup, model: name, server) { q.run() }

@@ -44,7 +44,7 @@ struct BenchComparisonTests {
 
     @Test func aMissingOrForeignBaselineIsTheUsersToFix() throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        #expect(throws: BenchmarkError.self) { try BenchComparison.Baseline(path: dir.path + "/absent.json") }
+        #expect(throws: BenchmarkError.self) { _ = try BenchComparison.Baseline(path: dir.path + "/absent.json") }
         let foreign = dir.path + "/foreign.json"
         try Data(#"{"frames": 3}"#.utf8).write(to: URL(fileURLWithPath: foreign))
         do {
