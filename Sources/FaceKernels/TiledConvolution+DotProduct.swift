@@ -22,28 +22,52 @@ internal import CCPUFeatures
 /// `SDOT`s per cycle: 8 multiply-adds a cycle where `SMLAL` gives 4. Padding needs no special
 /// case: a zero weight makes all four byte products zero whatever the activation bytes.
 ///
+/// A weight that is itself a signed byte (every weight of an int8 plane) needs no split:
+///
+///     x·w = 256·xh·w + xl'·w + 128·w
+///
+/// so acc = 256·B + D + 128·Σw with the same split activations and the same corrections: two
+/// `SDOT`s per 16 products, 16 multiply-adds a cycle on the A76, and half the weight bytes.
+///
 /// A plane whose weights go above 32639 (wh would be 128) is packed in the pair layout and runs
-/// `conv`; a 64-byte header says which (`packDot`).
+/// `conv`; a 64-byte header says which of the three layouts a plane has (`DotLayout`, `packDot`).
 ///
 /// Layout of a dot-product plane, per block of 8 output channels (`blockStart`): two halves of
 /// 4 channels, each `4·chunks` groups of 4 reduction steps as 16 bytes of wh then 16 of wl
 /// (channel-major, 4 steps per channel: the operand of one `SDOT`), then the block's 8
-/// corrections 128·Σw as int32. The reduction runs in activation order, padded to whole chunks
-/// of 16 with zero weights.
+/// corrections 128·Σw as int32. With byte weights a group is the 16 bytes of w alone. The
+/// reduction runs in activation order, padded to whole chunks of 16 with zero weights.
 extension TiledConvolution {
     /// Reduction steps per chunk: per pixel, one vector of high bytes and one of low bytes.
     static let dotChunk = 16
 
-    /// Bytes before the plane's weights; the first int32 is 1 for the dot-product layout.
+    /// Bytes before the plane's weights; the first int32 is the plane's `DotLayout`.
     static let dotHeader = 64
+
+    /// How `packDot` laid a plane out, and so which kernel `conv2dDot` runs on it.
+    enum DotLayout: Int32 {
+        /// `packConv`'s pair layout (some weight above 32639), run by `conv`.
+        case pairs = 0
+        /// int16 weights as high and low bytes: four `SDOT`s per group (`sdot4x4`).
+        case int16 = 1
+        /// Weights that are signed bytes, as they are: two `SDOT`s per group (`sdot4x4`, `byteWeights`).
+        case int8 = 2
+    }
 
     static func dotChunks(_ g: ConvGeometry) -> Int { (2 * pairs(g, depthwise: false) + dotChunk - 1) / dotChunk }
 
-    static func dotBlockBytes(_ g: ConvGeometry) -> Int { 2 * 4 * dotChunks(g) * 32 + 32 }
+    /// Bytes of one group of 4 reduction steps × 4 channels: wh and wl, or the bytes alone.
+    static func dotGroupBytes(byteWeights: Bool) -> Int { byteWeights ? 16 : 32 }
 
-    /// Bytes an engine reserves for one plane packed by `packDot` (either layout).
+    /// Bytes of one block of 8 channels: two halves of `4·chunks` groups, then 8 int32 corrections.
+    static func dotBlockBytes(_ g: ConvGeometry, byteWeights: Bool) -> Int {
+        2 * 4 * dotChunks(g) * dotGroupBytes(byteWeights: byteWeights) + 32
+    }
+
+    /// Bytes an engine reserves for one plane packed by `packDot` (any layout; the int16 one is
+    /// the larger of the two dot-product layouts).
     public static func dotPackedBytes(_ g: ConvGeometry) -> Int {
-        (dotHeader + max(packedBytes(g, depthwise: false), blocks(g.outC) * dotBlockBytes(g) + 64) + 63) / 64 * 64
+        (dotHeader + max(packedBytes(g, depthwise: false), blocks(g.outC) * dotBlockBytes(g, byteWeights: false) + 64) + 63) / 64 * 64
     }
 
     /// Scratch bytes `conv2dDot` needs: `conv`'s, a contiguous copy of one pixel's kernel rows,
@@ -52,16 +76,23 @@ extension TiledConvolution {
         scratchBytes(g) + (1 + tile) * dotChunks(g) * 32 + 64
     }
 
-    /// Packs HWIO weights for `conv2dDot`: the dot-product layout when every weight is at most
-    /// 32639, else `packConv`'s pair layout.
+    /// Packs HWIO weights for `conv2dDot`: byte weights when every weight is a signed byte (any
+    /// int8 plane), the int16 dot-product layout when every weight is at most 32639, else
+    /// `packConv`'s pair layout.
     public static func packDot(_ g: ConvGeometry, weights w: WeightPlane, into plane: UnsafeMutableRawPointer) {
         let row = g.kw * g.inC, n = g.outC
-        var fits = true
-        for i in 0 ..< g.kh * row * n where w[i] > 32639 { fits = false; break }
-        plane.storeBytes(of: fits ? 1 : 0, as: Int32.self)
+        var layout = DotLayout.int8
+        if w.wide {
+            for i in 0 ..< g.kh * row * n where w[i] < -128 || w[i] > 127 {
+                if w[i] > 32639 { layout = .pairs; break }
+                layout = .int16
+            }
+        }
+        plane.storeBytes(of: layout.rawValue, as: Int32.self)
         let body = plane + dotHeader
-        guard fits else { packConv(g, weights: w, into: body.assumingMemoryBound(to: SIMD8<Int32>.self)); return }
-        let rowLength = 2 * convRowPairs(g), k = 2 * pairs(g, depthwise: false), chunks = dotChunks(g), halfBytes = 4 * chunks * 32
+        guard layout != .pairs else { packConv(g, weights: w, into: body.assumingMemoryBound(to: SIMD8<Int32>.self)); return }
+        let byteWeights = layout == .int8, groupBytes = dotGroupBytes(byteWeights: byteWeights)
+        let rowLength = 2 * convRowPairs(g), k = 2 * pairs(g, depthwise: false), chunks = dotChunks(g), halfBytes = 4 * chunks * groupBytes
         // The weight at reduction step p (kernel rows of `rowLength` steps, an odd row's last
         // step a zero) for output channel c.
         func weight(_ p: Int, _ c: Int) -> Int32 {
@@ -69,7 +100,7 @@ extension TiledConvolution {
             return p < k && c < n && r < row ? w[((p / rowLength) * row + r) * n + c] : 0
         }
         for b in 0 ..< blocks(n) {
-            let block = body + b * dotBlockBytes(g), first = blockStart(b, n)
+            let block = body + b * dotBlockBytes(g, byteWeights: byteWeights), first = blockStart(b, n)
             var corrections = SIMD8<Int32>()
             for j in 0 ..< lanes {
                 var sum: Int32 = 0
@@ -78,10 +109,11 @@ extension TiledConvolution {
             }
             for half in 0 ..< 2 {
                 for group in 0 ..< 4 * chunks {
-                    let dst = (block + half * halfBytes + group * 32).assumingMemoryBound(to: Int8.self)
+                    let dst = (block + half * halfBytes + group * groupBytes).assumingMemoryBound(to: Int8.self)
                     for j in 0 ..< 4 {
                         for t in 0 ..< 4 {
                             let v = weight(4 * group + t, first + 4 * half + j)
+                            if byteWeights { dst[4 * j + t] = Int8(truncatingIfNeeded: v); continue }
                             let lo = ((v &+ 128) & 255) &- 128
                             dst[4 * j + t] = Int8(truncatingIfNeeded: (v &- lo) &>> 8)
                             dst[16 + 4 * j + t] = Int8(truncatingIfNeeded: lo)
@@ -101,10 +133,14 @@ extension TiledConvolution {
                                bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ requantization: Requant,
                                output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
         let body = plane + dotHeader, pairLayout = body.assumingMemoryBound(to: SIMD8<Int32>.self)
-        if plane.load(as: Int32.self) == 1 {
-            conv2dTiles4px(g, input: input, weights: pairLayout, dot: body, bias: bias, multipliers: multipliers, requantization,
-                      output: output, scratch: scratch)
-        } else {
+        switch DotLayout(rawValue: plane.load(as: Int32.self)) {
+        case .int8:
+            conv2dTiles4px(g, input: input, weights: pairLayout, dot: body, byteWeights: true, bias: bias, multipliers: multipliers,
+                      requantization, output: output, scratch: scratch)
+        case .int16:
+            conv2dTiles4px(g, input: input, weights: pairLayout, dot: body, byteWeights: false, bias: bias, multipliers: multipliers,
+                      requantization, output: output, scratch: scratch)
+        default:
             conv(g, input: input, weights: pairLayout, bias: bias, multipliers: multipliers, requantization, output: output, scratch: scratch)
         }
     }
@@ -125,10 +161,11 @@ extension TiledConvolution {
     }
 
     /// One tile (as `conv2dTile4xBlocks` takes it) against every channel block of a dot-product plane:
-    /// the tile's pixels are split into bytes once, then each block runs `sdot4x4` twice.
+    /// the tile's pixels are split into bytes once, then each block runs `sdot4x4` twice, for
+    /// int16 or byte weights.
     @inline(__always)
     static func conv2dDotTile4x8(_ g: ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int,
-                        _ o1: Int, _ o2: Int, _ o3: Int, _ segmentStep: Int, _ plane: UnsafeRawPointer,
+                        _ o1: Int, _ o2: Int, _ o3: Int, _ segmentStep: Int, _ plane: UnsafeRawPointer, _ byteWeights: Bool,
                         _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
                         _ out: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
         let chunks = dotChunks(g), k = 2 * pairs(g, depthwise: false), stride = chunks * 32
@@ -141,33 +178,43 @@ extension TiledConvolution {
         // A short tile repeats pixel 0, as `conv2dTile4xBlocks` does.
         let s0 = UnsafeRawPointer(split), s1 = count > 1 ? s0 + stride : s0
         let s2 = count > 2 ? s0 + 2 * stride : s0, s3 = count > 3 ? s0 + 3 * stride : s0
-        let blockBytes = dotBlockBytes(g), halfBytes = 4 * chunks * 32
+        let blockBytes = dotBlockBytes(g, byteWeights: byteWeights), halfBytes = 4 * chunks * dotGroupBytes(byteWeights: byteWeights)
         for b in 0 ..< blocks(g.outC) {
             let block = plane + b * blockBytes
             let corrections = block.loadUnaligned(fromByteOffset: 2 * halfBytes, as: SIMD8<Int32>.self)
-            let p = sdot4x4(s0, s1, s2, s3, block, chunks, corrections.lowHalf)
-            let q = sdot4x4(s0, s1, s2, s3, block + halfBytes, chunks, corrections.highHalf)
+            let p = byteWeights ? sdot4x4(s0, s1, s2, s3, block, chunks, corrections.lowHalf, byteWeights: true)
+                : sdot4x4(s0, s1, s2, s3, block, chunks, corrections.lowHalf, byteWeights: false)
+            let q = byteWeights ? sdot4x4(s0, s1, s2, s3, block + halfBytes, chunks, corrections.highHalf, byteWeights: true)
+                : sdot4x4(s0, s1, s2, s3, block + halfBytes, chunks, corrections.highHalf, byteWeights: false)
             storeTile4x8(b, count, SIMD8(lowHalf: p.0, highHalf: q.0), SIMD8(lowHalf: p.1, highHalf: q.1),
                      SIMD8(lowHalf: p.2, highHalf: q.2), SIMD8(lowHalf: p.3, highHalf: q.3), g.outC, bias, multipliers, r, out)
         }
     }
 
     /// Four pixels' split bytes against one half block (4 channels): per group of 4 steps,
-    /// 16 `SDOT`s by element (the pixel's 4 bytes of that group broadcast), 12 accumulators.
+    /// 16 `SDOT`s by element (the pixel's 4 bytes of that group broadcast) into 12 accumulators,
+    /// or with `byteWeights` 8 `SDOT`s into 8 (B from the high bytes, D from the low bytes − 128;
+    /// A stays zero). Callers pass `byteWeights` as a constant, so each layout compiles to a
+    /// loop of its own.
     @inline(__always)
     static func sdot4x4(_ s0: UnsafeRawPointer, _ s1: UnsafeRawPointer, _ s2: UnsafeRawPointer, _ s3: UnsafeRawPointer,
-                        _ w: UnsafeRawPointer, _ chunks: Int, _ corrections: SIMD4<Int32>)
+                        _ w: UnsafeRawPointer, _ chunks: Int, _ corrections: SIMD4<Int32>, byteWeights: Bool)
         -> (SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>) {
         var a0 = SIMD4<Int32>(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0
         var d0 = corrections, d1 = corrections, d2 = corrections, d3 = corrections
         var o = 0, q = w
         for _ in 0 ..< chunks {
-            let h0 = s0.loadUnaligned(fromByteOffset: o, as: SIMD4<Int32>.self), l0 = s0.loadUnaligned(fromByteOffset: o + 16, as: SIMD4<Int32>.self)
-            let h1 = s1.loadUnaligned(fromByteOffset: o, as: SIMD4<Int32>.self), l1 = s1.loadUnaligned(fromByteOffset: o + 16, as: SIMD4<Int32>.self)
-            let h2 = s2.loadUnaligned(fromByteOffset: o, as: SIMD4<Int32>.self), l2 = s2.loadUnaligned(fromByteOffset: o + 16, as: SIMD4<Int32>.self)
-            let h3 = s3.loadUnaligned(fromByteOffset: o, as: SIMD4<Int32>.self), l3 = s3.loadUnaligned(fromByteOffset: o + 16, as: SIMD4<Int32>.self)
+            let (h0, l0) = splitGroups(s0, o), (h1, l1) = splitGroups(s1, o), (h2, l2) = splitGroups(s2, o), (h3, l3) = splitGroups(s3, o)
             // Constant group indices: each broadcast becomes the by-element operand of an SDOT.
             @inline(__always) func group(_ i: Int) {
+                if byteWeights {
+                    let wv = q.loadUnaligned(fromByteOffset: 16 * i, as: SIMD16<Int8>.self)
+                    b0 = vdotq_s32(b0, wv, lane(h0, i)); d0 = vdotq_s32(d0, wv, lane(l0, i))
+                    b1 = vdotq_s32(b1, wv, lane(h1, i)); d1 = vdotq_s32(d1, wv, lane(l1, i))
+                    b2 = vdotq_s32(b2, wv, lane(h2, i)); d2 = vdotq_s32(d2, wv, lane(l2, i))
+                    b3 = vdotq_s32(b3, wv, lane(h3, i)); d3 = vdotq_s32(d3, wv, lane(l3, i))
+                    return
+                }
                 let wh = q.loadUnaligned(fromByteOffset: 32 * i, as: SIMD16<Int8>.self)
                 let wl = q.loadUnaligned(fromByteOffset: 32 * i + 16, as: SIMD16<Int8>.self)
                 a0 = vdotq_s32(a0, wh, lane(h0, i)); b0 = vdotq_s32(b0, wl, lane(h0, i))
@@ -180,9 +227,16 @@ extension TiledConvolution {
                 b3 = vdotq_s32(b3, wh, lane(l3, i)); d3 = vdotq_s32(d3, wl, lane(l3, i))
             }
             group(0); group(1); group(2); group(3)
-            o += 32; q += 128
+            o += 32; q += 4 * dotGroupBytes(byteWeights: byteWeights)
         }
         return (combine(a0, b0, d0), combine(a1, b1, d1), combine(a2, b2, d2), combine(a3, b3, d3))
+    }
+
+    /// The chunk at byte `o` of a split pixel: its high bytes and its low bytes − 128, each as
+    /// 4 groups of 4 reduction steps (one lane per group).
+    @inline(__always)
+    static func splitGroups(_ s: UnsafeRawPointer, _ o: Int) -> (SIMD4<Int32>, SIMD4<Int32>) {
+        (s.loadUnaligned(fromByteOffset: o, as: SIMD4<Int32>.self), s.loadUnaligned(fromByteOffset: o + 16, as: SIMD4<Int32>.self))
     }
 
     /// Group `i`'s four bytes of a split vector in every lane.
