@@ -44,3 +44,21 @@ import Testing
         ])
     }
 }
+
+@Suite struct GPIOChipReportTests {
+    @Test func everyLineWithItsSettingsAndHolder() throws {
+        let chip = GPIOTwinChip(label: "facekit-gpiotest", lineNames: ["BTN", "", "A_VERY_LONG_LINE_NAME_INDEED"])
+        var c = GPIOLineConfig()
+        c.add(0, .input(edges: .both, bias: .pullUp, activeLow: true, debounceMicroseconds: 5_000))
+        let held = try chip.request(c, consumer: "facekit-monitor")
+        defer { held.close() }
+        let r = try GPIOChipReport(chip)
+        #expect(r.lines.count == 3 && r.lines[0].edges == "both" && r.lines[0].debounceUs == 5_000)
+        #expect(r.reportLines == [
+            "twin:facekit-gpiotest  facekit-gpiotest  (twin, 3 lines)",
+            "  line 0   BTN              input edges=both pull-up active-low debounce=5000us  [used by facekit-monitor]",
+            "  line 1   -                as-is",
+            "  line 2   A_VERY_LONG_LINE as-is",
+        ])
+    }
+}

@@ -17,40 +17,14 @@ struct GPIOInfoCommand: Command {
         json = a.flag("json")
     }
 
-    struct Line: Codable {
-        var offset: UInt32, name: String, consumer: String, used: Bool
-        var direction: String, edges: String, bias: String, drive: String, activeLow: Bool, debounceUs: UInt32
-    }
-    struct Chip: Codable { var path: String, name: String, label: String, lines: [Line] }
-
     func run() throws -> Int32 {
-        let chips = try chip.map { [try GPIOChip.open($0)] } ?? GPIOChip.devicePaths().map { try GPIOChip(path: $0) }
-        let report = try chips.map { c in
-            Chip(path: c.path, name: c.info.name, label: c.info.label, lines: try c.lineInfos().map { l in
-                Line(offset: l.offset, name: l.name, consumer: l.consumer, used: l.used,
-                     direction: l.settings.direction.rawValue, edges: l.settings.edges.rawValue, bias: l.settings.bias.rawValue,
-                     drive: l.settings.drive.rawValue, activeLow: l.settings.activeLow, debounceUs: l.settings.debounceMicroseconds)
-            })
-        }
+        let report = try GPIOChipReport.chips(chip)
         if json {
             try printJSON(report)
             return 0
         }
         if report.isEmpty { print("no GPIO chips (/dev/gpiochip*)") }
-        for c in report {
-            print("\(c.path)  \(c.label)  (\(c.name), \(c.lines.count) lines)")
-            for l in c.lines {
-                var attrs = [l.direction]
-                if l.edges != "none" { attrs.append("edges=\(l.edges)") }
-                if l.bias != "as-is" { attrs.append(l.bias) }
-                if l.drive != "push-pull" { attrs.append(l.drive) }
-                if l.activeLow { attrs.append("active-low") }
-                if l.debounceUs > 0 { attrs.append("debounce=\(l.debounceUs)us") }
-                let name = l.name.isEmpty ? "-" : l.name
-                let user = l.used ? "  [used by \(l.consumer.isEmpty ? "kernel" : l.consumer)]" : ""
-                print("  line \(String(l.offset).padding(toLength: 3, withPad: " ", startingAt: 0)) \(name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(attrs.joined(separator: " "))\(user)")
-            }
-        }
+        for c in report { c.reportLines.forEach { print($0) } }
         return 0
     }
 }
