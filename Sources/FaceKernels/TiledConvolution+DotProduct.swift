@@ -160,14 +160,47 @@ extension TiledConvolution {
         conv2dDot(g, input: input, weights: plane, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
     }
 
-    /// One tile (as `conv2dTile4xBlocks` takes it) against every channel block of a dot-product plane:
-    /// the tile's pixels are split into bytes once, then each block runs `sdot4x4` twice, for
-    /// int16 or byte weights.
+    /// One tile (as `conv2dTile4xBlocks` takes it) against every channel block of a dot-product
+    /// plane's weights (`body`), in the kernel for its layout: `byteWeights` is a constant where
+    /// `conv2dDot` inlines its tile loop, so the choice costs nothing per tile. Each layout has a
+    /// function of its own: inlined into one, LLVM merged the two block loops and tested the
+    /// layout inside the reduction loop; and the flag is not passed on, as one more argument than
+    /// fits in registers would cost every tile's call a stack store.
     @inline(__always)
     static func conv2dDotTile4x8(_ g: ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int,
-                        _ o1: Int, _ o2: Int, _ o3: Int, _ segmentStep: Int, _ plane: UnsafeRawPointer, _ byteWeights: Bool,
+                        _ o1: Int, _ o2: Int, _ o3: Int, _ segmentStep: Int, _ body: UnsafeRawPointer, _ byteWeights: Bool,
                         _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
                         _ out: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
+        if byteWeights {
+            conv2dDotInt8Tile4x8(g, base, segments, count, o1, o2, o3, segmentStep, body, bias, multipliers, r, out, scratch)
+        } else {
+            conv2dDotInt16Tile4x8(g, base, segments, count, o1, o2, o3, segmentStep, body, bias, multipliers, r, out, scratch)
+        }
+    }
+
+    /// `conv2dDotTile4x8` on int16 weights (four `SDOT`s per group).
+    @inline(never)
+    static func conv2dDotInt16Tile4x8(_ g: ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int, _ o1: Int, _ o2: Int, _ o3: Int,
+                                      _ segmentStep: Int, _ body: UnsafeRawPointer, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
+                                      _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
+        dotTile4x8(g, base, segments, count, o1, o2, o3, segmentStep, body, byteWeights: false, bias, multipliers, r, out, scratch)
+    }
+
+    /// `conv2dDotTile4x8` on byte weights (two `SDOT`s per group).
+    @inline(never)
+    static func conv2dDotInt8Tile4x8(_ g: ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int, _ o1: Int, _ o2: Int, _ o3: Int,
+                                     _ segmentStep: Int, _ body: UnsafeRawPointer, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
+                                     _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
+        dotTile4x8(g, base, segments, count, o1, o2, o3, segmentStep, body, byteWeights: true, bias, multipliers, r, out, scratch)
+    }
+
+    /// The body of both: the tile's pixels are split into bytes once, then each block runs
+    /// `sdot4x4` twice (`body`: the weights after the header).
+    @inline(__always)
+    static func dotTile4x8(_ g: ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int,
+                           _ o1: Int, _ o2: Int, _ o3: Int, _ segmentStep: Int, _ body: UnsafeRawPointer, byteWeights: Bool,
+                           _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
+                           _ out: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
         let chunks = dotChunks(g), k = 2 * pairs(g, depthwise: false), stride = chunks * 32
         let rowPairs = segments == 1 ? pairs(g, depthwise: false) : convRowPairs(g)
         let split = scratch + stride
@@ -180,12 +213,10 @@ extension TiledConvolution {
         let s2 = count > 2 ? s0 + 2 * stride : s0, s3 = count > 3 ? s0 + 3 * stride : s0
         let blockBytes = dotBlockBytes(g, byteWeights: byteWeights), halfBytes = 4 * chunks * dotGroupBytes(byteWeights: byteWeights)
         for b in 0 ..< blocks(g.outC) {
-            let block = plane + b * blockBytes
+            let block = body + b * blockBytes
             let corrections = block.loadUnaligned(fromByteOffset: 2 * halfBytes, as: SIMD8<Int32>.self)
-            let p = byteWeights ? sdot4x4(s0, s1, s2, s3, block, chunks, corrections.lowHalf, byteWeights: true)
-                : sdot4x4(s0, s1, s2, s3, block, chunks, corrections.lowHalf, byteWeights: false)
-            let q = byteWeights ? sdot4x4(s0, s1, s2, s3, block + halfBytes, chunks, corrections.highHalf, byteWeights: true)
-                : sdot4x4(s0, s1, s2, s3, block + halfBytes, chunks, corrections.highHalf, byteWeights: false)
+            let p = sdot4x4(s0, s1, s2, s3, block, chunks, corrections.lowHalf, byteWeights: byteWeights)
+            let q = sdot4x4(s0, s1, s2, s3, block + halfBytes, chunks, corrections.highHalf, byteWeights: byteWeights)
             storeTile4x8(b, count, SIMD8(lowHalf: p.0, highHalf: q.0), SIMD8(lowHalf: p.1, highHalf: q.1),
                      SIMD8(lowHalf: p.2, highHalf: q.2), SIMD8(lowHalf: p.3, highHalf: q.3), g.outC, bias, multipliers, r, out)
         }

@@ -243,8 +243,8 @@ public enum TiledConvolution {
     }
 
     /// The tile loop of `conv`, and on aarch64 of `conv2dDot` (`dot`: a plane packed by `packDot`
-    /// in a dot-product layout, of byte weights when `byteWeights`; nil for `weights` in the pair
-    /// layout).
+    /// in a dot-product layout, after its header, of byte weights when `byteWeights`; nil for
+    /// `weights` in the pair layout).
     @inline(__always)
     static func conv2dTiles4px(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>, dot: UnsafeRawPointer?,
                           byteWeights: Bool = false,
