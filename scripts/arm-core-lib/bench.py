@@ -98,6 +98,11 @@ def mca_costs(llvm, cpu, blocks, text, workdir, tag):
         if out.returncode == 0:
             break
         bad = set(int(m.group(1)) for m in re.finditer(r"<stdin>:(\d+):\d+: error", out.stderr))
+        # An instruction without a scheduling class (LSE atomics such as ldadd) is reported
+        # without a line: find its lines by its text.
+        for m in re.finditer(r"unsupported instruction.*\n.*note: instruction:\s*(.*)", out.stderr):
+            t = " ".join(m.group(1).split())
+            bad |= set(i + 1 for i, l in enumerate(lines) if " ".join(l.split()) == t)
         if not bad:
             raise SystemExit("llvm-mca failed on %s:\n%s" % (path, out.stderr[:3000]))
         drop = set(where[l - 1] for l in bad if 0 < l <= len(where))
