@@ -163,9 +163,9 @@ extension TiledConvolution {
     /// One tile (as `conv2dTile4xBlocks` takes it) against every channel block of a dot-product
     /// plane's weights (`body`), in the kernel for its layout: `byteWeights` is a constant where
     /// `conv2dDot` inlines its tile loop, so the choice costs nothing per tile. Each layout has a
-    /// function of its own: inlined into one, LLVM merged the two block loops and tested the
-    /// layout inside the reduction loop; and the flag is not passed on, as one more argument than
-    /// fits in registers would cost every tile's call a stack store.
+    /// function of its own: inlined into one function, LLVM merges the two block loops and tests
+    /// the layout inside the reduction loop; and the flag is not passed on, as one more argument
+    /// than fits in registers would cost every tile's call a stack store.
     @inline(__always)
     static func conv2dDotTile4x8(_ g: ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int,
                         _ o1: Int, _ o2: Int, _ o3: Int, _ segmentStep: Int, _ body: UnsafeRawPointer, _ byteWeights: Bool,
