@@ -259,16 +259,13 @@ public final class QuantizedEngine: InferenceEngine {
     public func input(_ i: Int = 0) -> UnsafeMutableBufferPointer<Float> { floatInputs[i] }
     public func output(_ i: Int) -> UnsafeBufferPointer<Float> { UnsafeBufferPointer(floatOutputs[i]) }
 
-    /// The int16 input tensor itself, for producers that quantize directly (the fused warp);
-    /// use with `run(quantizeInputs: false)`.
-    public func quantizedInput(_ i: Int = 0) -> (UnsafeMutableBufferPointer<Int16>, scale: Float) {
-        let t = graph.inputs[i]
-        return (UnsafeMutableBufferPointer(start: pointers[t].assumingMemoryBound(to: Int16.self), count: graph.tensors[t].elementCount), graph.tensors[t].scale)
-    }
-
     public func run() { run(quantizeInputs: true) }
 
-    public func fixedPointInput(_ i: Int) -> UnsafeMutableBufferPointer<Int16>? { quantizedInput(i).0 }
+    /// The int16 input tensor itself, for producers that quantize directly (the fused warp).
+    public func fixedPointInput(_ i: Int) -> UnsafeMutableBufferPointer<Int16>? {
+        let t = graph.inputs[i]
+        return UnsafeMutableBufferPointer(start: pointers[t].assumingMemoryBound(to: Int16.self), count: graph.tensors[t].elementCount)
+    }
 
     public func fixedPointValues(_ values: [Float], input i: Int) -> [Int16]? {
         var out = [Int16](repeating: 0, count: values.count)

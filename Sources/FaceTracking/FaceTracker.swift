@@ -230,9 +230,9 @@ public final class FaceTracker {
     private func runDetector(_ image: PixelImage) {
         let side = Float(max(image.width, image.height))
         let cx = 0.5 * Float(image.width), cy = 0.5 * Float(image.height)
-        if let fixed = detectorFixedRange, let input = detector.fixedPointInput(0) {
+        if let fixed = detectorFixedRange {
             RoiWarp.warp(image, cx: cx, cy: cy, w: side, h: side, rotation: 0,
-                         tensorWidth: 128, tensorHeight: 128, border: .zero, range: fixed, into: input)
+                         tensorWidth: 128, tensorHeight: 128, border: .zero, range: fixed, into: fixed.tensor)
             detector.runFixedPointInputs()
         } else {
             RoiWarp.warp(image, cx: cx, cy: cy, w: side, h: side, rotation: 0,
@@ -246,9 +246,9 @@ public final class FaceTracker {
     /// Runs the landmark model on one ROI; leaves the raw 256-pixel landmarks in `raw`.
     private func runLandmarks(_ image: PixelImage, _ rect: NormalizedRect) -> Float {
         let p = rect.pixelRect(imageWidth: image.width, imageHeight: image.height)
-        if let fixed = landmarkFixedRange, let input = landmarker.fixedPointInput(0) {
+        if let fixed = landmarkFixedRange {
             RoiWarp.warp(image, cx: p.cx, cy: p.cy, w: p.w, h: p.h, rotation: p.rotation,
-                         tensorWidth: 256, tensorHeight: 256, border: .replicate, range: fixed, into: input)
+                         tensorWidth: 256, tensorHeight: 256, border: .replicate, range: fixed, into: fixed.tensor)
             landmarker.runFixedPointInputs()
         } else {
             RoiWarp.warp(image, cx: p.cx, cy: p.cy, w: p.w, h: p.h, rotation: p.rotation,

@@ -25,10 +25,12 @@ public enum RoiWarp {
     /// of the float tensor, without the float tensor and the pass that quantizes it.
     public struct FixedPointRange {
         let table: [Int16]
+        /// The engine's own input tensor, which the warp fills (looked up once, not per frame).
+        public let tensor: UnsafeMutableBufferPointer<Int16>
         /// Nil where `engine` takes floats.
         public init?(_ range: ValueRange, for engine: some InferenceEngine, input: Int = 0) {
-            guard let t = engine.fixedPointValues(range.table, input: input) else { return nil }
-            table = t
+            guard let t = engine.fixedPointValues(range.table, input: input), let x = engine.fixedPointInput(input) else { return nil }
+            table = t; tensor = x
         }
     }
 
