@@ -43,7 +43,9 @@ extension Quantizer.Builder {
         // Layers whose int8 rounding still moves their output measurably (by the calibration
         // Hessian) get int16 weights.
         var wide = false
-        if let h = hessians[k] {
+        if let chosen = int8Layers {
+            wide = !chosen.contains(k)
+        } else if let h = hessians[k] {
             let r = (0 ..< filter.count).map { filter[$0] - Float(qw8[$0]) * Float(sw8[$0 % cout]) }
             let err = dw ? Self.depthwiseRelativeOutputError(filter, rounding: r, channels: cout, hessian: h)
                          : Self.relativeOutputError(filter, rounding: r, cout: cout, hessian: h)

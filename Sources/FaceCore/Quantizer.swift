@@ -2,8 +2,9 @@ internal import FaceKernels
 /// Converts a float graph into the integer graph the fixed-point engine runs.
 ///
 /// - Weights of CONV_2D and DEPTHWISE_CONV_2D: symmetric, one scale per output channel; int8
-///   (values in [-127, 127]), or int16 for layers whose int8 rounding measurably moves their
-///   output (`splitThreshold`), recorded per layer as the weight tensor's type. Every scale keeps
+///   (values in [-127, 127]), or int16 for layers whose int8 rounding measurably moves the
+///   model's outputs (`int8Layers(for:_:)`, measured per layer; else `splitThreshold`), recorded
+///   per layer as the weight tensor's type. Every scale keeps
 ///   the layer's int32 accumulators from overflowing (`WeightPlane`); biases int32 in the
 ///   accumulator's scale.
 /// - Activations: int16, symmetric, one scale per tensor from calibration (the largest |value|
@@ -46,12 +47,47 @@ public enum Quantizer {
     /// the limits, and halve the split layers' multiply-adds.
     public static let splitThreshold = 0.002
 
-    /// The threshold per model. The landmark model widens every convolution: its error compounds
-    /// through 100+ layers, and the Hessian estimate of each layer's share under-predicts it. With
-    /// 0.002 (97 % of its MACs split) the still 45-m7-di-ph.jpg was 0.87 % IOD median from MediaPipe;
-    /// with every layer split, 0.23 %, for ≤ 3 % more MACs.
+    /// The threshold per model, where no measured list applies (`int8Layers(for:_:)`). A landmark
+    /// model widens every convolution: its error compounds through 100+ layers, and the Hessian
+    /// estimate of each layer's share under-predicts it (at 0.002 the still 45-m7-di-ph.jpg was
+    /// 0.87 % IOD median from MediaPipe; with every layer split, 0.23 %).
+    /// The blend-shape model keeps every bound with int8 weights throughout (MAE 0.0008 against
+    /// float where the bound is 0.01), so it gets them all.
     public static func splitThreshold(for kind: ModelFile.Kind?) -> Double {
-        kind == .landmarks ? 0 : splitThreshold
+        switch kind {
+        case .landmarks: 0
+        case .blendshapes: .infinity
+        default: splitThreshold
+        }
+    }
+
+    /// Measured per-layer choices, which beat any threshold: the convolutions of a model that
+    /// take int8 weights, chosen greedily by multiply-adds, each kept only if the whole model
+    /// stays inside a margin well within its accuracy bounds on every test crop
+    /// (`WeightPrecisionFrontierTests.greedyLayers`: detector scores within 0.01 and IoU ≥ 0.985;
+    /// landmarks mean ≤ 0.08 %, p99 ≤ 0.25 % and every point ≤ 2 % of IOD). The threshold rule
+    /// orders layers by their own rounding error, which is not what the outputs feel: for the
+    /// detector it breaks the score bound at 36 % of the multiply-adds on int8, where the greedy
+    /// set holds it at 75 %; for the landmarks its first 0.7 % (early layers with few inputs)
+    /// cost more than the greedy set's 71 %. The margins are tighter than the model bounds need
+    /// because the tracker amplifies both models' rounding on some faces: the detector's box
+    /// moves the landmark model's crop, and with looser sets (detector IoU ≥ 0.95, 89 %;
+    /// landmarks mean ≤ 0.10 %, 84 %) every crop stayed within bounds but the still
+    /// 45-m7-di-ph.jpg went to 0.66 % of IOD median from MediaPipe, over the tracker's 0.5 %.
+    /// A list belongs to one graph (MediaPipe's face landmarker 1.4.2 models after `prepare`,
+    /// recognised by their op count); another graph gets the threshold rule.
+    public static func int8Layers(for kind: ModelFile.Kind?, _ g: Graph) -> [Int]? {
+        let layers: [Int]
+        switch kind {
+        case .detector where g.ops.count == 90:
+            layers = [0, 7, 11, 13, 17, 18, 22, 23, 27, 33, 34, 43, 44, 49, 53, 58, 60, 64, 65, 68, 69, 72, 73, 76, 77, 82, 83]
+        case .landmarks where g.ops.count == 220:
+            layers = [0, 2, 14, 20, 22, 23, 26, 34, 36, 37, 40, 42, 43, 46, 48, 49, 52, 54, 55, 58, 62, 63, 66, 69, 72, 75, 78, 80,
+                      81, 84, 87, 90, 94, 95, 100, 101, 107, 110, 112, 126, 129, 132, 135, 144, 150, 157, 168, 193, 205, 211,
+                      215, 216]
+        default: return nil
+        }
+        return layers.allSatisfy({ g.ops[$0].code == .conv2d || g.ops[$0].code == .depthwiseConv2d }) ? layers : nil
     }
 
     /// The whole conversion of one model: equalize, calibrate on `inputs` (real crops the
@@ -60,7 +96,7 @@ public enum Quantizer {
         let prepared = prepare(g)
         let engine = try FloatEngine(graph: prepared)
         return try quantize(prepared, calibration: Calibration(engine: engine, inputs: calibrationSet(kind, inputs)),
-                            splitThreshold: splitThreshold(for: kind))
+                            splitThreshold: splitThreshold(for: kind), int8Layers: int8Layers(for: kind, prepared))
     }
 
     /// The float graph conversion quantizes: `g` after cross-layer equalization. Calibrate
@@ -77,11 +113,14 @@ public enum Quantizer {
 
     /// Quantizes `g` with what calibration on real inputs measured (ranges and, for weight
     /// rounding, each convolution's input second moments).
+    /// `int8Layers`, when given, overrides the threshold: exactly those convolutions (op indices
+    /// of `g`) get int8 weights, the others int16.
     public static func quantize(_ g: Graph, calibration: Calibration,
-                                splitThreshold: Double = Quantizer.splitThreshold) throws(CoreError) -> Graph {
+                                splitThreshold: Double = Quantizer.splitThreshold, int8Layers: [Int]? = nil) throws(CoreError) -> Graph {
         guard !g.isQuantized else { throw .invalidArgument(reason: "graph is already quantized") }
         guard calibration.ranges.count == g.tensors.count else { throw .invalidArgument(reason: "calibration ranges do not match the graph") }
         var b = Builder(source: g, ranges: calibration.ranges, hessians: calibration.hessians, splitThreshold: splitThreshold)
+        b.int8Layers = int8Layers
         for i in g.inputs { b.out.inputs.append(b.activation(i, scale: b.scaleFromRange(i))) }
         var folded = Set<Int>()
         for (k, op) in g.ops.enumerated() where !folded.contains(k) {
@@ -122,6 +161,7 @@ public enum Quantizer {
         let ranges: [Float]
         let hessians: [Int: [Double]]
         let splitThreshold: Double
+        var int8Layers: [Int]? = nil
         var out: Graph
         var map: [Int]
         var scales: [Float]

@@ -3,7 +3,7 @@ import Testing
 @testable import FaceCore
 import FaceModelFormats
 
-/// Issue 3, item 1: why every activation is int16. The float landmark model is run with its
+/// Why every activation is int16. The float landmark model is run with its
 /// activations rounded the way an int8 engine would hold them (per tensor, asymmetric: the
 /// calibration range in 255 steps with a zero point, as TFLite's int8 models do), one tensor at a
 /// time and all together, against int16 (symmetric, the calibration maximum × 2 in 32767 steps,

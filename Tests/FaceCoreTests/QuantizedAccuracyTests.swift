@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import FaceCore
 
-/// Issue 3, item 4: the fixed-point engine against the float reference on every face crop of
+/// The fixed-point engine against the float reference on every face crop of
 /// the test media (scripts/reference/make-model-io), calibrated like `facekit model convert`.
 @Suite(.serialized) struct QuantizedAccuracyTests {
     static func calibrationInputs(_ kind: ModelFile.Kind) throws -> [[Float]] {
@@ -49,45 +49,76 @@ import Testing
     /// injected after any one layer leave the change anywhere between −0.11 and +0.06, no layer
     /// dominates; activation headroom ×2 → ×4 moves the unsure crops' landmarks from ≤ 5.6 % to
     /// ≤ 15 % of IOD while the confident crops stay within 0.6 %.
-    @Test func landmarks() throws {
-        let (f, q) = try Self.engines(.landmarks)
-        var errors: [Float] = [], presence: Float = 0, faces = 0
+    /// What `landmarks` bounds, for a given fixed-point engine (also `WeightPrecisionFrontierTests`).
+    struct LandmarkAccuracy {
+        var faces = 0, mean: Float = 0, p99: Float = 0, max: Float = 0, presence: Float = 0
+        /// Crops where the float model says no face and the fixed-point one a face.
+        var flipped: [String] = []
         var unsure: [String] = []
+    }
+
+    static func landmarkAccuracy(_ f: FloatEngine, _ q: QuantizedEngine) throws -> LandmarkAccuracy {
+        var r = LandmarkAccuracy(), errors: [Float] = []
         for (name, input, _) in try TestData.cases(.landmarks) {
             let (a, b) = Self.run(f, q, input.values)
             let pa = Self.sigmoid(a[1][0]), pb = Self.sigmoid(b[1][0])
             let caseErrors = Self.landmarkErrors(b[0], reference: a[0])
             let caseMean = caseErrors.reduce(0, +) / 478
             if pa >= 0.99 {
-                faces += 1; errors += caseErrors
-                presence = max(presence, abs(pa - pb))
+                r.faces += 1; errors += caseErrors
+                r.presence = Swift.max(r.presence, abs(pa - pb))
             } else if pa <= 0.01 {
-                presence = max(presence, abs(pa - pb))   // clearly no face: the decision must hold too
-                #expect(pb < 0.5, "\(name): no face in float (\(pa)), a face in fixed point (\(pb))")
+                r.presence = Swift.max(r.presence, abs(pa - pb))   // clearly no face: the decision must hold too
+                if pb >= 0.5 { r.flipped.append("\(name): no face in float (\(pa)), a face in fixed point (\(pb))") }
             } else {
-                unsure.append(String(format: "%@ (presence %.3f → %.3f, mean error %.2f%% of IOD)", name, pa, pb, 100 * caseMean))
+                r.unsure.append(String(format: "%@ (presence %.3f → %.3f, mean error %.2f%% of IOD)", name, pa, pb, 100 * caseMean))
             }
         }
         errors.sort()
-        let mean = errors.reduce(0, +) / Float(max(errors.count, 1)), p99 = errors[errors.count * 99 / 100]
-        print(String(format: "fixed vs float, landmarks: %d confident faces, mean %.3f%% p99 %.3f%% max %.3f%% of IOD; presence max |Δ| %.4f",
-                     faces, 100 * mean, 100 * p99, 100 * errors.last!, presence))
-        for u in unsure { print("  unsure crop, not bounded: \(u)") }
-        #expect(faces >= 30)
-        #expect(mean <= 0.005, "mean landmark error \(100 * mean)% of IOD")
-        #expect(p99 <= 0.015, "p99 landmark error \(100 * p99)% of IOD")
-        #expect(presence <= 0.02, "presence differs by \(presence)")
+        r.mean = errors.reduce(0, +) / Float(Swift.max(errors.count, 1))
+        r.p99 = errors.isEmpty ? 0 : errors[errors.count * 99 / 100]
+        r.max = errors.last ?? 0
+        return r
     }
 
-    @Test func blendshapes() throws {
-        let (f, q) = try Self.engines(.blendshapes)
+    /// Landmarks on every face crop whose float presence is confident (≥ 0.99): mean and p99
+    /// error as a share of the inter-ocular distance (outer eye corners 33, 263) within the
+    /// core's bounds (mean ≤ 0.25 %, p99 ≤ 1.0 %), presence within 0.02 on every crop the float
+    /// model is sure of (≥ 0.99 or ≤ 0.01). Crops where the float model itself is unsure
+    /// (0.01–0.99: detector ROIs turned by ~0.9 rad in transition frames, a half-hidden face) are
+    /// reported, not bounded: there the model amplifies any rounding. Measured on
+    /// noface_face_mov_f0090 (presence 0.832 → 0.797): exact activations injected after any one
+    /// layer leave the change anywhere between −0.11 and +0.06, no layer dominates; activation
+    /// headroom ×2 → ×4 moves the unsure crops' landmarks from ≤ 5.6 % to ≤ 15 % of IOD while the
+    /// confident crops stay within 0.6 %.
+    @Test func landmarks() throws {
+        let (f, q) = try Self.engines(.landmarks)
+        let r = try Self.landmarkAccuracy(f, q)
+        print(String(format: "fixed vs float, landmarks: %d confident faces, mean %.3f%% p99 %.3f%% max %.3f%% of IOD; presence max |Δ| %.4f",
+                     r.faces, 100 * r.mean, 100 * r.p99, 100 * r.max, r.presence))
+        for u in r.unsure { print("  unsure crop, not bounded: \(u)") }
+        #expect(r.flipped.isEmpty, "\(r.flipped)")
+        #expect(r.faces >= 30)
+        #expect(r.mean <= 0.0025, "mean landmark error \(100 * r.mean)% of IOD")
+        #expect(r.p99 <= 0.01, "p99 landmark error \(100 * r.p99)% of IOD")
+        #expect(r.presence <= 0.02, "presence differs by \(r.presence)")
+    }
+
+    /// Mean and largest absolute difference of the 52 blend-shape scores over every test crop.
+    static func blendshapeAccuracy(_ f: FloatEngine, _ q: QuantizedEngine) throws -> (mae: Float, max: Float, count: Int) {
         var sum: Float = 0, n = 0, worst: Float = 0
         for (_, input, _) in try TestData.cases(.blendshapes) {
             let (a, b) = Self.run(f, q, input.values)
             for i in 0 ..< a[0].count { let d = abs(a[0][i] - b[0][i]); sum += d; n += 1; worst = max(worst, d) }
         }
-        print(String(format: "fixed vs float, blend shapes: %d values, MAE %.5f max %.5f", n, sum / Float(n), worst))
-        #expect(sum / Float(n) <= 0.01 && worst <= 0.05)
+        return (sum / Float(max(n, 1)), worst, n)
+    }
+
+    @Test func blendshapes() throws {
+        let (f, q) = try Self.engines(.blendshapes)
+        let r = try Self.blendshapeAccuracy(f, q)
+        print(String(format: "fixed vs float, blend shapes: %d values, MAE %.5f max %.5f", r.count, r.mae, r.max))
+        #expect(r.mae <= 0.01 && r.max <= 0.05)
     }
 
     /// SSD anchors of the short-range detector (mediapipe-pipeline.md §1.3).
@@ -133,27 +164,40 @@ import Testing
         return result
     }
 
-    @Test func detector() throws {
-        let (f, q) = try Self.engines(.detector)
-        var worstScore: Float = 0, worstIoU: Float = 1, found = 0
+    /// Every face the float detector finds (weighted NMS), matched in the fixed-point output:
+    /// the worst score difference and IoU, and what does not match.
+    struct DetectorAccuracy {
+        var found = 0, worstScore: Float = 0, worstIoU: Float = 1
+        var problems: [String] = []
+    }
+
+    static func detectorAccuracy(_ f: FloatEngine, _ q: QuantizedEngine) throws -> DetectorAccuracy {
+        var r = DetectorAccuracy()
         for (name, input, _) in try TestData.cases(.detector) {
             let (a, b) = Self.run(f, q, input.values)
             let fa = Self.faces(a), fb = Self.faces(b)
             for face in fa {
                 // The same face found by the fixed-point engine: the detection that overlaps most.
                 guard let match = fb.max(by: { Self.iou($0.box, face.box) < Self.iou($1.box, face.box) }) else {
-                    Issue.record("\(name): face (score \(face.score)) not found in fixed point"); continue
+                    r.problems.append("\(name): face (score \(face.score)) not found in fixed point"); continue
                 }
                 let o = Self.iou(match.box, face.box)
-                found += 1
-                worstIoU = min(worstIoU, o); worstScore = max(worstScore, abs(match.score - face.score))
-                #expect(o >= 0.9, "\(name): IoU \(o)")
-                #expect(abs(match.score - face.score) <= 0.02, "\(name): score \(face.score) vs \(match.score)")
+                r.found += 1
+                r.worstIoU = min(r.worstIoU, o); r.worstScore = max(r.worstScore, abs(match.score - face.score))
+                if o < 0.9 { r.problems.append("\(name): IoU \(o)") }
+                if abs(match.score - face.score) > 0.02 { r.problems.append("\(name): score \(face.score) vs \(match.score)") }
             }
-            #expect(fb.count == fa.count, "\(name): \(fa.count) faces in float, \(fb.count) in fixed point")
+            if fb.count != fa.count { r.problems.append("\(name): \(fa.count) faces in float, \(fb.count) in fixed point") }
         }
-        print(String(format: "fixed vs float, detector: %d faces (weighted NMS), worst score |Δ| %.4f, worst IoU %.4f", found, worstScore, worstIoU))
-        #expect(found >= 20)
+        return r
+    }
+
+    @Test func detector() throws {
+        let (f, q) = try Self.engines(.detector)
+        let r = try Self.detectorAccuracy(f, q)
+        print(String(format: "fixed vs float, detector: %d faces (weighted NMS), worst score |Δ| %.4f, worst IoU %.4f", r.found, r.worstScore, r.worstIoU))
+        #expect(r.problems.isEmpty, "\(r.problems)")
+        #expect(r.found >= 20)
     }
 
     @Test func conversionIsDeterministic() throws {
@@ -194,9 +238,12 @@ import Testing
     @Test func int16WeightsFitTheAccumulator() throws {
         let g = try TestData.graph(.landmarks)
         let q = try Quantizer.convert(g, kind: .landmarks, calibrationInputs: try Self.calibrationInputs(.landmarks))
-        let convs = q.ops.filter { $0.code == .conv2d || $0.code == .depthwiseConv2d }
-        // The landmark model widens every convolution (`Quantizer.splitThreshold(for:)`).
-        #expect(convs.allSatisfy { q.tensors[$0.inputs[1]].type == .int16 })
+        let all = q.ops.filter { $0.code == .conv2d || $0.code == .depthwiseConv2d }
+        // The landmark model keeps int16 weights where the measured per-layer choice needs them
+        // (`Quantizer.int8Layers(for:_:)`).
+        let convs = all.filter { q.tensors[$0.inputs[1]].type == .int16 }
+        let narrow = try #require(Quantizer.int8Layers(for: .landmarks, Quantizer.prepare(g)))
+        #expect(convs.count == all.count - narrow.count && !convs.isEmpty)
         var bits: [Int] = []
         for op in convs {
             let w = q.tensors[op.inputs[1]], b = q.tensors[op.inputs[2]], channels = b.elementCount
@@ -216,7 +263,7 @@ import Testing
         bits.sort()
         print("int16 weights: \(convs.count) convolutions, magnitude bits min \(bits.first ?? 0) median \(bits[bits.count / 2]) max \(bits.last ?? 0)")
         #expect(bits.first ?? 0 >= 9)
-        // The first convolution's weights all at 32767: any large input would overflow.
+        // An int16 convolution's weights all at 32767: any large input would overflow.
         var bad = q
         let w = bad.tensors[convs[0].inputs[1]]
         for i in 0 ..< w.elementCount { bad.weights[w.dataOffset + 2 * i] = 0xff; bad.weights[w.dataOffset + 2 * i + 1] = 0x7f }

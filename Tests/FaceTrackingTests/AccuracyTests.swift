@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import FaceTracking
 
-/// Issue 4 item 6: on every test video (VIDEO mode) and still (IMAGE mode), agreement with real
+/// On every test video (VIDEO mode) and still (IMAGE mode), agreement with real
 /// MediaPipe 1.2.3 (testdata/reference/mediapipe, scripts/reference/make-mediapipe-golden):
 /// face found ≥ 99 % of frames, landmark error median ≤ 0.5 % and p95 ≤ 1.5 % of the
 /// inter-pupillary distance, blend shape MAE ≤ 0.02, head pose median ≤ 2°. Float models.
@@ -37,10 +37,10 @@ import Testing
         #expect(a.landmarkMedian <= 0.5 && a.landmarkP95 <= 1.5 && a.blendMAE <= 0.02 && a.poseMedian <= 2, "\(a)")
     }
 
-    /// The same thresholds with the fixed-point engine (int8 weights, int16 for every
-    /// landmark-model convolution; int16 activations), models quantized in process from
-    /// testdata/reference/calibration. Measured at commit time: videos landmark median 0.075–0.091 %
-    /// IOD, p95 ≤ 0.26 %, blend MAE ≤ 0.0017; stills median ≤ 0.21 % (45-m7-di-ph.jpg), p95 ≤ 0.47 %.
+    /// The same thresholds with the fixed-point engine (int8 or int16 weights per layer as
+    /// `Quantizer` chooses them; int16 activations), models quantized in process from
+    /// testdata/reference/calibration. Measured: videos landmark median 0.080–0.125 % IOD,
+    /// p95 ≤ 0.42 %, blend MAE ≤ 0.0023; stills median ≤ 0.31 % (45-m7-di-ph.jpg), p95 ≤ 0.91 %.
     @Test(arguments: media)
     func fixedPointMatchesMediaPipe(media: String) throws {
         let a = try AccuracyRunner.run(media, models: Fixtures.fixedModels)
