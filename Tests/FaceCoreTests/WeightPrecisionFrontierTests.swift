@@ -34,14 +34,19 @@ import FaceModelFormats
         return (all, narrow)
     }
 
-    /// Quantizes `kind` at every threshold (one calibration) and hands each engine to `measure`.
-    static func sweep(_ kind: ModelFile.Kind, _ measure: (FloatEngine, QuantizedEngine) throws -> String) throws {
-        guard selected(kind) else { return }
+    /// The graph the quantizer takes, its calibration (once per model) and the float reference.
+    static func setUp(_ kind: ModelFile.Kind) throws -> (Graph, Calibration, FloatEngine) {
         let g = try TestData.graph(kind)
         let prepared = Quantizer.prepare(g)
         let calibration = try Calibration(engine: try FloatEngine(graph: prepared),
                                           inputs: Quantizer.calibrationSet(kind, try QuantizedAccuracyTests.calibrationInputs(kind)))
-        let reference = try FloatEngine(graph: g)
+        return (prepared, calibration, try FloatEngine(graph: g))
+    }
+
+    /// Quantizes `kind` at every threshold (one calibration) and hands each engine to `measure`.
+    static func sweep(_ kind: ModelFile.Kind, _ measure: (FloatEngine, QuantizedEngine) throws -> String) throws {
+        guard selected(kind) else { return }
+        let (prepared, calibration, reference) = try setUp(kind)
         print("weight precision frontier, \(kind.name), \(prepared.ops.count) ops (shipped threshold \(Quantizer.splitThreshold(for: kind))):")
         for t in thresholds {
             let q = try Quantizer.quantize(prepared, calibration: calibration, splitThreshold: t)
@@ -72,11 +77,7 @@ import FaceModelFormats
     /// left on int8 weights when the whole model still passes `accept` with it.
     static func greedy(_ kind: ModelFile.Kind, accept: (FloatEngine, QuantizedEngine) throws -> (Bool, String)) throws {
         guard selected(kind) else { return }
-        let g = try TestData.graph(kind)
-        let prepared = Quantizer.prepare(g)
-        let calibration = try Calibration(engine: try FloatEngine(graph: prepared),
-                                          inputs: Quantizer.calibrationSet(kind, try QuantizedAccuracyTests.calibrationInputs(kind)))
-        let reference = try FloatEngine(graph: g)
+        let (prepared, calibration, reference) = try setUp(kind)
         var candidates: [(op: Int, macs: Int)] = []
         for (k, op) in prepared.ops.enumerated() where op.code == .conv2d || op.code == .depthwiseConv2d {
             let out = prepared.tensors[op.output], channels = out.shape[out.shape.count - 1]
