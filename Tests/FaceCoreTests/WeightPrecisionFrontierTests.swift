@@ -22,14 +22,20 @@ import FaceModelFormats
         ProcessInfo.processInfo.environment["FACEKIT_FRONTIER_MODELS"].map { $0.split(separator: ",").contains(Substring(kind.name)) } ?? true
     }
 
-    /// Multiply-adds of every CONV_2D / DEPTHWISE_CONV_2D, and of those with int8 weights.
+    /// Multiply-adds of one CONV_2D or DEPTHWISE_CONV_2D: every output value takes one per weight
+    /// of its output channel (the filter's elements over the output channels, in either layout).
+    static func macs(_ g: Graph, _ op: GraphOp) -> Int {
+        let out = g.tensors[op.output]
+        return out.elementCount * g.tensors[op.inputs[1]].elementCount / out.shape[out.shape.count - 1]
+    }
+
+    /// Multiply-adds of every convolution, and of those with int8 weights.
     static func macs(_ g: Graph) -> (all: Int, int8: Int) {
         var all = 0, narrow = 0
         for op in g.ops where op.code == .conv2d || op.code == .depthwiseConv2d {
-            let x = g.tensors[op.inputs[0]].shape, w = g.tensors[op.inputs[1]], o = g.tensors[op.output].shape
-            let n = o[1] * o[2] * o[3] * w.shape[0] * w.shape[1] * (op.code == .conv2d ? x[3] : 1)
+            let n = macs(g, op)
             all += n
-            if w.type == .int8 { narrow += n }
+            if g.tensors[op.inputs[1]].type == .int8 { narrow += n }
         }
         return (all, narrow)
     }
@@ -80,8 +86,7 @@ import FaceModelFormats
         let (prepared, calibration, reference) = try setUp(kind)
         var candidates: [(op: Int, macs: Int)] = []
         for (k, op) in prepared.ops.enumerated() where op.code == .conv2d || op.code == .depthwiseConv2d {
-            let out = prepared.tensors[op.output], channels = out.shape[out.shape.count - 1]
-            candidates.append((k, out.elementCount * prepared.tensors[op.inputs[1]].elementCount / channels))
+            candidates.append((k, macs(prepared, op)))
         }
         candidates.sort { $0.macs > $1.macs }
         let all = candidates.reduce(0) { $0 + $1.macs }
