@@ -16,25 +16,35 @@ import Recording
 /// in the session (so the export carries it), and the exit status stays 0, because every frame
 /// that could be read was tracked and exported. Media that cannot be read at all is an error.
 struct ProcessCommand: Command {
-    static let about = CommandAbout(["process"], "facekit process <media> --out DIR [--format csv|jsonl|hdf5|openface|pyfeat|bids] [--participant ID] [--model FILE] [--max-faces N [--face-loss-frames N]] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR] [--json-stream -|FIFO|unix:SOCKET [--json-group GROUP]] " + DepthOptions.synopsis + " " + LSLOptions.synopsis,
-                                    "Track faces in a video or image file and export the seed's layout (through the session store).")
+    static let about = CommandAbout(["process"], "facekit process <media>|<media>...|<dir> [--jobs N|auto] --out DIR [--format csv|jsonl|hdf5|openface|pyfeat|bids] [--participant ID] [--model FILE] [--max-faces N [--face-loss-frames N]] [--vertices MODE] [--image-mode] [--no-smoothing] [--focal-px F] [--store DIR] [--json-stream -|FIFO|unix:SOCKET [--json-group GROUP]] " + DepthOptions.synopsis + " " + LSLOptions.synopsis,
+                                    "Track faces in video or image files and export the seed's layout (through the session store); several files (--jobs N) export to --out/<stem>/.")
     let args: ArgumentScanner
     let media: String
+    /// Several files, a directory or --jobs: `BatchProcessing`, one export per file.
+    let isBatch: Bool
     let format: ExportFormat
     let depth: DepthOptions
     let lsl: LSLOptions
 
     init(arguments: [String]) throws {
-        args = try ArgumentScanner(arguments, valueOptions: Set(["out", "format", "participant", "model", "max-faces", "face-loss-frames", "vertices", "focal-px", "store", "json-stream", "json-group"]).union(DepthOptions.valueOptions).union(LSLOptions.valueOptions),
+        args = try ArgumentScanner(arguments, valueOptions: Set(["out", "format", "participant", "model", "max-faces", "face-loss-frames", "vertices", "focal-px", "store", "json-stream", "json-group", "jobs"]).union(DepthOptions.valueOptions).union(LSLOptions.valueOptions),
                                    flagOptions: Set(["image-mode", "no-smoothing"]).union(LSLOptions.flagOptions))
-        guard args.positionals.count == 1 else { throw UsageError("name one video or image file") }
+        guard !args.positionals.isEmpty else { throw UsageError("name a video or image file, several, or a directory of them") }
         media = args.positionals[0]
+        var isDir: ObjCBool = false
+        isBatch = args.positionals.count > 1 || args.value("jobs") != nil
+            || (FileManager.default.fileExists(atPath: media, isDirectory: &isDir) && isDir.boolValue)
         _ = try args.required("out")
         guard let f = ExportFormat(rawValue: args.value("format") ?? "csv") else { throw UsageError("--format must be \(ExportFormat.spelledOut)") }
         format = f
         if let v = args.value("focal-px"), Float(v) == nil { throw UsageError("--focal-px expects a number of pixels, got '\(v)'") }
         depth = try DepthOptions(args)
         lsl = try LSLOptions(args)
+        if isBatch {
+            for (on, name) in [(args.value("json-stream") != nil, "--json-stream"), (lsl.enabled, "--lsl"), (depth.isEnabled, "--depth-driver")] where on {
+                throw UsageError("\(name) streams one file; it cannot be used with several files, a directory or --jobs")
+            }
+        }
     }
 
     /// Default models: --model, then the MediaPipe bundle in ./models, then the facekit model file.
@@ -45,7 +55,78 @@ struct ProcessCommand: Command {
         return ModelLoading.defaultModelPath(nil)
     }
 
+    /// The tracker's settings from the options (the mode is the media's), the frames a lost face
+    /// is kept for, and the participant.
+    private func trackerSettings() throws -> (FaceTracker.Configuration, Int, String) {
+        var cfg = FaceTracker.Configuration()
+        cfg.maxTrackedFaces = try args.int("max-faces", default: 1)
+        guard cfg.maxTrackedFaces >= 1 else { throw UsageError("--max-faces must be at least 1") }
+        let faceLossFrames = try args.int("face-loss-frames", default: 15)
+        guard faceLossFrames >= 0 else { throw UsageError("--face-loss-frames must be 0 or more") }
+        if args.flag("no-smoothing") { cfg.smoothing = false }
+        if let f = args.value("focal-px") { cfg.focalLengthPixels = Float(f) }
+        let participant = args.value("participant") ?? "P001"
+        do { try SessionStore.validateParticipant(participant) } catch { throw UsageError("--participant: \(error.message)") }
+        return (cfg, faceLossFrames, participant)
+    }
+
+    /// Several files: their list (a directory's media files), one export each under --out, the
+    /// progress on standard error, a summary; exit status 1 when any file failed.
+    private func runBatch() throws -> Int32 {
+        let jobs: Int
+        switch args.value("jobs") {
+        case nil: jobs = 1
+        case "auto"?, "0"?: jobs = BatchProcessing.onlineCPUs
+        case let v?:
+            guard let n = Int(v), n >= 1 else { throw UsageError("--jobs expects a number of worker threads (0 or auto: one per online CPU), got '\(v)'") }
+            jobs = n
+        }
+        var files: [String] = []
+        for p in args.positionals {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: p, isDirectory: &isDir), isDir.boolValue {
+                let (found, skipped) = try BatchProcessing.mediaFiles(inDirectory: p)
+                if !skipped.isEmpty { printError("facekit: \(p): skipped \(skipped.joined(separator: ", "))") }
+                files += found
+            } else {
+                files.append(p)
+            }
+        }
+        guard !files.isEmpty else { throw CommandFailure("\(args.positionals.joined(separator: " ")): no media files to process") }
+        let out = try args.required("out")
+        let items: [BatchProcessing.Item]
+        do { items = try BatchProcessing.plan(files, out: out) } catch { throw UsageError("\(error)") }
+        let (cfg, faceLossFrames, participant) = try trackerSettings()
+        let modelPath = Self.modelPath(args.value("model"))
+        let models: FaceModels
+        do { models = try FaceModels.load(path: modelPath) } catch { throw CommandFailure("\(error)") }
+        let store = try openStore(args)
+        let tty = isatty(STDERR_FILENO) == 1
+        let batch = BatchProcessing(
+            items: items, jobs: jobs, modelPath: modelPath, models: models, configuration: cfg, imageMode: args.flag("image-mode"),
+            faceLossFrames: faceLossFrames, participant: participant, vertices: try VertexMode(parsing: args.value("vertices") ?? "all"),
+            export: ExportOptions(format: format),
+            warn: { s in printError(tty ? "\r\u{1B}[K" + s : s) },
+            progress: { p in
+                guard let r = p.last else { return }
+                let file = r.ok ? "\(r.media): \(r.frames) frames -> \(r.exportDirectory ?? r.outDirectory)" : "FAILED: \(r.failureLine ?? r.media)"
+                if tty {
+                    // Finished files scroll above one progress line that is rewritten in place.
+                    let end = p.filesDone == p.filesTotal ? "\n" : ""
+                    FileHandle.standardError.write(Data("\r\u{1B}[K\(file)\n\(p.line)\(end)".utf8))
+                } else {
+                    printError("\(file) [\(p.line)]")
+                }
+            })
+        printError("facekit: \(items.count) files, \(min(jobs, items.count)) jobs (\(models.isFixedPoint ? "fixed-point models, \(KernelISA.best.name) kernels" : "float models"))")
+        let summary = batch.run(store: store)
+        for r in summary.results where !r.ok { printError("facekit: failed: \(r.failureLine ?? r.media)") }
+        print(summary.line)
+        return summary.failed == 0 ? 0 : 1
+    }
+
     func run() throws -> Int32 {
+        if isBatch { return try runBatch() }
         guard FileManager.default.isReadableFile(atPath: media) else {
             throw CommandFailure("\(media): no such file or not readable")
         }
@@ -55,16 +136,9 @@ struct ProcessCommand: Command {
         let models: FaceModels
         do { models = try FaceModels.load(path: modelPath) } catch { throw CommandFailure("\(error)") }
         let input = try MediaInput(path: media)
-        var cfg = FaceTracker.Configuration()
+        let (settings, faceLossFrames, participant) = try trackerSettings()
+        var cfg = settings
         cfg.mode = args.flag("image-mode") || input.isStill ? .image : .video
-        cfg.maxTrackedFaces = try args.int("max-faces", default: 1)
-        guard cfg.maxTrackedFaces >= 1 else { throw UsageError("--max-faces must be at least 1") }
-        let faceLossFrames = try args.int("face-loss-frames", default: 15)
-        guard faceLossFrames >= 0 else { throw UsageError("--face-loss-frames must be 0 or more") }
-        if args.flag("no-smoothing") { cfg.smoothing = false }
-        if let f = args.value("focal-px") { cfg.focalLengthPixels = Float(f) }
-        let participant = args.value("participant") ?? "P001"
-        do { try SessionStore.validateParticipant(participant) } catch { throw UsageError("--participant: \(error.message)") }
         let store = try openStore(args)
         // The seed's per-frame face JSON, live: `-` is standard output (the summary then goes
         // to standard error), `unix:PATH` a socket facekit creates (mode 0660, --json-group).
