@@ -20,6 +20,7 @@ enum CommandTable {
         ProcessCommand.self,
         DepthProbeCommand.self,
         BenchPipelineCommand.self,
+        BenchProcessCommand.self,
         FuzzCommand.self,
         GPIOInfoCommand.self,
         GPIOMonitorCommand.self,

@@ -17,12 +17,7 @@ struct BenchPipelineCommand: Command {
                                   warmup: try args.int("warmup", default: 10), repeatCount: try args.int("repeat", default: 20),
                                   mediapipe: !args.flag("no-mediapipe"))
         let report = try bench.run()
-        if args.flag("json") {
-            try printJSON(object: report.json, compact: true)
-        } else {
-            report.lines.forEach { print($0) }
-            if let error = report.mediapipeError { printError("facekit: MediaPipe not measured: \(error)") }
-        }
+        try printBenchReport(json: args.flag("json") ? report.json : nil, lines: report.lines, mediapipeError: report.mediapipeError)
         return 0
     }
 }

@@ -70,17 +70,18 @@ struct ProcessCommand: Command {
         return (cfg, faceLossFrames, participant)
     }
 
+    /// `--jobs N`: worker threads; 0 or `auto` is one per online CPU.
+    static func jobs(_ args: ArgumentScanner, default d: Int) throws -> Int {
+        guard let v = args.value("jobs") else { return d }
+        if v == "auto" || v == "0" { return BatchProcessing.onlineCPUs }
+        guard let n = Int(v), n >= 1 else { throw UsageError("--jobs expects a number of worker threads (0 or auto: one per online CPU), got '\(v)'") }
+        return n
+    }
+
     /// Several files: their list (a directory's media files), one export each under --out, the
     /// progress on standard error, a summary; exit status 1 when any file failed.
     private func runBatch() throws -> Int32 {
-        let jobs: Int
-        switch args.value("jobs") {
-        case nil: jobs = 1
-        case "auto"?, "0"?: jobs = BatchProcessing.onlineCPUs
-        case let v?:
-            guard let n = Int(v), n >= 1 else { throw UsageError("--jobs expects a number of worker threads (0 or auto: one per online CPU), got '\(v)'") }
-            jobs = n
-        }
+        let jobs = try Self.jobs(args, default: 1)
         var files: [String] = []
         for p in args.positionals {
             var isDir: ObjCBool = false
