@@ -119,9 +119,10 @@ public enum TiledConvolution {
         let requant: Requant
         let shift: Int, lo: Int16, hi: Int16, lanes: Bool, wide: Bool
         let negative: UnsafePointer<Int32>?, flips: Int
+        let residual: ResidualAdd?
         @inline(__always) init(_ r: Requant) {
             requant = r; shift = r.shift; lo = Int16(truncatingIfNeeded: r.lo); hi = Int16(truncatingIfNeeded: r.hi)
-            lanes = r.lanes; wide = r.wide; negative = r.negativeLanes; flips = r.negativeFlips
+            lanes = r.lanes; wide = r.wide; negative = r.negativeLanes; flips = r.negativeFlips; residual = r.residual
         }
     }
 
@@ -354,6 +355,11 @@ public enum TiledConvolution {
     static func storeTile4x8(_ blk: Int, _ count: Int, _ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>,
                          _ n: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
                          _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>) {
+        // A fused ADD is decided once per tile and block, never per lane.
+        if let a = r.residual {
+            storeTile4x8Residual(blk, count, c0, c1, c2, c3, n, bias, m, r, a, output)
+            return
+        }
         let first = blockStart(blk, n), width = min(lanes, n - first)
         let out = output + first
         #if !(arch(x86_64) && !FACEKIT_WIDE_VECTORS)
@@ -371,6 +377,59 @@ public enum TiledConvolution {
         if count > 1 { requantStore1xN(c1, first, width, bias, m, r, out + n) }
         if count > 2 { requantStore1xN(c2, first, width, bias, m, r, out + 2 * n) }
         if count > 3 { requantStore1xN(c3, first, width, bias, m, r, out + 3 * n) }
+    }
+
+    /// `storeTile4x8` with the ADD `a` (and its activation) fused: the tile's convolution values
+    /// are requantized through the same paths as unfused (so into the same int16 values), into
+    /// a tile on the stack, then added to the residual and stored once to the ADD's output.
+    /// Out of line, so that the unfused epilogue keeps its size and registers.
+    @inline(never)
+    static func storeTile4x8Residual(_ blk: Int, _ count: Int, _ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>,
+                                     _ n: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
+                                     _ r: Epilogue, _ a: ResidualAdd, _ output: UnsafeMutablePointer<Int16>) {
+        let first = blockStart(blk, n), width = min(lanes, n - first)
+        withUnsafeTemporaryAllocation(of: SIMD8<Int16>.self, capacity: tile) { t in
+            let x = UnsafeMutableRawPointer(t.baseAddress!).assumingMemoryBound(to: Int16.self)
+            if count == tile && width == lanes && (r.lanes || r.wide) {
+                requantStore4x8(c0, c1, c2, c3, BlockConstants(first, bias, m, r), r, x, lanes)
+            } else {
+                requantStore1xN(c0, first, width, bias, m, r, x)
+                if count > 1 { requantStore1xN(c1, first, width, bias, m, r, x + lanes) }
+                if count > 2 { requantStore1xN(c2, first, width, bias, m, r, x + 2 * lanes) }
+                if count > 3 { requantStore1xN(c3, first, width, bias, m, r, x + 3 * lanes) }
+            }
+            // A last block overlapping the one before (`blockStart`) adds only its own channels:
+            // where the output is the residual itself, the others already hold sums.
+            let skip = blk * lanes - first
+            for i in 0 ..< count { residualStore(x + i * lanes + skip, first + skip, width - skip, a, output + first + skip + i * n) }
+        }
+    }
+
+    /// `ResidualAdd`'s formula on one pixel's `width` channels from `first`: x the convolution's
+    /// values, the residual at `a.offset` from `out`.
+    @inline(__always)
+    static func residualStore(_ x: UnsafePointer<Int16>, _ first: Int, _ width: Int, _ a: ResidualAdd, _ out: UnsafeMutablePointer<Int16>) {
+        let y = UnsafePointer(out) + a.offset
+        let round: Int32 = a.shift == 0 ? 0 : 1 &<< (a.shift &- 1), pr: Int32 = a.preluShift == 0 ? 0 : 1 &<< (a.preluShift &- 1)
+        if width == lanes {
+            var v = (QuantizedKernels.weightedSum(x, y, a.mx, a.my) &+ round) &>> a.shift
+            guard let neg = a.negative else {
+                QuantizedKernels.store8Vector(v, out, lo: Int16(truncatingIfNeeded: a.lo), hi: Int16(truncatingIfNeeded: a.hi))
+                return
+            }
+            v = pointwiseMin(pointwiseMax(v, SIMD8(repeating: a.lo)), SIMD8(repeating: a.hi))
+            let slopes = a.perChannel ? load32(neg + first) : SIMD8(repeating: neg[0]), sign = v &>> 31
+            let s = (slopes & sign) | (SIMD8(repeating: a.positive) & ~sign)
+            QuantizedKernels.store8Vector((v &* s &+ pr) &>> a.preluShift, out, lo: -32767, hi: 32767)
+            return
+        }
+        for j in 0 ..< width {
+            var v = min(max((Int32(x[j]) &* a.mx &+ Int32(y[j]) &* a.my &+ round) &>> a.shift, a.lo), a.hi)
+            if let neg = a.negative {
+                v = min(max((v &* (v >= 0 ? a.positive : neg[a.perChannel ? first + j : 0]) &+ pr) &>> a.preluShift, -32767), 32767)
+            }
+            out[j] = Int16(truncatingIfNeeded: v)
+        }
     }
 
     #if arch(arm64)
