@@ -88,6 +88,8 @@ public struct SessionListing: Sendable {
 ///                         depth.log      DepthLog, when a depth driver was attached
 public final class SessionStore: Sendable {
     package let root: String
+    /// The random part of a new session's ID; tests make it collide on purpose.
+    private let idSuffix: @Sendable () -> UInt16
 
     /// Space set aside per recording session. When the card fills up, the recorder deletes it so the
     /// final session.json (state, error) can still be written; stop and recovery delete it too.
@@ -109,7 +111,12 @@ public final class SessionStore: Sendable {
     /// Opens the store at `root`. With `create` (recording) a missing directory is created; without
     /// it (list, delete, export) a missing one is an error naming it: a mistyped `--store` must not
     /// leave a new directory behind.
-    public init(root: String, create: Bool = true) throws(RecordingError) {
+    public convenience init(root: String, create: Bool = true) throws(RecordingError) {
+        try self.init(root: root, create: create, idSuffix: { UInt16.random(in: 0 ... UInt16.max) })
+    }
+
+    package init(root: String, create: Bool = true, idSuffix: @escaping @Sendable () -> UInt16) throws(RecordingError) {
+        self.idSuffix = idSuffix
         self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
         if !create {
             guard case .success(let st) = Syscalls.status(path: self.root), (st.st_mode & S_IFMT) == S_IFDIR else {
@@ -135,7 +142,9 @@ public final class SessionStore: Sendable {
         guard config.flushIntervalMs >= 1 else { throw RecordingError(.invalidArgument, "flush interval must be at least 1 ms") }
         let realtime = RealtimeClock.now()
         let mono = Int64(MonotonicClock.now())
-        let id = Self.makeID(participant: participant, realtimeNs: realtime)
+        let id = try makeStaging(participant: participant, realtimeNs: realtime)
+        let staging = root + "/" + Self.creatingPrefix + id
+        let final = root + "/" + id
         // What recorded the session, for its report and for anyone reading it years later.
         var device = device
         device[FacekitVersion.deviceKey] = device[FacekitVersion.deviceKey] ?? FacekitVersion.current
@@ -144,9 +153,6 @@ public final class SessionStore: Sendable {
                                    startedAt: Self.iso8601(realtimeNs: realtime), device: device, config: config,
                                    segments: [SessionSegment(startMonotonicNs: mono, endMonotonicNs: nil)],
                                    frameCount: 0, droppedFrames: 0, imagesDropped: 0, error: nil, recovery: nil)
-        let staging = root + "/" + Self.creatingPrefix + id
-        let final = root + "/" + id
-        try Syscalls.mkdir(staging).orThrow("creating", staging)
         do throws(RecordingError) {
             try meta.write(to: staging)
             try Self.writeNewFile(staging + "/" + FrameLog.fileName, FrameLog.header(for: FrameLayout(config: config), sessionID: id))
@@ -175,6 +181,26 @@ public final class SessionStore: Sendable {
             return try SessionRecorder(directory: final, metadata: meta, framesFD: fd, existingFrames: 0,
                                        existingEvents: 0, onFlush: onFlush)
         } catch { Syscalls.close(fd); throw error }
+    }
+
+    /// Tries for a fresh session ID before giving up on clashes.
+    static let idAttempts = 16
+
+    /// A new session ID and its staging directory, made. Sessions created in the same second (a
+    /// batch on several threads) differ only in the random suffix: when the ID is taken, by a
+    /// session or by one being made, another suffix is drawn.
+    private func makeStaging(participant: String, realtimeNs: Int64) throws(RecordingError) -> String {
+        for attempt in 1 ... Self.idAttempts {
+            let id = Self.makeID(participant: participant, realtimeNs: realtimeNs, suffix: idSuffix())
+            let staging = root + "/" + Self.creatingPrefix + id
+            if Syscalls.exists(root + "/" + id) { continue }
+            switch Syscalls.mkdir(staging) {
+            case .success: return id
+            case .failure(let e) where e.errno == .fileExists && attempt < Self.idAttempts: continue
+            case .failure(let e): throw RecordingError.syscall("creating", path: staging, e)
+            }
+        }
+        throw RecordingError(.io, "no fresh session ID in \(Self.idAttempts) tries: \(root) holds sessions with every one drawn", path: root)
     }
 
     private static func writeNewFile(_ path: String, _ bytes: [UInt8]) throws(RecordingError) {
@@ -206,13 +232,13 @@ public final class SessionStore: Sendable {
     }
 
     /// `<participant>-<yyyyMMdd>-<HHmmss>-<4 hex>`: sortable, readable, unique enough per store.
-    static func makeID(participant: String, realtimeNs: Int64) -> String {
+    static func makeID(participant: String, realtimeNs: Int64, suffix: UInt16 = .random(in: 0 ... .max)) -> String {
         let safe = String(participant.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" }.prefix(32))
         var t = time_t(realtimeNs / 1_000_000_000)
         var tm = tm()
         gmtime_r(&t, &tm)
         let stamp = String(format: "%04d%02d%02d-%02d%02d%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec)
-        return "\(safe.isEmpty ? "anon" : safe)-\(stamp)-\(String(format: "%04x", UInt16.random(in: 0...UInt16.max)))"
+        return "\(safe.isEmpty ? "anon" : safe)-\(stamp)-\(String(format: "%04x", suffix))"
     }
 
     static func iso8601(realtimeNs: Int64) -> String {
