@@ -420,7 +420,9 @@ public enum TiledConvolution {
             v = pointwiseMin(pointwiseMax(v, SIMD8(repeating: a.lo)), SIMD8(repeating: a.hi))
             let slopes = a.perChannel ? load32(neg + first) : SIMD8(repeating: neg[0]), sign = v &>> 31
             let s = (slopes & sign) | (SIMD8(repeating: a.positive) & ~sign)
-            QuantizedKernels.store8Vector((v &* s &+ pr) &>> a.preluShift, out, lo: -32767, hi: 32767)
+            // `addPReLU`'s store: with `store8Vector`'s constant clamp this became a scalar loop
+            // through the stack (AVX2 assembly), the fused layers several times slower.
+            QuantizedKernels.storeClamped((v &* s &+ pr) &>> a.preluShift, out)
             return
         }
         for j in 0 ..< width {
