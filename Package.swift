@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // facekit — one package: library modules, thin C shims, and the `facekit` executable.
 // Dependency arrows point one way:
-//   FaceKernelTypes ← FaceKernels (+ FaceKernelsAVX2 on x86_64) ← FaceCore ← FaceTracking ← (facekit)
+//   FaceKernelTypes ← FaceKernels (+ FaceKernelsAVX2, FaceKernelsAVX512 on x86_64) ← FaceCore ← FaceTracking ← (facekit)
 //   FaceKernelTypes ← FaceModelFormats ← FaceCore
 //   CV4L2, CJPEG ← Capture
 //   CJPEG ← Recording ← Export → CHDF5, CJPEG (report thumbnails)
@@ -37,13 +37,19 @@ let targetArch = Context.environment["FACEKIT_TARGET_ARCH"] ?? buildArch
 // aarch64's second copy, FaceKernelsDotProd, is built for cores with the Armv8.2 dot product
 // (Cortex-A76, A55: Raspberry Pi 5, RK3588) and holds the SDOT convolution (FACEKIT_DOTPROD);
 // FaceCore runs it when AT_HWCAP reports the feature.
-let kernelCopies: [Target.Dependency] = targetArch == "x86_64" ? ["FaceKernelsAVX2"] : targetArch == "aarch64" ? ["FaceKernelsDotProd"] : []
+let kernelCopies: [Target.Dependency] = targetArch == "x86_64" ? ["FaceKernelsAVX2", "FaceKernelsAVX512"] : targetArch == "aarch64" ? ["FaceKernelsDotProd"] : []
 let dotprodFlags = ["-target-cpu", "cortex-a76", "-D", "FACEKIT_DOTPROD"]
 // (Named haswell: the compiler's C importer takes no "x86-64-v3". Haswell's extra features, AES,
 // PCLMUL, RDRAND, FSGSBASE, INVPCID, XSAVEOPT and ERMSB, are never emitted for plain code, so the
 // x86-64-v3 check is the one that matters: CCPUFeatures.)
 let cOnlyLink: [LinkerSetting] = [.unsafeFlags(["-nostartfiles"])]
 let avx2Flags = ["-target-cpu", "haswell", "-D", "FACEKIT_WIDE_VECTORS"]
+// The third x86_64 copy, FaceKernelsAVX512: x86-64-v4 (AVX-512 F, CD, BW, DQ, VL) with AVX512-VNNI,
+// whose VPDPWSSD is PMADDWD and the accumulating add in one instruction. Named cascadelake, the
+// first CPU with exactly that set (the C importer takes no "x86-64-v4"); Cascade Lake's other
+// features are never emitted for plain code. CPUs with AVX-512 but no VNNI (Skylake-SP) run the
+// AVX2 copy. FACEKIT_AVX512 selects its 32-channel tile (32 vector registers).
+let avx512Flags = ["-target-cpu", "cascadelake", "-D", "FACEKIT_WIDE_VECTORS", "-D", "FACEKIT_AVX512"]
 
 let package = Package(
     name: "facekit",
@@ -154,11 +160,14 @@ let package = Package(
 )
 
 // Declared only for x86_64 targets: SwiftPM builds every declared target, and no other
-// architecture knows the haswell CPU.
+// architecture knows the haswell or cascadelake CPU.
 if targetArch == "x86_64" {
     package.targets.append(.target(name: "FaceKernelsAVX2", dependencies: ["FaceKernelTypes"],
                                    swiftSettings: [.unsafeFlags(["-Ounchecked"] + avx2Flags, .when(configuration: .release)),
                                                    .unsafeFlags(["-O"] + avx2Flags, .when(configuration: .debug))]))
+    package.targets.append(.target(name: "FaceKernelsAVX512", dependencies: ["FaceKernelTypes", "CCPUFeatures"],
+                                   swiftSettings: [.unsafeFlags(["-Ounchecked"] + avx512Flags, .when(configuration: .release)),
+                                                   .unsafeFlags(["-O"] + avx512Flags, .when(configuration: .debug))]))
 }
 // Likewise only for aarch64 targets.
 if targetArch == "aarch64" {

@@ -23,8 +23,23 @@ int facekit_cpu_x86_64_v3(void) {
     if (!__get_cpuid(0x80000001, &a, &b, &c, &d)) return 0;
     return (c & (1u << 0)) && (c & (1u << 5));
 }
+
+int facekit_cpu_x86_64_v4_vnni(void) {
+    if (!facekit_cpu_x86_64_v3()) return 0;
+    // XCR0 bits 5, 6 and 7: the OS saves the opmask registers and both halves of ZMM0-31.
+    unsigned lo, hi, a, b, c, d;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    (void)hi;
+    if ((lo & 0xe6) != 0xe6) return 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    // Leaf 7, EBX: AVX512F (16), AVX512DQ (17), AVX512CD (28), AVX512BW (30), AVX512VL (31);
+    // ECX: AVX512_VNNI (11).
+    const unsigned v4 = 1u << 16 | 1u << 17 | 1u << 28 | 1u << 30 | 1u << 31;
+    return (b & v4) == v4 && (c & (1u << 11)) != 0;
+}
 #else
 int facekit_cpu_x86_64_v3(void) { return 0; }
+int facekit_cpu_x86_64_v4_vnni(void) { return 0; }
 #endif
 
 #if defined(__aarch64__)

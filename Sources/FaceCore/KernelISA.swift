@@ -1,4 +1,4 @@
-#if canImport(FaceKernelsAVX2) || canImport(FaceKernelsDotProd)
+#if canImport(FaceKernelsAVX2) || canImport(FaceKernelsAVX512) || canImport(FaceKernelsDotProd)
 internal import CCPUFeatures
 #endif
 
@@ -10,7 +10,10 @@ internal import CCPUFeatures
 /// kernels at run time. So on x86_64 hosts the same kernel sources are compiled twice
 /// (FaceKernels, and FaceKernelsAVX2 with `-target-cpu haswell`, x86-64-v3 instructions, and the 4 × 16 tile forms of
 /// FACEKIT_WIDE_VECTORS), and an engine takes the best copy the CPU it finds itself on can run
-/// (CPUID, `facekit_cpu_x86_64_v3`). Every copy is bit-exact against the same reference kernels,
+/// (CPUID, `facekit_cpu_x86_64_v3`). CPUs with AVX-512 and VNNI take a third copy,
+/// FaceKernelsAVX512 (x86-64-v4: 32 registers of 16 int32 lanes, and VPDPWSSD, PMADDWD with its
+/// accumulating add in one instruction), whose 1×1 convolution keeps 4 pixels × 32 channels in
+/// registers (`facekit_cpu_x86_64_v4_vnni`). Every copy is bit-exact against the same reference kernels,
 /// so the choice changes speed only (tested: `QuantizedKernelTests`, `EngineTests`).
 ///
 /// aarch64 builds carry FaceKernelsDotProd, compiled for cores with the Armv8.2 dot product
@@ -25,11 +28,16 @@ public enum KernelISA: Equatable, Sendable, CaseIterable {
     case baseline
     /// x86-64-v3: AVX2, FMA, BMI2 (Haswell and Zen 1 onwards).
     case avx2
+    /// x86-64-v4 with AVX512-VNNI (Cascade Lake, Ice Lake, Zen 4 and later).
+    case avx512
     /// aarch64 with FEAT_DotProd (Cortex-A76, A55 and later).
     case dotprod
 
     /// The copies this CPU can run, baseline first.
     public static var available: [KernelISA] {
+        #if canImport(FaceKernelsAVX2) && canImport(FaceKernelsAVX512)
+        if facekit_cpu_x86_64_v4_vnni() != 0 { return [.baseline, .avx2, .avx512] }
+        #endif
         #if canImport(FaceKernelsAVX2)
         if facekit_cpu_x86_64_v3() != 0 { return [.baseline, .avx2] }
         #endif
@@ -46,6 +54,7 @@ public enum KernelISA: Equatable, Sendable, CaseIterable {
         switch self {
         case .baseline: return "baseline"
         case .avx2: return "avx2"
+        case .avx512: return "avx512"
         case .dotprod: return "dotprod"
         }
     }

@@ -2,6 +2,9 @@ internal import FaceKernels
 #if canImport(FaceKernelsAVX2)
 internal import FaceKernelsAVX2
 #endif
+#if canImport(FaceKernelsAVX512)
+internal import FaceKernelsAVX512
+#endif
 #if canImport(FaceKernelsDotProd)
 internal import FaceKernelsDotProd
 #endif
@@ -56,6 +59,12 @@ public struct KernelTable {
         case .avx2:
             #if canImport(FaceKernelsAVX2)
             self.init(isa: isa, FaceKernelsAVX2.KernelFunctions.self)
+            #else
+            self.init(isa: .baseline, FaceKernels.KernelFunctions.self)
+            #endif
+        case .avx512:
+            #if canImport(FaceKernelsAVX512)
+            self.init(isa: isa, FaceKernelsAVX512.KernelFunctions.self)
             #else
             self.init(isa: .baseline, FaceKernels.KernelFunctions.self)
             #endif

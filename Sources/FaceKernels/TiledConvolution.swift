@@ -1,4 +1,7 @@
 import FaceKernelTypes
+#if FACEKIT_AVX512
+internal import CCPUFeatures
+#endif
 
 /// Register-tiled CONV_2D and DEPTHWISE_CONV_2D of the fixed-point engine.
 ///
@@ -319,6 +322,34 @@ public enum TiledConvolution {
         // (No division here: a run-time one cost as much as a small layer's tile epilogue.)
         let np = pairs(g, depthwise: false), nb = blocks(g.outC), n = g.outC, sp = segments == 1 ? np : convRowPairs(g)
         var b = 0
+        #if FACEKIT_AVX512
+        // Four blocks (32 channels) per pass in 16-lane registers: each activation pair is
+        // broadcast once for 32 channels, and the 8 accumulators leave most of the 32 registers
+        // free, so nothing spills.
+        while b + 3 < nb {
+            var c0 = SIMD16<Int32>(), c1 = c0, c2 = c0, c3 = c0, d0 = c0, d1 = c0, d2 = c0, d3 = c0
+            for seg in 0 ..< segments {
+                mac4x32(base + seg * segmentStep, o1, o2, o3, weights + b * np + seg * sp, np, sp, &c0, &c1, &c2, &c3, &d0, &d1, &d2, &d3)
+            }
+            let (e0, e1, e2, e3, f0, f1, f2, f3) = (split(c0), split(c1), split(c2), split(c3), split(d0), split(d1), split(d2), split(d3))
+            storeTile4x8(b, count, e0.0, e1.0, e2.0, e3.0, n, bias, multipliers, r, out)
+            storeTile4x8(b + 1, count, e0.1, e1.1, e2.1, e3.1, n, bias, multipliers, r, out)
+            storeTile4x8(b + 2, count, f0.0, f1.0, f2.0, f3.0, n, bias, multipliers, r, out)
+            storeTile4x8(b + 3, count, f0.1, f1.1, f2.1, f3.1, n, bias, multipliers, r, out)
+            b += 4
+        }
+        if b + 1 < nb {
+            // Two blocks left (the 16-channel layers of the landmark model): one register each.
+            var c0 = SIMD16<Int32>(), c1 = c0, c2 = c0, c3 = c0
+            for seg in 0 ..< segments {
+                mac4x16(base + seg * segmentStep, o1, o2, o3, weights + b * np + seg * sp, np, sp, &c0, &c1, &c2, &c3)
+            }
+            let (e0, e1, e2, e3) = (split(c0), split(c1), split(c2), split(c3))
+            storeTile4x8(b, count, e0.0, e1.0, e2.0, e3.0, n, bias, multipliers, r, out)
+            storeTile4x8(b + 1, count, e0.1, e1.1, e2.1, e3.1, n, bias, multipliers, r, out)
+            b += 2
+        }
+        #endif
         while b < nb {
             // Two blocks (16 channels) per pass where there are two: each activation pair is
             // split into halves once for both, a clear gain with AVX2's 8-lane registers. The
@@ -611,6 +642,65 @@ public enum TiledConvolution {
         }
     }
 
+    #endif
+
+    #if FACEKIT_AVX512
+    /// The AVX-512 microkernel: four pixels against the four blocks at `w`, `w + blockStep`, …,
+    /// two blocks per 16-lane register. Per pair: two 512-bit weight vectors (each two blocks'
+    /// 256-bit elements), four broadcasts and eight VPDPWSSD.
+    @inline(__always)
+    static func mac4x32(_ a: UnsafeRawPointer, _ o1: Int, _ o2: Int, _ o3: Int,
+                        _ w: UnsafePointer<SIMD8<Int32>>, _ blockStep: Int, _ count: Int,
+                        _ c0: inout SIMD16<Int32>, _ c1: inout SIMD16<Int32>, _ c2: inout SIMD16<Int32>, _ c3: inout SIMD16<Int32>,
+                        _ d0: inout SIMD16<Int32>, _ d1: inout SIMD16<Int32>, _ d2: inout SIMD16<Int32>, _ d3: inout SIMD16<Int32>) {
+        let w1 = w + blockStep, w2 = w + 2 * blockStep, w3 = w + 3 * blockStep
+        for q in 0 ..< count {
+            let wc = joined(w[q], w1[q]), wd = joined(w2[q], w3[q])
+            @inline(__always) func step(_ x: SIMD16<Int32>, _ c: inout SIMD16<Int32>, _ d: inout SIMD16<Int32>) {
+                c = pairDotAdd(c, x, wc)
+                d = pairDotAdd(d, x, wd)
+            }
+            let x = a + 4 * q
+            step(broadcast(x), &c0, &d0); step(broadcast(x + o1), &c1, &d1); step(broadcast(x + o2), &c2, &d2); step(broadcast(x + o3), &c3, &d3)
+        }
+    }
+
+    /// `mac4x32` for two blocks: four pixels against the blocks at `w` and `w + blockStep`.
+    @inline(__always)
+    static func mac4x16(_ a: UnsafeRawPointer, _ o1: Int, _ o2: Int, _ o3: Int,
+                        _ w: UnsafePointer<SIMD8<Int32>>, _ blockStep: Int, _ count: Int,
+                        _ c0: inout SIMD16<Int32>, _ c1: inout SIMD16<Int32>, _ c2: inout SIMD16<Int32>, _ c3: inout SIMD16<Int32>) {
+        let w1 = w + blockStep
+        for q in 0 ..< count {
+            let wc = joined(w[q], w1[q]), x = a + 4 * q
+            c0 = pairDotAdd(c0, broadcast(x), wc)
+            c1 = pairDotAdd(c1, broadcast(x + o1), wc)
+            c2 = pairDotAdd(c2, broadcast(x + o2), wc)
+            c3 = pairDotAdd(c3, broadcast(x + o3), wc)
+        }
+    }
+
+    /// Two 8-lane vectors as one 16-lane register, and back. As bit casts: the stdlib's
+    /// `init(lowHalf:highHalf:)`, `lowHalf` and `highHalf` crashed Swift 6.3's IR generation
+    /// in this copy at -Ounchecked.
+    @inline(__always)
+    static func joined(_ l: SIMD8<Int32>, _ h: SIMD8<Int32>) -> SIMD16<Int32> { unsafeBitCast((l, h), to: SIMD16<Int32>.self) }
+
+    @inline(__always)
+    static func split(_ v: SIMD16<Int32>) -> (SIMD8<Int32>, SIMD8<Int32>) { unsafeBitCast(v, to: (SIMD8<Int32>, SIMD8<Int32>).self) }
+
+    /// The activation pair at `p` in every lane (VPBROADCASTD).
+    @inline(__always)
+    static func broadcast(_ p: UnsafeRawPointer) -> SIMD16<Int32> {
+        unsafeBitCast(_mm512_set1_epi32(p.loadUnaligned(as: Int32.self)), to: SIMD16<Int32>.self)
+    }
+
+    /// c + `pairDot(x, w)` on 16 lanes: one VPDPWSSD on ZMM registers.
+    @inline(__always)
+    static func pairDotAdd(_ c: SIMD16<Int32>, _ x: SIMD16<Int32>, _ w: SIMD16<Int32>) -> SIMD16<Int32> {
+        unsafeBitCast(_mm512_dpwssd_epi32(unsafeBitCast(c, to: __m512i.self), unsafeBitCast(x, to: __m512i.self), unsafeBitCast(w, to: __m512i.self)),
+                      to: SIMD16<Int32>.self)
+    }
     #endif
 
     /// lo(x)·lo(w) + hi(x)·hi(w) in every lane (each lane an int16 pair, sums wrapping like

@@ -76,13 +76,17 @@ import CAllocationCounter
     }
 
     /// The run-time choice sees what the kernel reports: the AVX2 copy runs exactly where the
-    /// CPU has the x86-64-v3 features (read here from /proc/cpuinfo).
+    /// CPU has the x86-64-v3 features, the AVX-512 copy where it also has x86-64-v4 and VNNI
+    /// (read here from /proc/cpuinfo).
     @Test func kernelChoiceFollowsTheCPU() throws {
         #if arch(x86_64)
         let info = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
         let flags = Set(info.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init) ?? [])
         let v3 = ["avx", "avx2", "fma", "bmi1", "bmi2", "f16c", "movbe", "abm", "xsave", "sse4_2", "popcnt"].allSatisfy(flags.contains)
         #expect(KernelISA.available.contains(.avx2) == v3, "flags: \(flags.sorted().joined(separator: " "))")
+        let v4vnni = v3 && ["avx512f", "avx512dq", "avx512cd", "avx512bw", "avx512vl", "avx512_vnni"].allSatisfy(flags.contains)
+        #expect(KernelISA.available.contains(.avx512) == v4vnni)
+        #expect(KernelISA.best == (v4vnni ? .avx512 : v3 ? .avx2 : .baseline))
         #else
         #expect(KernelISA.available == [.baseline])
         #endif

@@ -154,10 +154,11 @@ import Testing
     }
 
     /// The 1×1 direct path on the engine's shapes: many pixels (tiles and a short last tile),
-    /// wide reductions and channel counts that are not multiples of the 8-lane block.
+    /// wide reductions and channel counts that are not multiples of the 8-lane block; 48 and
+    /// 56 channels take the AVX-512 copy's four-, two- and one-block passes in one layer.
     @Test func tiledPointwiseOnModelShapes() {
         var rng = FuzzHarness.Random(seed: 12)
-        for (pixels, cin, cout) in [(33, 16, 8), (18, 8, 16), (7, 64, 97), (5, 96, 384), (9, 97, 64), (13, 2, 3)] {
+        for (pixels, cin, cout) in [(33, 16, 8), (18, 8, 16), (7, 64, 97), (5, 96, 384), (9, 97, 64), (13, 2, 3), (11, 24, 48), (6, 40, 56)] {
             let g = ConvGeometry(inH: 1, inW: pixels, inC: cin, outH: 1, outW: pixels, outC: cout, kh: 1, kw: 1,
                                               strideH: 1, strideW: 1, dilationH: 1, dilationW: 1, padTop: 0, padLeft: 0)
             for wide in [false, true] {

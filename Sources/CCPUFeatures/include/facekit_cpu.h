@@ -1,5 +1,6 @@
 // Why this shim exists: Swift has no CPUID, XGETBV or getauxval. FaceCore carries a second copy of
-// its integer kernels compiled for x86-64-v3 (FaceKernelsAVX2) and may run it only on a CPU with
+// its integer kernels compiled for x86-64-v3 (FaceKernelsAVX2), and a third for x86-64-v4 with VNNI
+// (FaceKernelsAVX512), and may run it only on a CPU with
 // every feature of that level, whose OS also saves the AVX registers on a context switch; on
 // aarch64 the second copy (FaceKernelsDotProd) needs the dot-product instructions, which the
 // kernel reports in AT_HWCAP.
@@ -10,6 +11,11 @@
 /// BMI1, BMI2, F16C, LZCNT, MOVBE and the x86-64-v2 features), 0 otherwise and on other
 /// architectures.
 int facekit_cpu_x86_64_v3(void);
+
+/// 1 when this x86_64 CPU and OS can run code built for x86-64-v4 with AVX512-VNNI (the
+/// x86-64-v3 features, AVX-512 F, CD, BW, DQ, VL and VNNI; the OS saving the opmask and ZMM
+/// state), 0 otherwise and on other architectures.
+int facekit_cpu_x86_64_v4_vnni(void);
 
 /// 1 when this aarch64 CPU has the Armv8.2 dot-product instructions (SDOT/UDOT, FEAT_DotProd:
 /// HWCAP_ASIMDDP), 0 otherwise and on other architectures.

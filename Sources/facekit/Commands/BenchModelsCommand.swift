@@ -4,7 +4,7 @@ import Foundation
 
 /// `facekit bench models`: our engines against LiteRT on the same inputs, in the same run.
 struct BenchModelsCommand: Command {
-    static let about = CommandAbout(["bench", "models"], "facekit bench models [--json] [--runs N] [--warmup N] [--model-file F] [--fixed-model F] [--layers] [--no-litert] [--kernels baseline|avx2] [--compare BASELINE]",
+    static let about = CommandAbout(["bench", "models"], "facekit bench models [--json] [--runs N] [--warmup N] [--model-file F] [--fixed-model F] [--layers] [--no-litert] [--kernels baseline|avx2|avx512] [--compare BASELINE]",
                                     "Latency of each model, float and fixed point (median, p90; one thread), beside LiteRT's, with the ratios; --compare: the fixed-point figures beside a saved --json report's.")
     let json: Bool, layers: Bool, litert: Bool
     let runs: Int, warmup: Int

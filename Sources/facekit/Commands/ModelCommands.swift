@@ -65,7 +65,7 @@ struct ModelInfoCommand: Command {
 }
 
 struct ModelRunCommand: Command {
-    static let about = CommandAbout(["model", "run"], "facekit model run <model> --input x.npy --output-dir DIR [--model detector|landmarks|blendshapes] [--kernels baseline|avx2]",
+    static let about = CommandAbout(["model", "run"], "facekit model run <model> --input x.npy --output-dir DIR [--model detector|landmarks|blendshapes] [--kernels baseline|avx2|avx512]",
                                     "Run one model (float, or fixed point in the best kernel copy this CPU runs) on a float32 .npy input; write DIR/output<i>.npy.")
     let file: String, inputs: [String], outputDir: String
     let kind: ModelFile.Kind?

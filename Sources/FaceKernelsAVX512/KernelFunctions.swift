@@ -1,0 +1,1 @@
+../FaceKernels/KernelFunctions.swift
