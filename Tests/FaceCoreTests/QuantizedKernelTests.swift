@@ -180,7 +180,7 @@ import Testing
         } + [ConvGeometry(inH: 7, inW: 17, inC: 0, outH: 3, outW: 8, outC: 0, kh: 3, kw: 3, strideH: 2, strideW: 2,
                                        dilationH: 1, dilationW: 1, padTop: 0, padLeft: 0)]
         for base in FloatKernelTests.geometries() + wideRows {
-            for c in [1, 3, 4, 7, 8, 12, 16, 33] {
+            for c in [1, 3, 4, 7, 8, 12, 16, 32, 33] {
                 var g = base; g.inC = c; g.outC = c
                 Self.checkTiled(depthwise: true, g, wide: wide, index: checked, short: checked % 2 == 1, lo: checked % 4 < 2 ? 0 : -32767, &rng)
                 checked += 1
