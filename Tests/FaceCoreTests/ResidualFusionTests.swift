@@ -106,7 +106,7 @@ import Testing
         let residuals = QuantizedEngine.fusedResiduals(q.graph)
         if kind == .landmarks { #expect(residuals.count >= 10) }
         let plain = try QuantizedEngine(graph: q.graph, fuseActivations: false)
-        let fused = try KernelISA.available.map { try QuantizedEngine(graph: q.graph, kernels: $0) }
+        let fused = try KernelISA.available.map { try QuantizedEngine(graph: q.graph, fuseResiduals: true, kernels: $0) }
         for e in fused {
             #expect(e.stepCount == plain.stepCount, "a fused op keeps a (no-op) step")
             #expect((0 ..< e.stepCount).filter { e.fusesResidual($0) }.count == residuals.count, "\(e.kernels.name) \(kind.name)")
