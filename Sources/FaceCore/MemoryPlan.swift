@@ -8,12 +8,8 @@ public struct MemoryPlan {
     public static let alignment = 64
 
     /// - Parameter elementBytes: bytes per element of each tensor (lets quantized graphs plan too).
-    /// - Parameter fusedOps: ops an engine runs inside the op before them (or inside the
-    ///   first op of a chain of them); their outputs are written while that op still reads its
-    ///   inputs, so they must not share its inputs' bytes. (The residual of an ADD fused into a
-    ///   convolution is the ADD's input, alive until the ADD's index, so the ADD's output never
-    ///   shares its bytes either: no partial overlap, where a tile's store would clobber
-    ///   residual elements not yet read.)
+    /// - Parameter fusedOps: ops an engine runs inside the op before them; their outputs are
+    ///   written while that op still reads its inputs, so they must not share its inputs' bytes.
     public init(graph: Graph, elementBytes: (Int) -> Int, fusedOps: Set<Int> = []) {
         let n = graph.tensors.count
         var first = [Int](repeating: Int.max, count: n)
@@ -24,12 +20,7 @@ public struct MemoryPlan {
             last[op.output] = max(last[op.output], k)
             for i in op.inputs { last[i] = max(last[i], k) }
         }
-        // A chain of fused ops (CONV_2D → ADD → PRELU) runs inside its first op.
-        for k in fusedOps where k > 0 {
-            var j = k - 1
-            while j > 0 && fusedOps.contains(j) { j -= 1 }
-            first[graph.ops[k].output] = min(first[graph.ops[k].output], j)
-        }
+        for k in fusedOps where k > 0 { first[graph.ops[k].output] = min(first[graph.ops[k].output], k - 1) }
         // Inputs and outputs live for the whole run: a caller may run again on the same input.
         for o in graph.outputs + graph.inputs { last[o] = graph.ops.count }
 

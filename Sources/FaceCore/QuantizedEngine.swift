@@ -54,11 +54,8 @@ public final class QuantizedEngine: InferenceEngine {
     }
 
     /// `fuseActivations: false` keeps every op a step of its own (per-layer checks read each
-    /// convolution's output tensor). `fuseResiduals` runs the residual ADDs in their
-    /// convolutions' epilogues (`fusedResiduals`; with `fuseActivations` only): off by default,
-    /// since as measured it gains nothing with AVX2 and costs the ARM cores (cost model:
-    /// landmarks +29 % on the A72, +18 % on the A76). `kernels` must be one of `KernelISA.available`.
-    public init(graph: Graph, fuseActivations: Bool = true, fuseResiduals: Bool = false, kernels: KernelISA = .best) throws(CoreError) {
+    /// convolution's output tensor). `kernels` must be one of `KernelISA.available`.
+    public init(graph: Graph, fuseActivations: Bool = true, kernels: KernelISA = .best) throws(CoreError) {
         guard KernelISA.available.contains(kernels) else {
             throw .invalidArgument(reason: "this CPU cannot run the kernels asked for (KernelISA.available lists those it can)")
         }
@@ -71,8 +68,7 @@ public final class QuantizedEngine: InferenceEngine {
         self.graph = graph
         let tensors = graph.tensors
         let fused = fuseActivations ? QuantizedEngine.fusedActivations(graph) : []
-        let residuals = fuseActivations && fuseResiduals ? QuantizedEngine.fusedResiduals(graph) : []
-        plan = MemoryPlan(graph: graph, elementBytes: { tensors[$0].type.byteSize }, fusedOps: fused.union(residuals))
+        plan = MemoryPlan(graph: graph, elementBytes: { tensors[$0].type.byteSize }, fusedOps: fused)
         arena = UnsafeMutableRawPointer.allocate(byteCount: plan.arenaBytes, alignment: MemoryPlan.alignment)
         arena.initializeMemory(as: UInt8.self, repeating: 0, count: plan.arenaBytes)
         let planes = Set(graph.ops.filter { $0.code == .conv2d || $0.code == .depthwiseConv2d }.map { $0.inputs[1] })
@@ -120,11 +116,6 @@ public final class QuantizedEngine: InferenceEngine {
             if fused.contains(i + 1), let f = fuse(step, graph.ops[i + 1]) {
                 steps.append(f); steps.append(Step(kind: .fused, inputs: [], output: f.output))
                 i += 2
-            } else if residuals.contains(i + 1),
-                      let (f, ops) = try fuseResidual(step, add: i + 1, activation: fused.contains(i + 2) ? graph.ops[i + 2] : nil) {
-                steps.append(f)
-                for _ in 1 ..< ops { steps.append(Step(kind: .fused, inputs: [], output: f.output)) }
-                i += ops
             } else {
                 steps.append(step)
                 i += 1
@@ -159,7 +150,9 @@ public final class QuantizedEngine: InferenceEngine {
     /// passes saved). (A PRELU after a convolution is folded into it by the quantizer,
     /// `Quantizer.foldablePReLU`.)
     static func fusedActivations(_ graph: Graph) -> Set<Int> {
-        let consumers = readers(graph)
+        var consumers = [Int](repeating: 0, count: graph.tensors.count)
+        for op in graph.ops { for t in op.inputs { consumers[t] += 1 } }
+        for o in graph.outputs { consumers[o] += 1 }
         var out: Set<Int> = []
         for k in 1 ..< max(graph.ops.count, 1) {
             let op = graph.ops[k - 1], next = graph.ops[k]
@@ -191,67 +184,6 @@ public final class QuantizedEngine: InferenceEngine {
         f.inputs = [s.inputs[0], s.inputs[1], pointers[next.inputs[1]]]
         f.output = pointers[next.output]
         return f
-    }
-
-    /// How many ops read each tensor, a graph output counting as one.
-    static func readers(_ graph: Graph) -> [Int] {
-        var consumers = [Int](repeating: 0, count: graph.tensors.count)
-        for op in graph.ops { for t in op.inputs { consumers[t] += 1 } }
-        for o in graph.outputs { consumers[o] += 1 }
-        return consumers
-    }
-
-    /// Indices of the ADDs that run in the epilogue of the CONV_2D just before them
-    /// (`ResidualAdd`): the convolution's output is one operand and read by nothing else, the
-    /// other operand (the residual) an activation of the same shape, no broadcast. The
-    /// landmark model's residual blocks end this way; as a pass of its own each ADD reads
-    /// two tensors and writes one.
-    static func fusedResiduals(_ graph: Graph) -> Set<Int> {
-        let consumers = readers(graph)
-        var out: Set<Int> = []
-        for k in 1 ..< max(graph.ops.count, 1) {
-            let conv = graph.ops[k - 1], add = graph.ops[k], x = conv.output
-            guard conv.code == .conv2d, add.code == .add || add.code == .sub, add.inputs.count == 2, consumers[x] == 1,
-                  (add.inputs[0] == x) != (add.inputs[1] == x) else { continue }
-            let y = add.inputs[0] == x ? add.inputs[1] : add.inputs[0], shape = graph.tensors[add.output].shape
-            guard !graph.tensors[y].isConstant, graph.tensors[y].shape == shape, graph.tensors[x].shape == shape else { continue }
-            out.insert(k)
-        }
-        return out
-    }
-
-    /// The convolution step `s` with the ADD `k` after it (`fusedResiduals`) and `activation`
-    /// (`fusedActivations`, the op after the ADD) in its epilogue, and how many ops it runs;
-    /// nil where the ADD's or PRELU's constants are not the 16-bit ones the element-wise
-    /// kernels' lanes assume (the ADD then runs as a step of its own, as it would unfused).
-    private func fuseResidual(_ s: Step, add k: Int, activation: GraphOp?) throws(CoreError) -> (Step, Int)? {
-        guard case let .conv(g, r) = s.kind, case let .binary(.add, _, p) = try prepare(graph.ops[k], index: k).kind else { return nil }
-        let add = graph.ops[k], first = add.inputs[0] == graph.ops[k - 1].output
-        let short: ClosedRange<Int64> = -32768 ... 32767
-        guard short.contains(p.m0), short.contains(p.m1), (0 ... 31).contains(p.s0), short.contains(p.lo), short.contains(p.hi) else { return nil }
-        var a = ResidualAdd(offset: 0, mx: Int32(first ? p.m0 : p.m1), my: Int32(first ? p.m1 : p.m0), shift: Int32(p.s0),
-                            lo: Int32(p.lo), hi: Int32(p.hi))
-        var output = add.output, ops = 2
-        if let act = activation {
-            if act.code == .relu {
-                a.lo = max(a.lo, 0); a.hi = max(a.hi, 0)
-            } else {
-                let c = graph.tensors[act.inputs[1]].elementCount, mn = pointers[act.inputs[1]].assumingMemoryBound(to: Int32.self)
-                guard act.code == .prelu, short.contains(Int64(act.rescale.mantissa)), (0 ... 31).contains(act.rescale.shift),
-                      (0 ..< c).allSatisfy({ short.contains(Int64(mn[$0])) }) else { return nil }
-                a.negative = UnsafePointer(mn); a.perChannel = c != 1
-                a.positive = Int32(act.rescale.mantissa); a.preluShift = Int32(act.rescale.shift)
-            }
-            output = act.output; ops = 3
-        }
-        let y = first ? add.inputs[1] : add.inputs[0]
-        a.offset = pointers[y].assumingMemoryBound(to: Int16.self) - pointers[output].assumingMemoryBound(to: Int16.self)
-        var q = r
-        q.residual = a
-        var f = s
-        f.kind = .conv(g, q)
-        f.output = pointers[output]
-        return (f, ops)
     }
 
     deinit {
@@ -382,10 +314,6 @@ public final class QuantizedEngine: InferenceEngine {
         guard let r = requantization(i) else { return false }
         return r.lanes || r.wide
     }
-
-    /// Whether step `i` is a convolution with the ADD after it run in its epilogue
-    /// (`fusedResiduals`; tests, benchmarks).
-    public func fusesResidual(_ i: Int) -> Bool { requantization(i)?.residual != nil }
 
     private func requantization(_ i: Int) -> Requant? {
         switch steps[i].kind {

@@ -122,10 +122,9 @@ public enum TiledConvolution {
         let requant: Requant
         let shift: Int, lo: Int16, hi: Int16, lanes: Bool, wide: Bool
         let negative: UnsafePointer<Int32>?, flips: Int
-        let residual: ResidualAdd?
         @inline(__always) init(_ r: Requant) {
             requant = r; shift = r.shift; lo = Int16(truncatingIfNeeded: r.lo); hi = Int16(truncatingIfNeeded: r.hi)
-            lanes = r.lanes; wide = r.wide; negative = r.negativeLanes; flips = r.negativeFlips; residual = r.residual
+            lanes = r.lanes; wide = r.wide; negative = r.negativeLanes; flips = r.negativeFlips
         }
     }
 
@@ -386,11 +385,6 @@ public enum TiledConvolution {
     static func storeTile4x8(_ blk: Int, _ count: Int, _ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>,
                          _ n: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
                          _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>) {
-        // A fused ADD is decided once per tile and block, never per lane.
-        if let a = r.residual {
-            storeTile4x8Residual(blk, count, c0, c1, c2, c3, n, bias, m, r, a, output)
-            return
-        }
         let first = blockStart(blk, n), width = min(lanes, n - first)
         let out = output + first
         #if !(arch(x86_64) && !FACEKIT_WIDE_VECTORS)
@@ -408,109 +402,6 @@ public enum TiledConvolution {
         if count > 1 { requantStore1xN(c1, first, width, bias, m, r, out + n) }
         if count > 2 { requantStore1xN(c2, first, width, bias, m, r, out + 2 * n) }
         if count > 3 { requantStore1xN(c3, first, width, bias, m, r, out + 3 * n) }
-    }
-
-    /// `storeTile4x8` with the ADD `a` (and its activation) fused: the tile's convolution values
-    /// are requantized through the same paths as unfused (so into the same int16 values), into
-    /// a tile on the stack, then added to the residual and stored once to the ADD's output.
-    /// Out of line, so that the unfused epilogue keeps its size and registers.
-    @inline(never)
-    static func storeTile4x8Residual(_ blk: Int, _ count: Int, _ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>,
-                                     _ n: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
-                                     _ r: Epilogue, _ a: ResidualAdd, _ output: UnsafeMutablePointer<Int16>) {
-        let first = blockStart(blk, n), width = min(lanes, n - first)
-        if count == tile && first == blk * lanes && width == lanes && (r.lanes || r.wide) {
-            // The whole tile in registers: the convolution's values clamped to its range in
-            // the int32 lanes (what `store8Vector` stores), then the ADD on them.
-            let (y0, y1, y2, y3) = requant4x8(c0, c1, c2, c3, BlockConstants(first, bias, m, r), r)
-            let lo = SIMD8<Int32>(repeating: Int32(r.lo)), hi = SIMD8<Int32>(repeating: Int32(r.hi)), k = ResidualLanes(a, first)
-            @_transparent func clamp(_ y: SIMD8<Int32>) -> SIMD8<Int32> { pointwiseMin(pointwiseMax(y, lo), hi) }
-            let out = output + first
-            residualLanes(clamp(y0), k, out)
-            residualLanes(clamp(y1), k, out + n)
-            residualLanes(clamp(y2), k, out + 2 * n)
-            residualLanes(clamp(y3), k, out + 3 * n)
-            return
-        }
-        withUnsafeTemporaryAllocation(of: SIMD8<Int16>.self, capacity: tile) { t in
-            let x = UnsafeMutableRawPointer(t.baseAddress!).assumingMemoryBound(to: Int16.self)
-            if count == tile && width == lanes && (r.lanes || r.wide) {
-                requantStore4x8(c0, c1, c2, c3, BlockConstants(first, bias, m, r), r, x, lanes)
-            } else {
-                requantStore1xN(c0, first, width, bias, m, r, x)
-                if count > 1 { requantStore1xN(c1, first, width, bias, m, r, x + lanes) }
-                if count > 2 { requantStore1xN(c2, first, width, bias, m, r, x + 2 * lanes) }
-                if count > 3 { requantStore1xN(c3, first, width, bias, m, r, x + 3 * lanes) }
-            }
-            // A last block overlapping the one before (`blockStart`) adds only its own channels:
-            // where the output is the residual itself, the others already hold sums.
-            let skip = blk * lanes - first
-            for i in 0 ..< count { residualStore(x + i * lanes + skip, first + skip, width - skip, a, output + first + skip + i * n) }
-        }
-    }
-
-    /// `ResidualAdd`'s constants for one block of 8 channels from `first`, broadcast once per tile.
-    struct ResidualLanes {
-        let offset: Int, mx: SIMD8<Int32>, my: SIMD8<Int32>, round: SIMD8<Int32>, shift: Int32
-        let lo: SIMD8<Int32>, hi: SIMD8<Int32>, lo16: Int16, hi16: Int16, prelu: Bool
-        let slopes: SIMD8<Int32>, positive: SIMD8<Int32>, preluRound: SIMD8<Int32>, preluShift: Int32
-        @inline(__always) init(_ a: ResidualAdd, _ first: Int) {
-            offset = a.offset; mx = SIMD8(repeating: a.mx); my = SIMD8(repeating: a.my)
-            round = SIMD8(repeating: a.shift == 0 ? 0 : 1 &<< (a.shift &- 1)); shift = a.shift
-            lo = SIMD8(repeating: a.lo); hi = SIMD8(repeating: a.hi)
-            lo16 = Int16(truncatingIfNeeded: a.lo); hi16 = Int16(truncatingIfNeeded: a.hi)
-            if let neg = a.negative {
-                prelu = true; slopes = a.perChannel ? load32(neg + first) : SIMD8(repeating: neg[0])
-            } else {
-                prelu = false; slopes = SIMD8()
-            }
-            positive = SIMD8(repeating: a.positive)
-            preluRound = SIMD8(repeating: a.preluShift == 0 ? 0 : 1 &<< (a.preluShift &- 1)); preluShift = a.preluShift
-        }
-    }
-
-    /// `residualStore` of a full block whose convolution values `x` are in the int32 lanes.
-    /// x·mx + y·my as the ADD kernel's `weightedSum` computes it (the same wrapping int32 sum).
-    @_transparent
-    static func residualLanes(_ x: SIMD8<Int32>, _ k: ResidualLanes, _ out: UnsafeMutablePointer<Int16>) {
-        let y = widen(load16(UnsafePointer(out) + k.offset, lanes))
-        let v = (x &* k.mx &+ y &* k.my &+ k.round) &>> k.shift
-        if !k.prelu {
-            QuantizedKernels.store8Vector(v, out, lo: k.lo16, hi: k.hi16)
-            return
-        }
-        let c = pointwiseMin(pointwiseMax(v, k.lo), k.hi), sign = c &>> 31
-        let s = (k.slopes & sign) | (k.positive & ~sign)
-        QuantizedKernels.storeClamped((c &* s &+ k.preluRound) &>> k.preluShift, out)
-    }
-
-    /// `ResidualAdd`'s formula on one pixel's `width` channels from `first`: x the convolution's
-    /// values, the residual at `a.offset` from `out`.
-    @inline(__always)
-    static func residualStore(_ x: UnsafePointer<Int16>, _ first: Int, _ width: Int, _ a: ResidualAdd, _ out: UnsafeMutablePointer<Int16>) {
-        let y = UnsafePointer(out) + a.offset
-        let round: Int32 = a.shift == 0 ? 0 : 1 &<< (a.shift &- 1), pr: Int32 = a.preluShift == 0 ? 0 : 1 &<< (a.preluShift &- 1)
-        if width == lanes {
-            var v = (QuantizedKernels.weightedSum(x, y, a.mx, a.my) &+ round) &>> a.shift
-            guard let neg = a.negative else {
-                QuantizedKernels.store8Vector(v, out, lo: Int16(truncatingIfNeeded: a.lo), hi: Int16(truncatingIfNeeded: a.hi))
-                return
-            }
-            v = pointwiseMin(pointwiseMax(v, SIMD8(repeating: a.lo)), SIMD8(repeating: a.hi))
-            let slopes = a.perChannel ? load32(neg + first) : SIMD8(repeating: neg[0]), sign = v &>> 31
-            let s = (slopes & sign) | (SIMD8(repeating: a.positive) & ~sign)
-            // `addPReLU`'s store: with `store8Vector`'s constant clamp this became a scalar loop
-            // through the stack (AVX2 assembly), the fused layers several times slower.
-            QuantizedKernels.storeClamped((v &* s &+ pr) &>> a.preluShift, out)
-            return
-        }
-        for j in 0 ..< width {
-            var v = min(max((Int32(x[j]) &* a.mx &+ Int32(y[j]) &* a.my &+ round) &>> a.shift, a.lo), a.hi)
-            if let neg = a.negative {
-                v = min(max((v &* (v >= 0 ? a.positive : neg[a.perChannel ? first + j : 0]) &+ pr) &>> a.preluShift, -32767), 32767)
-            }
-            out[j] = Int16(truncatingIfNeeded: v)
-        }
     }
 
     #if arch(arm64)
@@ -844,26 +735,21 @@ public enum TiledConvolution {
     @_transparent
     static func requantStore4x8(_ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>, _ k: BlockConstants, _ r: Epilogue,
                             _ out: UnsafeMutablePointer<Int16>, _ n: Int) {
-        let (y0, y1, y2, y3) = requant4x8(c0, c1, c2, c3, k, r)
+        var a0 = c0 &+ k.bias, a1 = c1 &+ k.bias, a2 = c2 &+ k.bias, a3 = c3 &+ k.bias
+        var m0 = k.mantissa, m1 = m0, m2 = m0, m3 = m0
+        if r.negative != nil { foldedPReLU(&a0, &m0, k); foldedPReLU(&a1, &m1, k); foldedPReLU(&a2, &m2, k); foldedPReLU(&a3, &m3, k) }
+        let y0: SIMD8<Int32>, y1: SIMD8<Int32>, y2: SIMD8<Int32>, y3: SIMD8<Int32>
+        if r.lanes {
+            y0 = shortProduct(a0, m0, shift: r.shift); y1 = shortProduct(a1, m1, shift: r.shift)
+            y2 = shortProduct(a2, m2, shift: r.shift); y3 = shortProduct(a3, m3, shift: r.shift)
+        } else {
+            y0 = wideProduct(a0, m0, shift: r.shift); y1 = wideProduct(a1, m1, shift: r.shift)
+            y2 = wideProduct(a2, m2, shift: r.shift); y3 = wideProduct(a3, m3, shift: r.shift)
+        }
         QuantizedKernels.store8Vector(y0, out, lo: r.lo, hi: r.hi)
         QuantizedKernels.store8Vector(y1, out + n, lo: r.lo, hi: r.hi)
         QuantizedKernels.store8Vector(y2, out + 2 * n, lo: r.lo, hi: r.hi)
         QuantizedKernels.store8Vector(y3, out + 3 * n, lo: r.lo, hi: r.hi)
-    }
-
-    /// `requantStore4x8`'s four pixels requantized, before the clamp.
-    @_transparent
-    static func requant4x8(_ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>, _ k: BlockConstants, _ r: Epilogue)
-        -> (SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>) {
-        var a0 = c0 &+ k.bias, a1 = c1 &+ k.bias, a2 = c2 &+ k.bias, a3 = c3 &+ k.bias
-        var m0 = k.mantissa, m1 = m0, m2 = m0, m3 = m0
-        if r.negative != nil { foldedPReLU(&a0, &m0, k); foldedPReLU(&a1, &m1, k); foldedPReLU(&a2, &m2, k); foldedPReLU(&a3, &m3, k) }
-        if r.lanes {
-            return (shortProduct(a0, m0, shift: r.shift), shortProduct(a1, m1, shift: r.shift),
-                    shortProduct(a2, m2, shift: r.shift), shortProduct(a3, m3, shift: r.shift))
-        }
-        return (wideProduct(a0, m0, shift: r.shift), wideProduct(a1, m1, shift: r.shift),
-                wideProduct(a2, m2, shift: r.shift), wideProduct(a3, m3, shift: r.shift))
     }
 
     /// The folded PRELU: a negative accumulator takes its channel's negative mantissa, a
