@@ -128,6 +128,19 @@ import FaceCore
     }
 
     /// BT.601 limited range: black, white and the primaries' known codes.
+    /// The warp's rounding of sub-pixel positions is `rounded(.toNearestOrEven)` after the
+    /// clamp to Int32, on ties, near the clamp and on random values of every magnitude.
+    @Test func positionRoundingIsHalfToEven() {
+        var values: [Double] = [0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994, 1e-300,
+                                2147483646.5, 2147483647.5, -2147483648.5, 3e9, -3e9, 1e300, -1e300, 4503599627370497]
+        var rng = SystemRandomNumberGenerator()
+        for e in 0 ..< 34 { for _ in 0 ..< 200 { values.append(Double.random(in: -1 ... 1, using: &rng) * Double(1 << e)) } }
+        for v in values {
+            let c = min(max(v, Double(Int32.min)), Double(Int32.max))
+            #expect(RoiWarp.toInt(v) == Int(c.rounded(.toNearestOrEven)), "\(v)")
+        }
+    }
+
     @Test func yuvConversion() {
         #expect(YUV.toRGB(16, 128, 128) == (0, 0, 0))
         #expect(YUV.toRGB(235, 128, 128) == (255, 255, 255))
