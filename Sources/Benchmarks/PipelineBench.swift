@@ -31,6 +31,8 @@ package struct PipelineBench {
         package var frames = 0, withFace = 0
         /// Milliseconds per frame: all, those where a face was tracked, those where none was.
         package var times: [Double] = [], faceTimes: [Double] = [], noFaceTimes: [Double] = []
+        /// The timed frames' time per stage of the tracker.
+        package var stages = FaceTracker.StageTimes()
 
         package init() {}
 
@@ -87,7 +89,9 @@ package struct PipelineBench {
                 guard try d.next() else { throw BenchmarkError(.media, "\(path): no frame decoded") }
                 let t = try tracker(.image)
                 for _ in 0 ..< warmup { t.process(d.image, timestampNs: 0) }
+                t.resetStageTimes()
                 for _ in 0 ..< repeatCount { timed(t, d) }
+                s.stages = t.stageTimes
                 return s
             }
             let w = try tracker(.video)
@@ -96,6 +100,7 @@ package struct PipelineBench {
             let d2 = try MediaDecoder(path: path)
             let t = try tracker(.video)
             while try d2.next() { timed(t, d2) }
+            s.stages = t.stageTimes
             return s
         } catch let e as FaceTrackingError { throw BenchmarkError(.media, "\(e)") }
     }

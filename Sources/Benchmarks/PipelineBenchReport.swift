@@ -1,3 +1,4 @@
+import FaceTracking
 import Foundation
 
 /// What one `PipelineBench` run measured, and the two ways `facekit bench pipeline` prints it.
@@ -24,14 +25,15 @@ package struct PipelineBenchReport {
         return (r, (r["median_ms"] as? NSNumber)?.doubleValue, (r["fps"] as? NSNumber)?.doubleValue)
     }
 
-    /// The `--json` report: the run's settings, then per medium facekit's figures, MediaPipe's and
-    /// the ratio of the medians.
+    /// The `--json` report: the run's settings, then per medium facekit's figures, MediaPipe's, the
+    /// ratio of the medians and facekit's mean time per frame in each stage of the tracker.
     package var json: [String: Any] {
         var report: [String: Any] = ["engine": engine, "model": modelPath, "threads": 1]
         if let mediapipeError { report["mediapipe_error"] = mediapipeError }
         for m in media {
             guard let s = facekit[m] else { continue }
-            var entry: [String: Any] = ["facekit": s.json]
+            var entry: [String: Any] = ["facekit": s.json,
+                                        "facekit_stages_mean_ms": Dictionary(uniqueKeysWithValues: s.stages.meanMilliseconds.map { ($0.stage, $0.ms) })]
             if let r = reference(m) {
                 entry["mediapipe"] = r.entry
                 if let mm = r.median, mm > 0 { entry["ratio_median"] = (s.all.median ?? 0) / mm }
@@ -52,9 +54,26 @@ package struct PipelineBenchReport {
                          r?.median.map { String(format: "%.2f", $0) } ?? "-", r?.fps.map { String(format: "%.1f", $0) } ?? "-",
                          r?.median.map { String(format: "%.2f×", median / $0) } ?? "-"])
         }
-        let widths = (0 ..< rows[0].count).map { c in rows.map { $0[c].count }.max()! }
         return ["facekit \(engine) models (\(modelPath)), 1 thread; MediaPipe 1 inference thread (XNNPACK); decode excluded"]
-            + rows.map { r in r.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }.joined(separator: "  ") }
-            + ["time ratio = facekit median / MediaPipe median (below 1: facekit is faster)"]
+            + Self.table(rows) + ["time ratio = facekit median / MediaPipe median (below 1: facekit is faster)", ""]
+            + ["where facekit's time goes (mean ms per frame):"] + Self.table(stageRows)
+    }
+
+    /// Per medium, the tracker's stages' mean time per frame and their share of the whole.
+    var stageRows: [[String]] {
+        let names = FaceTracker.StageTimes().meanMilliseconds.map(\.stage)
+        var rows = [["media"] + names + ["total"]]
+        for m in media {
+            guard let s = facekit[m] else { continue }
+            let stages = s.stages.meanMilliseconds, total = stages.reduce(0) { $0 + $1.ms }
+            rows.append([m] + stages.map { String(format: "%.2f (%.0f%%)", $0.ms, total > 0 ? 100 * $0.ms / total : 0) } + [String(format: "%.2f", total)])
+        }
+        return rows
+    }
+
+    /// Rows as columns padded to their widest cell.
+    static func table(_ rows: [[String]]) -> [String] {
+        let widths = (0 ..< rows[0].count).map { c in rows.map { $0[c].count }.max()! }
+        return rows.map { r in r.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }.joined(separator: "  ") }
     }
 }

@@ -1,5 +1,6 @@
 import FaceCore
 import FaceNames
+import LinuxSystem
 
 /// MediaPipe's face landmarker, frame by frame: detection when no face is tracked, ROIs from the
 /// previous frame's landmarks otherwise, 478 landmarks, one-euro smoothing (video, one face),
@@ -61,6 +62,8 @@ public final class FaceTracker {
 
     public let configuration: Configuration
     public private(set) var frame: FaceFrame
+    /// Where the frames' time went (`StageTimes`).
+    public internal(set) var stageTimes = StageTimes()
 
     let detector: any InferenceEngine
     let landmarker: any InferenceEngine
@@ -172,6 +175,8 @@ public final class FaceTracker {
     /// - Parameters:
     ///   - timestampNs: strictly increasing in video mode (the smoother uses it).
     public func process(_ image: PixelImage, timestampNs: Int64, frameIndex: Int = 0) {
+        let started = MonotonicClock.now()
+        defer { stageTimes.frames += 1; stageTimes.totalNs &+= MonotonicClock.now() &- started }
         let W = image.width, H = image.height
         frame.timestampNs = timestampNs
         frame.frameIndex = frameIndex
@@ -230,32 +235,37 @@ public final class FaceTracker {
     private func runDetector(_ image: PixelImage) {
         let side = Float(max(image.width, image.height))
         let cx = 0.5 * Float(image.width), cy = 0.5 * Float(image.height)
+        let t0 = MonotonicClock.now()
         if let fixed = detectorFixedRange {
             RoiWarp.warp(image, cx: cx, cy: cy, w: side, h: side, rotation: 0,
                          tensorWidth: 128, tensorHeight: 128, border: .zero, range: fixed, into: fixed.tensor)
-            detector.runFixedPointInputs()
         } else {
             RoiWarp.warp(image, cx: cx, cy: cy, w: side, h: side, rotation: 0,
                          tensorWidth: 128, tensorHeight: 128, border: .zero, range: detectorRange, into: detector.input(0))
-            detector.run()
         }
+        let t1 = MonotonicClock.now()
+        if detectorFixedRange != nil { detector.runFixedPointInputs() } else { detector.run() }
+        let t2 = MonotonicClock.now()
         decoder.decode(regressors: detector.output(0), logits: detector.output(1),
                        imageWidth: image.width, imageHeight: image.height)
+        stageTimes.detectorWarpNs &+= t1 &- t0; stageTimes.detectorNs &+= t2 &- t1; stageTimes.decodeNs &+= MonotonicClock.now() &- t2
     }
 
     /// Runs the landmark model on one ROI; leaves the raw 256-pixel landmarks in `raw`.
     private func runLandmarks(_ image: PixelImage, _ rect: NormalizedRect) -> Float {
         let p = rect.pixelRect(imageWidth: image.width, imageHeight: image.height)
+        let t0 = MonotonicClock.now()
         if let fixed = landmarkFixedRange {
             RoiWarp.warp(image, cx: p.cx, cy: p.cy, w: p.w, h: p.h, rotation: p.rotation,
                          tensorWidth: 256, tensorHeight: 256, border: .replicate, range: fixed, into: fixed.tensor)
-            landmarker.runFixedPointInputs()
         } else {
             RoiWarp.warp(image, cx: p.cx, cy: p.cy, w: p.w, h: p.h, rotation: p.rotation,
                          tensorWidth: 256, tensorHeight: 256, border: .replicate, range: landmarkRange,
                          into: landmarker.input(0))
-            landmarker.run()
         }
+        let t1 = MonotonicClock.now()
+        if landmarkFixedRange != nil { landmarker.runFixedPointInputs() } else { landmarker.run() }
+        stageTimes.landmarkWarpNs &+= t1 &- t0; stageTimes.landmarksNs &+= MonotonicClock.now() &- t1
         let out = landmarker.output(landmarkIndex)
         for i in 0 ..< raw.count { raw[i] = out[i] }
         let logit = Double(landmarker.output(presenceIndex)[0])
@@ -325,7 +335,9 @@ public final class FaceTracker {
                     input[2 * k] = lm[i * 3] * fw
                     input[2 * k + 1] = lm[i * 3 + 1] * fh
                 }
+                let t0 = MonotonicClock.now()
                 blendShaper.run()
+                stageTimes.blendShapesNs &+= MonotonicClock.now() &- t0
                 let out = blendShaper.output(0)
                 sBlend.withUnsafeMutableBufferPointer { b in
                     for i in 0 ..< 51 { b[i] = out[i + 1] }  // model index 0 is `_neutral`

@@ -28,8 +28,16 @@ struct PipelineBenchTests {
         let json = report.json
         #expect(Set(json.keys) == ["engine", "model", "threads", "single_face.jpg"])
         let entry = json["single_face.jpg"] as? [String: Any] ?? [:]
-        #expect(Set(entry.keys) == ["facekit"] && Set((entry["facekit"] as? [String: Any] ?? [:]).keys) == Self.statsKeys)
-        #expect(report.lines.count == 4 && report.lines[2].hasPrefix("single_face.jpg  2 "))
+        #expect(Set(entry.keys) == ["facekit", "facekit_stages_mean_ms"] && Set((entry["facekit"] as? [String: Any] ?? [:]).keys) == Self.statsKeys)
+        // The stages account for the whole frame: two timed frames, each through every stage.
+        let stages = entry["facekit_stages_mean_ms"] as? [String: Double] ?? [:]
+        #expect(Set(stages.keys) == ["detector warp", "detector", "detection decode", "landmark warp", "landmarks", "blend shapes", "rest"])
+        #expect(s.stages.frames == 2 && stages["landmarks"].map { $0 > 0 } == true && stages["detector"].map { $0 > 0 } == true)
+        let sum = stages.values.reduce(0, +), mean = s.all.mean ?? 0
+        #expect(sum <= mean * 1.01 && sum >= mean * 0.5, "stages \(sum) ms of \(mean) ms per frame")
+        // The figures, then the stage table: heading, header row, one row per medium.
+        #expect(report.lines.count == 8 && report.lines[2].hasPrefix("single_face.jpg  2 "))
+        #expect(report.lines[5].hasPrefix("where facekit's time goes") && report.lines[7].hasPrefix("single_face.jpg  "))
     }
 
     @Test(.enabled(if: BenchFixtures.hasModels, "models/ is absent (scripts/fetch-models)"))
@@ -48,7 +56,7 @@ struct PipelineBenchTests {
         let report = try bench.run()
         #expect(report.mediapipeError == nil)
         let entry = report.json["single_face.jpg"] as? [String: Any] ?? [:]
-        #expect(Set(entry.keys) == ["facekit", "mediapipe", "ratio_median"])
+        #expect(Set(entry.keys) == ["facekit", "facekit_stages_mean_ms", "mediapipe", "ratio_median"])
         #expect(Self.statsKeys.isSubset(of: (entry["mediapipe"] as? [String: Any] ?? [:]).keys))
     }
 }
