@@ -52,20 +52,20 @@ public enum RoiWarp {
     @inline(__always)
     static func warp<T>(_ image: PixelImage, cx: Float, cy: Float, w: Float, h: Float, rotation: Float,
                         tensorWidth tw: Int, tensorHeight th: Int, border: Border,
-                        table: [T], into out: UnsafeMutableBufferPointer<T>) {
+                        table: [T], into out: UnsafeMutableBufferPointer<T>, reference: Bool = false) {
         precondition(out.count >= tw * th * 3, "tensor too small for the warp")
         let m = inverseMatrix(cx: cx, cy: cy, w: w, h: h, rotation: rotation, tw: tw, th: th)
         table.withUnsafeBufferPointer { lut in
             switch image.format {
             case .rgb24:
-                run(RGB24Pixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out)
+                run(RGB24Pixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out, reference: reference)
             case .yuyv:
-                run(YUYVPixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out)
+                run(YUYVPixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out, reference: reference)
             case .nv12:
                 run(NV12Pixels(y: image.plane0, yStride: image.stride0, uv: image.plane1!, uvStride: image.stride1),
-                    image, m, tw, th, border, lut, out)
+                    image, m, tw, th, border, lut, out, reference: reference)
             case .grey:
-                run(GreyPixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out)
+                run(GreyPixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out, reference: reference)
             }
         }
     }
@@ -140,7 +140,138 @@ public enum RoiWarp {
 
     @inline(__always)
     static func run<P: PixelSource, T>(_ px: P, _ image: PixelImage, _ m: Matrix3, _ tw: Int, _ th: Int, _ border: Border,
-                                       _ lut: UnsafeBufferPointer<T>, _ out: UnsafeMutableBufferPointer<T>) {
+                                       _ lut: UnsafeBufferPointer<T>, _ out: UnsafeMutableBufferPointer<T>, reference: Bool) {
+        if reference {
+            runReference(px, image, m, tw, th, border, lut, out)
+        } else {
+            runRows(px, image, m, tw, th, border, lut, out)
+        }
+    }
+
+    /// The warp one row at a time, equal to `runReference` value for value. The sub-pixel
+    /// positions of a row come first, four at a time (`rowPositions`): the matrix out of the LU
+    /// solve is affine only up to rounding (m6, m7 ~1e-17), so every pixel pays OpenCV's double
+    /// division, which vector lanes share. The blend then uses weights of 10 bits: OpenCV's
+    /// `(32·S + 2^14) >> 15` over its 15-bit weights W·32 is `(S + 512) >> 10` over W, and
+    /// S ≤ 1024 · 255 needs no clamp. Integer arithmetic wraps (every value is bounded as stated,
+    /// so no overflow traps) and one unsigned compare per axis finds the interior.
+    @inline(never)
+    static func runRows<P: PixelSource, T>(_ px: P, _ image: PixelImage, _ m: Matrix3, _ tw: Int, _ th: Int, _ border: Border,
+                                           _ lut: UnsafeBufferPointer<T>, _ out: UnsafeMutableBufferPointer<T>) {
+        let W = image.width, H = image.height
+        let l = lut.baseAddress!
+        let replicate = border == .replicate
+        let innerX = UInt(bitPattern: W - 1), innerY = UInt(bitPattern: H - 1)
+        let row = (tw + 3) / 4 * 4
+        let bounded = positionsAreBounded(m, tw: tw, th: th)
+        withUnsafeTemporaryAllocation(byteCount: 2 * row * 4, alignment: 16) { buffer in
+            // Local to the closure, so the pointer lives in a register rather than a capture box.
+            var dst = out.baseAddress!
+            let fxs = buffer.baseAddress!.bindMemory(to: Int32.self, capacity: 2 * row), fys = fxs + row
+            for y in 0 ..< th {
+                rowPositions(m, y: y, count: tw, bounded: bounded, x: fxs, y: fys)
+                for x in 0 ..< tw {
+                    let fx = Int(fxs[x]), fy = Int(fys[x])
+                    let sx = fx &>> 5, sy = fy &>> 5
+                    let ax = Int32(truncatingIfNeeded: fx & 31), ay = Int32(truncatingIfNeeded: fy & 31)
+                    let bx = 32 &- ax, by = 32 &- ay
+                    let w00 = by &* bx, w01 = by &* ax, w10 = ay &* bx, w11 = ay &* ax
+                    if UInt(bitPattern: sx) < innerX && UInt(bitPattern: sy) < innerY {
+                        // The interior blends and stores on its own path: merged with the edge
+                        // paths, all twelve samples would be live at once and spill.
+                        blend(dst, l, w00, w01, w10, w11, px.rgb(sx, sy), px.rgb(sx &+ 1, sy), px.rgb(sx, sy &+ 1), px.rgb(sx &+ 1, sy &+ 1))
+                        dst += 3
+                        continue
+                    }
+                    var p00 = (Int32(0), Int32(0), Int32(0)), p01 = p00, p10 = p00, p11 = p00
+                    if replicate {
+                        let x0 = min(max(sx, 0), W - 1), x1 = min(max(sx + 1, 0), W - 1)
+                        let y0 = min(max(sy, 0), H - 1), y1 = min(max(sy + 1, 0), H - 1)
+                        p00 = px.rgb(x0, y0); p01 = px.rgb(x1, y0); p10 = px.rgb(x0, y1); p11 = px.rgb(x1, y1)
+                    } else {
+                        if sx >= W || sx + 1 < 0 || sy >= H || sy + 1 < 0 {
+                            dst[0] = l[0]; dst[1] = l[0]; dst[2] = l[0]
+                            dst += 3
+                            continue
+                        }
+                        let inX0 = sx >= 0, inX1 = sx + 1 < W, inY0 = sy >= 0, inY1 = sy + 1 < H
+                        if inX0 && inY0 { p00 = px.rgb(sx, sy) }
+                        if inX1 && inY0 { p01 = px.rgb(sx + 1, sy) }
+                        if inX0 && inY1 { p10 = px.rgb(sx, sy + 1) }
+                        if inX1 && inY1 { p11 = px.rgb(sx + 1, sy + 1) }
+                    }
+                    blend(dst, l, w00, w01, w10, w11, p00, p01, p10, p11)
+                    dst += 3
+                }
+            }
+        }
+    }
+
+    /// One output pixel from its four neighbours and 10-bit weights, through the value table.
+    @inline(__always)
+    static func blend<T>(_ dst: UnsafeMutablePointer<T>, _ l: UnsafePointer<T>, _ w00: Int32, _ w01: Int32, _ w10: Int32, _ w11: Int32,
+                         _ p00: (Int32, Int32, Int32), _ p01: (Int32, Int32, Int32),
+                         _ p10: (Int32, Int32, Int32), _ p11: (Int32, Int32, Int32)) {
+        dst[0] = l[Int((w00 &* p00.0 &+ w01 &* p01.0 &+ w10 &* p10.0 &+ w11 &* p11.0 &+ 512) &>> 10)]
+        dst[1] = l[Int((w00 &* p00.1 &+ w01 &* p01.1 &+ w10 &* p10.1 &+ w11 &* p11.1 &+ 512) &>> 10)]
+        dst[2] = l[Int((w00 &* p00.2 &+ w01 &* p01.2 &+ w10 &* p10.2 &+ w11 &* p11.2 &+ 512) &>> 10)]
+    }
+
+    /// OpenCV's fixed-point source positions (5 fractional bits) of one output row, x and y,
+    /// with `runReference`'s double operations in its order. `bounded` (`positionsAreBounded`)
+    /// allows four pixels per vector without the clamp to Int32: the rounding is `toInt`'s
+    /// (add 1.5·2^52, whose sum rounds to an integer, ties to even) and the integer is read
+    /// straight from the sum's low 32 bits, which hold it for |value| < 2^31.
+    @inline(__always)
+    static func rowPositions(_ m: Matrix3, y: Int, count tw: Int, bounded: Bool,
+                             x fxs: UnsafeMutablePointer<Int32>, y fys: UnsafeMutablePointer<Int32>) {
+        let yd = Double(y)
+        guard bounded else {
+            for x in 0 ..< tw {
+                let xd = Double(x)
+                var ww = m.m6 * xd + m.m7 * yd + m.m8
+                ww = ww != 0 ? 32 / ww : 0
+                fxs[x] = Int32(toInt((m.m0 * xd + m.m1 * yd + m.m2) * ww))
+                fys[x] = Int32(toInt((m.m3 * xd + m.m4 * yd + m.m5) * ww))
+            }
+            return
+        }
+        let ry = SIMD4(repeating: m.m1 * yd), ryy = SIMD4(repeating: m.m4 * yd), rw = SIMD4(repeating: m.m7 * yd)
+        let shifter = SIMD4<Double>(repeating: 6_755_399_441_055_744.0)
+        var xd = SIMD4<Double>(0, 1, 2, 3)
+        var x = 0
+        while x < tw {
+            let den = m.m6 * xd + rw + m.m8
+            let ww = (32 / den).replacing(with: 0, where: den .== 0)
+            let fx = unsafeBitCast((m.m0 * xd + ry + m.m2) * ww + shifter, to: SIMD4<UInt64>.self)
+            let fy = unsafeBitCast((m.m3 * xd + ryy + m.m5) * ww + shifter, to: SIMD4<UInt64>.self)
+            UnsafeMutableRawPointer(fxs + x).storeBytes(of: SIMD4<Int32>(truncatingIfNeeded: fx), as: SIMD4<Int32>.self)
+            UnsafeMutableRawPointer(fys + x).storeBytes(of: SIMD4<Int32>(truncatingIfNeeded: fy), as: SIMD4<Int32>.self)
+            xd += 4
+            x += 4
+        }
+    }
+
+    /// Whether every position of a `tw × th` warp stays far inside Int32 (|value| < 2^29), so
+    /// no clamp can apply. The map is projective: where its denominator keeps one sign over the
+    /// output rectangle (it is affine in x and y, so the corners decide), the positions lie in
+    /// the convex hull of the corners' images. NaN anywhere fails every comparison.
+    static func positionsAreBounded(_ m: Matrix3, tw: Int, th: Int) -> Bool {
+        var positive = 0
+        for (x, y) in [(0.0, 0.0), (Double(tw), 0.0), (0.0, Double(th)), (Double(tw), Double(th))] {
+            let den = m.m6 * x + m.m7 * y + m.m8
+            guard abs(den) > 1e-6 else { return false }
+            if den > 0 { positive += 1 }
+            let limit = 536_870_912.0 * abs(den) / 32
+            guard abs(m.m0 * x + m.m1 * y + m.m2) < limit, abs(m.m3 * x + m.m4 * y + m.m5) < limit else { return false }
+        }
+        return positive == 0 || positive == 4
+    }
+
+    /// The warp as OpenCV's `warpPerspective` spells it, one pixel at a time: the path for
+    /// perspective matrices, and the reference `runAffine` is tested against.
+    static func runReference<P: PixelSource, T>(_ px: P, _ image: PixelImage, _ m: Matrix3, _ tw: Int, _ th: Int, _ border: Border,
+                                                _ lut: UnsafeBufferPointer<T>, _ out: UnsafeMutableBufferPointer<T>) {
         let W = image.width, H = image.height
         let m0 = m.m0, m1 = m.m1, m2 = m.m2, m3 = m.m3, m4 = m.m4, m5 = m.m5, m6 = m.m6, m7 = m.m7, m8 = m.m8
         let o = out.baseAddress!
@@ -217,7 +348,7 @@ protocol PixelSource {
 struct RGB24Pixels: PixelSource {
     let base: UnsafeRawPointer, stride: Int
     @inline(__always) func rgb(_ x: Int, _ y: Int) -> (Int32, Int32, Int32) {
-        let p = base.assumingMemoryBound(to: UInt8.self) + y * stride + x * 3
+        let p = base.assumingMemoryBound(to: UInt8.self) + (y &* stride &+ x &* 3)
         return (Int32(p[0]), Int32(p[1]), Int32(p[2]))
     }
 }
@@ -225,7 +356,7 @@ struct RGB24Pixels: PixelSource {
 struct GreyPixels: PixelSource {
     let base: UnsafeRawPointer, stride: Int
     @inline(__always) func rgb(_ x: Int, _ y: Int) -> (Int32, Int32, Int32) {
-        let v = Int32(base.assumingMemoryBound(to: UInt8.self)[y * stride + x])
+        let v = Int32(base.assumingMemoryBound(to: UInt8.self)[y &* stride &+ x])
         return (v, v, v)
     }
 }
@@ -233,16 +364,16 @@ struct GreyPixels: PixelSource {
 struct YUYVPixels: PixelSource {
     let base: UnsafeRawPointer, stride: Int
     @inline(__always) func rgb(_ x: Int, _ y: Int) -> (Int32, Int32, Int32) {
-        let p = base.assumingMemoryBound(to: UInt8.self) + y * stride + (x & ~1) * 2
-        return YUV.toRGB(Int32(p[(x & 1) * 2]), Int32(p[1]), Int32(p[3]))
+        let p = base.assumingMemoryBound(to: UInt8.self) + (y &* stride &+ (x & ~1) &* 2)
+        return YUV.toRGB(Int32(p[(x & 1) &* 2]), Int32(p[1]), Int32(p[3]))
     }
 }
 
 struct NV12Pixels: PixelSource {
     let y: UnsafeRawPointer, yStride: Int, uv: UnsafeRawPointer, uvStride: Int
     @inline(__always) func rgb(_ x: Int, _ yy: Int) -> (Int32, Int32, Int32) {
-        let l = Int32(y.assumingMemoryBound(to: UInt8.self)[yy * yStride + x])
-        let c = uv.assumingMemoryBound(to: UInt8.self) + (yy >> 1) * uvStride + (x & ~1)
+        let l = Int32(y.assumingMemoryBound(to: UInt8.self)[yy &* yStride &+ x])
+        let c = uv.assumingMemoryBound(to: UInt8.self) + ((yy &>> 1) &* uvStride &+ (x & ~1))
         return YUV.toRGB(l, Int32(c[0]), Int32(c[1]))
     }
 }

@@ -141,6 +141,64 @@ import FaceCore
         }
     }
 
+    /// The row warp (positions four at a time, 10-bit blend weights) equals the per-pixel
+    /// reference value for value: every format, both borders, ROIs inside, across and beyond the
+    /// frame, small and large, any rotation, int16 and float tables.
+    @Test(arguments: PixelImage.Format.allCases)
+    func rowWarpEqualsTheReference(format: PixelImage.Format) {
+        var state: UInt64 = 0x2545F4914F6CDD1D
+        func rnd() -> UInt64 { state = state &* 6364136223846793005 &+ 1442695040888963407; return state >> 33 }
+        func unit() -> Float { Float(rnd() % 1_000_001) / 1_000_000 }
+        let W = 157, H = 101
+        let stride0 = format == .yuyv ? (W + 1) / 2 * 4 + 2 : format == .rgb24 ? W * 3 + 5 : W + 7
+        var plane0 = [UInt8](repeating: 0, count: stride0 * H)
+        for i in plane0.indices { plane0[i] = UInt8(truncatingIfNeeded: rnd()) }
+        let stride1 = (W + 1) / 2 * 2 + 2
+        var plane1 = [UInt8](repeating: 0, count: stride1 * ((H + 1) / 2))
+        for i in plane1.indices { plane1[i] = UInt8(truncatingIfNeeded: rnd()) }
+        let ints = (0 ..< 256).map { Int16($0 * 97 - 12000) }
+        let floats = RoiWarp.ValueRange(scale: Float(2.0 / 255.0), offset: -1).table
+        var compared = 0
+        plane0.withUnsafeBytes { p0 in plane1.withUnsafeBytes { p1 in
+            let image = PixelImage(format: format, width: W, height: H, plane0: p0.baseAddress!, stride0: stride0,
+                                   plane1: p1.baseAddress!, stride1: stride1)
+            // Beyond the random ROIs: positions past Int32 once scaled by 32 (the clamped path),
+            // a huge ROI, and a degenerate one.
+            let extreme: [(Float, Float, Float, Float, Float)] = [(3e7, 50, 100, 100, 0.1), (60, -9e8, 80, 80, 0), (70, 40, 4e9, 4e9, 0.7),
+                                                                 (70, 40, 0, 0, 0), (5e6, 5e6, 3e7, 3e7, 2.9)]
+            for k in 0 ..< 40 + extreme.count {
+                var cx = unit() * 260 - 50, cy = unit() * 200 - 50
+                var w = 2 + unit() * (k % 4 == 0 ? 400 : 120), h = k % 3 == 0 ? w : 2 + unit() * 150
+                var rotation = k % 5 == 0 ? 0 : (unit() - 0.5) * 7
+                if k >= 40 { (cx, cy, w, h, rotation) = extreme[k - 40] }
+                let size = [1, 3, 7, 64][k % 4]
+                let border: RoiWarp.Border = k % 2 == 0 ? .replicate : .zero
+                var a = [Int16](repeating: 0, count: size * size * 3), b = a
+                a.withUnsafeMutableBufferPointer {
+                    RoiWarp.warp(image, cx: cx, cy: cy, w: w, h: h, rotation: rotation, tensorWidth: size, tensorHeight: size,
+                                 border: border, table: ints, into: $0, reference: true)
+                }
+                b.withUnsafeMutableBufferPointer {
+                    RoiWarp.warp(image, cx: cx, cy: cy, w: w, h: h, rotation: rotation, tensorWidth: size, tensorHeight: size,
+                                 border: border, table: ints, into: $0, reference: false)
+                }
+                #expect(a == b, "\(format) ROI \((cx, cy, w, h, rotation)) \(size)² \(border)")
+                var fa = [Float](repeating: 0, count: size * size * 3), fb = fa
+                fa.withUnsafeMutableBufferPointer {
+                    RoiWarp.warp(image, cx: cx, cy: cy, w: w, h: h, rotation: rotation, tensorWidth: size, tensorHeight: size,
+                                 border: border, table: floats, into: $0, reference: true)
+                }
+                fb.withUnsafeMutableBufferPointer {
+                    RoiWarp.warp(image, cx: cx, cy: cy, w: w, h: h, rotation: rotation, tensorWidth: size, tensorHeight: size,
+                                 border: border, table: floats, into: $0, reference: false)
+                }
+                #expect(fa == fb, "\(format) ROI \((cx, cy, w, h, rotation)) \(size)² \(border), float table")
+                compared += a.count
+            }
+        }}
+        #expect(compared > 40_000)
+    }
+
     @Test func yuvConversion() {
         #expect(YUV.toRGB(16, 128, 128) == (0, 0, 0))
         #expect(YUV.toRGB(235, 128, 128) == (255, 255, 255))
