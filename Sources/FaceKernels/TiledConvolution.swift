@@ -330,11 +330,16 @@ public enum TiledConvolution {
             for seg in 0 ..< segments {
                 mac4x32(base + seg * segmentStep, o1, o2, o3, weights + b * np + seg * sp, np, sp, &c0, &c1, &c2, &c3, &d0, &d1, &d2, &d3)
             }
-            let (e0, e1, e2, e3, f0, f1, f2, f3) = (split(c0), split(c1), split(c2), split(c3), split(d0), split(d1), split(d2), split(d3))
-            storeTile4x8(b, count, e0.0, e1.0, e2.0, e3.0, n, bias, multipliers, r, out)
-            storeTile4x8(b + 1, count, e0.1, e1.1, e2.1, e3.1, n, bias, multipliers, r, out)
-            storeTile4x8(b + 2, count, f0.0, f1.0, f2.0, f3.0, n, bias, multipliers, r, out)
-            storeTile4x8(b + 3, count, f0.1, f1.1, f2.1, f3.1, n, bias, multipliers, r, out)
+            if wideEpilogue(count, n, r) {
+                storeTile4x16(b, c0, c1, c2, c3, n, bias, multipliers, r, out)
+                storeTile4x16(b + 2, d0, d1, d2, d3, n, bias, multipliers, r, out)
+            } else {
+                let (e0, e1, e2, e3, f0, f1, f2, f3) = (split(c0), split(c1), split(c2), split(c3), split(d0), split(d1), split(d2), split(d3))
+                storeTile4x8(b, count, e0.0, e1.0, e2.0, e3.0, n, bias, multipliers, r, out)
+                storeTile4x8(b + 1, count, e0.1, e1.1, e2.1, e3.1, n, bias, multipliers, r, out)
+                storeTile4x8(b + 2, count, f0.0, f1.0, f2.0, f3.0, n, bias, multipliers, r, out)
+                storeTile4x8(b + 3, count, f0.1, f1.1, f2.1, f3.1, n, bias, multipliers, r, out)
+            }
             b += 4
         }
         if b + 1 < nb {
@@ -343,9 +348,13 @@ public enum TiledConvolution {
             for seg in 0 ..< segments {
                 mac4x16(base + seg * segmentStep, o1, o2, o3, weights + b * np + seg * sp, np, sp, &c0, &c1, &c2, &c3)
             }
-            let (e0, e1, e2, e3) = (split(c0), split(c1), split(c2), split(c3))
-            storeTile4x8(b, count, e0.0, e1.0, e2.0, e3.0, n, bias, multipliers, r, out)
-            storeTile4x8(b + 1, count, e0.1, e1.1, e2.1, e3.1, n, bias, multipliers, r, out)
+            if wideEpilogue(count, n, r) {
+                storeTile4x16(b, c0, c1, c2, c3, n, bias, multipliers, r, out)
+            } else {
+                let (e0, e1, e2, e3) = (split(c0), split(c1), split(c2), split(c3))
+                storeTile4x8(b, count, e0.0, e1.0, e2.0, e3.0, n, bias, multipliers, r, out)
+                storeTile4x8(b + 1, count, e0.1, e1.1, e2.1, e3.1, n, bias, multipliers, r, out)
+            }
             b += 2
         }
         #endif
@@ -387,6 +396,15 @@ public enum TiledConvolution {
                          _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>) {
         let first = blockStart(blk, n), width = min(lanes, n - first)
         let out = output + first
+        #if FACEKIT_AVX512
+        // Two pixels per 16-lane register (`requantStore16`).
+        if wideEpilogue(count, n, r) {
+            let k = WideEpilogue(first, first, bias, m, r)
+            requantStore16(joined(c0, c1), k, out, out + n)
+            requantStore16(joined(c2, c3), k, out + 2 * n, out + 3 * n)
+            return
+        }
+        #endif
         #if !(arch(x86_64) && !FACEKIT_WIDE_VECTORS)
         // A whole tile of a full block: the block's constants loaded once and the four pixels
         // requantized through one set of branches (`requantStore4x8`), which beats two

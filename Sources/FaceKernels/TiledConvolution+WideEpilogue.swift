@@ -1,0 +1,104 @@
+#if FACEKIT_AVX512
+internal import CCPUFeatures
+
+/// The AVX-512 copy's epilogue: requantization of 16 accumulators per ZMM register, either one
+/// pixel's two blocks (16 channels) or two pixels' one block (8 channels twice).
+///
+/// With the reduction on VPDPWSSD, the 8-lane epilogue the other copies share took about half
+/// of the landmark model's narrow 1×1 layers (8 and 16 channels at 128×128: with it replaced by
+/// a plain store those layers ran in half the time). Here every step is one instruction on
+/// 16 lanes, and the product is the reference's own 64-bit formula, ⌊(a·m + 2^(s-1)) / 2^s⌋,
+/// on even and odd lanes (VPMULDQ, VPSRAQ: AVX-512 has the 64-bit arithmetic shift AVX2 lacks),
+/// so both 32-bit lane forms (`lanesRequantize`, `wideRequantize`) take one path; their bounds
+/// keep each result inside int32, so its low half is the value. Bit-identical to
+/// `requantStore1x8` and the scalar epilogue; tested on every copy.
+extension TiledConvolution {
+    /// One register's requantization constants: per lane the channel's bias, mantissa and (with
+    /// a folded PRELU) negative mantissa and sign flip; the rounding, shift and clamp.
+    struct WideEpilogue {
+        let bias: __m512i, mantissa: __m512i, negative: __m512i, flip: __m512i
+        let round: __m512i, lo: __m512i, hi: __m512i
+        let shift: UInt32, prelu: Bool
+
+        /// Lanes 0-7 for the block at channel `first`, lanes 8-15 for the one at `second` (the
+        /// same block twice for a pixel pair).
+        @inline(__always)
+        init(_ first: Int, _ second: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ r: Epilogue) {
+            self.bias = Self.lanes(bias + first, bias + second)
+            mantissa = Self.lanes(m + first, m + second)
+            if let nl = r.negative {
+                negative = Self.lanes(nl + first, nl + second)
+                flip = Self.lanes(nl + r.flips + first, nl + r.flips + second)
+                prelu = true
+            } else {
+                negative = _mm512_setzero_si512(); flip = negative; prelu = false
+            }
+            round = _mm512_set1_epi64(r.shift == 0 ? 0 : Int64(1) &<< Int64(r.shift - 1))
+            shift = UInt32(r.shift)
+            lo = _mm512_set1_epi32(Int32(r.lo)); hi = _mm512_set1_epi32(Int32(r.hi))
+        }
+
+        /// A block's constants in both halves, for a pixel pair.
+        @inline(__always)
+        init(pair k: BlockConstants, _ r: Epilogue) {
+            bias = unsafeBitCast(joined(k.bias, k.bias), to: __m512i.self)
+            mantissa = unsafeBitCast(joined(k.mantissa, k.mantissa), to: __m512i.self)
+            negative = unsafeBitCast(joined(k.negative, k.negative), to: __m512i.self)
+            flip = unsafeBitCast(joined(k.flip, k.flip), to: __m512i.self)
+            prelu = r.negative != nil
+            round = _mm512_set1_epi64(r.shift == 0 ? 0 : Int64(1) &<< Int64(r.shift - 1))
+            shift = UInt32(r.shift)
+            lo = _mm512_set1_epi32(Int32(r.lo)); hi = _mm512_set1_epi32(Int32(r.hi))
+        }
+
+        @inline(__always)
+        static func lanes(_ a: UnsafePointer<Int32>, _ b: UnsafePointer<Int32>) -> __m512i {
+            unsafeBitCast(joined(load32(a), load32(b)), to: __m512i.self)
+        }
+    }
+
+    /// Requantizes `acc` and stores lanes 0-7 at `low`, lanes 8-15 at `high`.
+    @inline(__always)
+    static func requantStore16(_ acc: SIMD16<Int32>, _ k: WideEpilogue, _ low: UnsafeMutablePointer<Int16>, _ high: UnsafeMutablePointer<Int16>) {
+        var a = _mm512_add_epi32(unsafeBitCast(acc, to: __m512i.self), k.bias)
+        var mv = k.mantissa
+        if k.prelu {
+            // `foldedPReLU`: a negative accumulator takes the negative mantissa, and where the
+            // flip is set its magnitude (the same product, so the same rounding).
+            let sa = _mm512_srai_epi32(a, 31), flip = _mm512_and_si512(sa, k.flip)
+            mv = _mm512_or_si512(_mm512_and_si512(k.negative, sa), _mm512_andnot_si512(sa, mv))
+            a = _mm512_sub_epi32(_mm512_xor_si512(a, flip), flip)
+        }
+        // VPMULDQ multiplies the low (even) int32 of each 64-bit lane, sign-extended.
+        let even = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, mv), k.round), k.shift)
+        let odd = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(mv, 32)), k.round), k.shift)
+        let y = _mm512_mask_blend_epi32(0xaaaa, even, _mm512_slli_epi64(odd, 32))
+        let c = _mm512_max_epi32(_mm512_min_epi32(y, k.hi), k.lo)
+        let (l, h) = unsafeBitCast(_mm512_cvtepi32_epi16(c), to: (SIMD8<Int16>, SIMD8<Int16>).self)
+        UnsafeMutableRawPointer(low).storeBytes(of: l, as: SIMD8<Int16>.self)
+        UnsafeMutableRawPointer(high).storeBytes(of: h, as: SIMD8<Int16>.self)
+    }
+
+    /// A full tile's four pixels × 16 channels (`c0` … `c3`, one pixel each: blocks `blk` and
+    /// `blk + 1`), as `storeTile4x8` of both blocks would store them.
+    @_transparent
+    static func storeTile4x16(_ blk: Int, _ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>, _ c3: SIMD16<Int32>,
+                              _ n: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
+                              _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>) {
+        let s0 = blockStart(blk, n), s1 = blockStart(blk + 1, n)
+        let k = WideEpilogue(s0, s1, bias, m, r)
+        let o = output
+        requantStore16(c0, k, o + s0, o + s1)
+        requantStore16(c1, k, o + n + s0, o + n + s1)
+        requantStore16(c2, k, o + 2 * n + s0, o + 2 * n + s1)
+        requantStore16(c3, k, o + 3 * n + s0, o + 3 * n + s1)
+    }
+
+    /// Whether a tile of `count` pixels takes the 16-lane epilogue: a full tile of full blocks
+    /// in one of the 32-bit lane forms (as `requantStore4x8`).
+    @inline(__always)
+    static func wideEpilogue(_ count: Int, _ n: Int, _ r: Epilogue) -> Bool {
+        count == tile && n >= lanes && (r.lanes || r.wide)
+    }
+}
+#endif
