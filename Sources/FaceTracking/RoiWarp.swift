@@ -162,46 +162,53 @@ public enum RoiWarp {
         let l = lut.baseAddress!
         let replicate = border == .replicate
         let innerX = UInt(bitPattern: W - 1), innerY = UInt(bitPattern: H - 1)
-        let row = (tw + 3) / 4 * 4
         let bounded = positionsAreBounded(m, tw: tw, th: th)
-        withUnsafeTemporaryAllocation(byteCount: 2 * row * 4, alignment: 16) { buffer in
+        // Positions for `chunk` pixels at a time: 512 bytes, which the standard library always
+        // places on the stack (a whole 256-pixel row's 2 KiB went to the heap, in a debug build).
+        let chunk = 64
+        withUnsafeTemporaryAllocation(byteCount: 2 * chunk * 4, alignment: 16) { buffer in
             // Local to the closure, so the pointer lives in a register rather than a capture box.
             var dst = out.baseAddress!
-            let fxs = buffer.baseAddress!.bindMemory(to: Int32.self, capacity: 2 * row), fys = fxs + row
+            let fxs = buffer.baseAddress!.bindMemory(to: Int32.self, capacity: 2 * chunk), fys = fxs + chunk
             for y in 0 ..< th {
-                rowPositions(m, y: y, count: tw, bounded: bounded, x: fxs, y: fys)
-                for x in 0 ..< tw {
-                    let fx = Int(fxs[x]), fy = Int(fys[x])
-                    let sx = fx &>> 5, sy = fy &>> 5
-                    let ax = Int32(truncatingIfNeeded: fx & 31), ay = Int32(truncatingIfNeeded: fy & 31)
-                    let bx = 32 &- ax, by = 32 &- ay
-                    let w00 = by &* bx, w01 = by &* ax, w10 = ay &* bx, w11 = ay &* ax
-                    if UInt(bitPattern: sx) < innerX && UInt(bitPattern: sy) < innerY {
-                        // The interior blends and stores on its own path: merged with the edge
-                        // paths, all twelve samples would be live at once and spill.
-                        blend(dst, l, w00, w01, w10, w11, px.rgb(sx, sy), px.rgb(sx &+ 1, sy), px.rgb(sx, sy &+ 1), px.rgb(sx &+ 1, sy &+ 1))
-                        dst += 3
-                        continue
-                    }
-                    var p00 = (Int32(0), Int32(0), Int32(0)), p01 = p00, p10 = p00, p11 = p00
-                    if replicate {
-                        let x0 = min(max(sx, 0), W - 1), x1 = min(max(sx + 1, 0), W - 1)
-                        let y0 = min(max(sy, 0), H - 1), y1 = min(max(sy + 1, 0), H - 1)
-                        p00 = px.rgb(x0, y0); p01 = px.rgb(x1, y0); p10 = px.rgb(x0, y1); p11 = px.rgb(x1, y1)
-                    } else {
-                        if sx >= W || sx + 1 < 0 || sy >= H || sy + 1 < 0 {
-                            dst[0] = l[0]; dst[1] = l[0]; dst[2] = l[0]
+                var start = 0
+                while start < tw {
+                    let count = min(chunk, tw - start)
+                    rowPositions(m, y: y, from: start, count: count, bounded: bounded, x: fxs, y: fys)
+                    start += count
+                    for x in 0 ..< count {
+                        let fx = Int(fxs[x]), fy = Int(fys[x])
+                        let sx = fx &>> 5, sy = fy &>> 5
+                        let ax = Int32(truncatingIfNeeded: fx & 31), ay = Int32(truncatingIfNeeded: fy & 31)
+                        let bx = 32 &- ax, by = 32 &- ay
+                        let w00 = by &* bx, w01 = by &* ax, w10 = ay &* bx, w11 = ay &* ax
+                        if UInt(bitPattern: sx) < innerX && UInt(bitPattern: sy) < innerY {
+                            // The interior blends and stores on its own path: merged with the edge
+                            // paths, all twelve samples would be live at once and spill.
+                            blend(dst, l, w00, w01, w10, w11, px.rgb(sx, sy), px.rgb(sx &+ 1, sy), px.rgb(sx, sy &+ 1), px.rgb(sx &+ 1, sy &+ 1))
                             dst += 3
                             continue
                         }
-                        let inX0 = sx >= 0, inX1 = sx + 1 < W, inY0 = sy >= 0, inY1 = sy + 1 < H
-                        if inX0 && inY0 { p00 = px.rgb(sx, sy) }
-                        if inX1 && inY0 { p01 = px.rgb(sx + 1, sy) }
-                        if inX0 && inY1 { p10 = px.rgb(sx, sy + 1) }
-                        if inX1 && inY1 { p11 = px.rgb(sx + 1, sy + 1) }
+                        var p00 = (Int32(0), Int32(0), Int32(0)), p01 = p00, p10 = p00, p11 = p00
+                        if replicate {
+                            let x0 = min(max(sx, 0), W - 1), x1 = min(max(sx + 1, 0), W - 1)
+                            let y0 = min(max(sy, 0), H - 1), y1 = min(max(sy + 1, 0), H - 1)
+                            p00 = px.rgb(x0, y0); p01 = px.rgb(x1, y0); p10 = px.rgb(x0, y1); p11 = px.rgb(x1, y1)
+                        } else {
+                            if sx >= W || sx + 1 < 0 || sy >= H || sy + 1 < 0 {
+                                dst[0] = l[0]; dst[1] = l[0]; dst[2] = l[0]
+                                dst += 3
+                                continue
+                            }
+                            let inX0 = sx >= 0, inX1 = sx + 1 < W, inY0 = sy >= 0, inY1 = sy + 1 < H
+                            if inX0 && inY0 { p00 = px.rgb(sx, sy) }
+                            if inX1 && inY0 { p01 = px.rgb(sx + 1, sy) }
+                            if inX0 && inY1 { p10 = px.rgb(sx, sy + 1) }
+                            if inX1 && inY1 { p11 = px.rgb(sx + 1, sy + 1) }
+                        }
+                        blend(dst, l, w00, w01, w10, w11, p00, p01, p10, p11)
+                        dst += 3
                     }
-                    blend(dst, l, w00, w01, w10, w11, p00, p01, p10, p11)
-                    dst += 3
                 }
             }
         }
@@ -217,18 +224,19 @@ public enum RoiWarp {
         dst[2] = l[Int((w00 &* p00.2 &+ w01 &* p01.2 &+ w10 &* p10.2 &+ w11 &* p11.2 &+ 512) &>> 10)]
     }
 
-    /// OpenCV's fixed-point source positions (5 fractional bits) of one output row, x and y,
-    /// with `runReference`'s double operations in its order. `bounded` (`positionsAreBounded`)
+    /// OpenCV's fixed-point source positions (5 fractional bits) of output pixels
+    /// (x0 ..< x0 + count, y), x and y from index 0, with `runReference`'s double operations in
+    /// its order. `bounded` (`positionsAreBounded`)
     /// allows four pixels per vector without the clamp to Int32: the rounding is `toInt`'s
     /// (add 1.5·2^52, whose sum rounds to an integer, ties to even) and the integer is read
     /// straight from the sum's low 32 bits, which hold it for |value| < 2^31.
     @inline(__always)
-    static func rowPositions(_ m: Matrix3, y: Int, count tw: Int, bounded: Bool,
+    static func rowPositions(_ m: Matrix3, y: Int, from x0: Int, count: Int, bounded: Bool,
                              x fxs: UnsafeMutablePointer<Int32>, y fys: UnsafeMutablePointer<Int32>) {
         let yd = Double(y)
         guard bounded else {
-            for x in 0 ..< tw {
-                let xd = Double(x)
+            for x in 0 ..< count {
+                let xd = Double(x0 + x)
                 var ww = m.m6 * xd + m.m7 * yd + m.m8
                 ww = ww != 0 ? 32 / ww : 0
                 fxs[x] = Int32(toInt((m.m0 * xd + m.m1 * yd + m.m2) * ww))
@@ -238,9 +246,9 @@ public enum RoiWarp {
         }
         let ry = SIMD4(repeating: m.m1 * yd), ryy = SIMD4(repeating: m.m4 * yd), rw = SIMD4(repeating: m.m7 * yd)
         let shifter = SIMD4<Double>(repeating: 6_755_399_441_055_744.0)
-        var xd = SIMD4<Double>(0, 1, 2, 3)
+        var xd = SIMD4<Double>(0, 1, 2, 3) + Double(x0)
         var x = 0
-        while x < tw {
+        while x < count {
             let den = m.m6 * xd + rw + m.m8
             let ww = (32 / den).replacing(with: 0, where: den .== 0)
             let fx = unsafeBitCast((m.m0 * xd + ry + m.m2) * ww + shifter, to: SIMD4<UInt64>.self)

@@ -171,7 +171,7 @@ import FaceCore
                 var w = 2 + unit() * (k % 4 == 0 ? 400 : 120), h = k % 3 == 0 ? w : 2 + unit() * 150
                 var rotation = k % 5 == 0 ? 0 : (unit() - 0.5) * 7
                 if k >= 40 { (cx, cy, w, h, rotation) = extreme[k - 40] }
-                let size = [1, 3, 7, 64][k % 4]
+                let size = [1, 3, 7, 64, 100][k % 5]   // 100: two position chunks
                 let border: RoiWarp.Border = k % 2 == 0 ? .replicate : .zero
                 var a = [Int16](repeating: 0, count: size * size * 3), b = a
                 a.withUnsafeMutableBufferPointer {
