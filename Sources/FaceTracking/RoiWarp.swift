@@ -219,9 +219,20 @@ public enum RoiWarp {
     static func blend<T>(_ dst: UnsafeMutablePointer<T>, _ l: UnsafePointer<T>, _ w00: Int32, _ w01: Int32, _ w10: Int32, _ w11: Int32,
                          _ p00: (Int32, Int32, Int32), _ p01: (Int32, Int32, Int32),
                          _ p10: (Int32, Int32, Int32), _ p11: (Int32, Int32, Int32)) {
-        dst[0] = l[Int((w00 &* p00.0 &+ w01 &* p01.0 &+ w10 &* p10.0 &+ w11 &* p11.0 &+ 512) &>> 10)]
-        dst[1] = l[Int((w00 &* p00.1 &+ w01 &* p01.1 &+ w10 &* p10.1 &+ w11 &* p11.1 &+ 512) &>> 10)]
-        dst[2] = l[Int((w00 &* p00.2 &+ w01 &* p01.2 &+ w10 &* p10.2 &+ w11 &* p11.2 &+ 512) &>> 10)]
+        let w = (w00, w01, w10, w11)
+        dst[0] = l[mix(w, p00.0, p01.0, p10.0, p11.0)]
+        dst[1] = l[mix(w, p00.1, p01.1, p10.1, p11.1)]
+        dst[2] = l[mix(w, p00.2, p01.2, p10.2, p11.2)]
+    }
+
+    /// (S + 512) >> 10 of one channel. In typed steps: written as one expression, Swift 6.0.3's
+    /// type checker gave up on it.
+    @inline(__always)
+    static func mix(_ w: (Int32, Int32, Int32, Int32), _ a: Int32, _ b: Int32, _ c: Int32, _ d: Int32) -> Int {
+        let top: Int32 = w.0 &* a &+ w.1 &* b
+        let bottom: Int32 = w.2 &* c &+ w.3 &* d
+        let s: Int32 = top &+ bottom &+ 512
+        return Int(s &>> 10)
     }
 
     /// OpenCV's fixed-point source positions (5 fractional bits) of output pixels
