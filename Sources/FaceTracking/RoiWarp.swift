@@ -189,29 +189,36 @@ public enum RoiWarp {
                             dst += 3
                             continue
                         }
-                        var p00 = (Int32(0), Int32(0), Int32(0)), p01 = p00, p10 = p00, p11 = p00
-                        if replicate {
-                            let x0 = min(max(sx, 0), W - 1), x1 = min(max(sx + 1, 0), W - 1)
-                            let y0 = min(max(sy, 0), H - 1), y1 = min(max(sy + 1, 0), H - 1)
-                            p00 = px.rgb(x0, y0); p01 = px.rgb(x1, y0); p10 = px.rgb(x0, y1); p11 = px.rgb(x1, y1)
+                        if let p = edgeSamples(px, sx, sy, W, H, replicate: replicate) {
+                            blend(dst, l, w00, w01, w10, w11, p.0, p.1, p.2, p.3)
                         } else {
-                            if sx >= W || sx + 1 < 0 || sy >= H || sy + 1 < 0 {
-                                dst[0] = l[0]; dst[1] = l[0]; dst[2] = l[0]
-                                dst += 3
-                                continue
-                            }
-                            let inX0 = sx >= 0, inX1 = sx + 1 < W, inY0 = sy >= 0, inY1 = sy + 1 < H
-                            if inX0 && inY0 { p00 = px.rgb(sx, sy) }
-                            if inX1 && inY0 { p01 = px.rgb(sx + 1, sy) }
-                            if inX0 && inY1 { p10 = px.rgb(sx, sy + 1) }
-                            if inX1 && inY1 { p11 = px.rgb(sx + 1, sy + 1) }
+                            dst[0] = l[0]; dst[1] = l[0]; dst[2] = l[0]
                         }
-                        blend(dst, l, w00, w01, w10, w11, p00, p01, p10, p11)
                         dst += 3
                     }
                 }
             }
         }
+    }
+
+    /// The four neighbours of a position not wholly inside the image: clamped to its edge
+    /// (replicate), or zero where outside; nil when all four are outside a zero border.
+    @inline(__always)
+    static func edgeSamples<P: PixelSource>(_ px: P, _ sx: Int, _ sy: Int, _ W: Int, _ H: Int, replicate: Bool)
+        -> ((Int32, Int32, Int32), (Int32, Int32, Int32), (Int32, Int32, Int32), (Int32, Int32, Int32))? {
+        if replicate {
+            let x0 = min(max(sx, 0), W - 1), x1 = min(max(sx + 1, 0), W - 1)
+            let y0 = min(max(sy, 0), H - 1), y1 = min(max(sy + 1, 0), H - 1)
+            return (px.rgb(x0, y0), px.rgb(x1, y0), px.rgb(x0, y1), px.rgb(x1, y1))
+        }
+        if sx >= W || sx + 1 < 0 || sy >= H || sy + 1 < 0 { return nil }
+        var p00 = (Int32(0), Int32(0), Int32(0)), p01 = p00, p10 = p00, p11 = p00
+        let inX0 = sx >= 0, inX1 = sx + 1 < W, inY0 = sy >= 0, inY1 = sy + 1 < H
+        if inX0 && inY0 { p00 = px.rgb(sx, sy) }
+        if inX1 && inY0 { p01 = px.rgb(sx + 1, sy) }
+        if inX0 && inY1 { p10 = px.rgb(sx, sy + 1) }
+        if inX1 && inY1 { p11 = px.rgb(sx + 1, sy + 1) }
+        return (p00, p01, p10, p11)
     }
 
     /// One output pixel from its four neighbours and 10-bit weights, through the value table.
@@ -317,20 +324,11 @@ public enum RoiWarp {
                 if sx >= 0 && sx + 1 < W && sy >= 0 && sy + 1 < H {
                     p00 = px.rgb(sx, sy); p01 = px.rgb(sx + 1, sy)
                     p10 = px.rgb(sx, sy + 1); p11 = px.rgb(sx + 1, sy + 1)
-                } else if replicate {
-                    let x0 = min(max(sx, 0), W - 1), x1 = min(max(sx + 1, 0), W - 1)
-                    let y0 = min(max(sy, 0), H - 1), y1 = min(max(sy + 1, 0), H - 1)
-                    p00 = px.rgb(x0, y0); p01 = px.rgb(x1, y0); p10 = px.rgb(x0, y1); p11 = px.rgb(x1, y1)
+                } else if let p = edgeSamples(px, sx, sy, W, H, replicate: replicate) {
+                    (p00, p01, p10, p11) = p
                 } else {
-                    if sx >= W || sx + 1 < 0 || sy >= H || sy + 1 < 0 {
-                        dst[0] = lut[0]; dst[1] = lut[0]; dst[2] = lut[0]
-                        continue
-                    }
-                    let inX0 = sx >= 0, inX1 = sx + 1 < W, inY0 = sy >= 0, inY1 = sy + 1 < H
-                    if inX0 && inY0 { p00 = px.rgb(sx, sy) }
-                    if inX1 && inY0 { p01 = px.rgb(sx + 1, sy) }
-                    if inX0 && inY1 { p10 = px.rgb(sx, sy + 1) }
-                    if inX1 && inY1 { p11 = px.rgb(sx + 1, sy + 1) }
+                    dst[0] = lut[0]; dst[1] = lut[0]; dst[2] = lut[0]
+                    continue
                 }
                 dst[0] = lut[blend(w00, w01, w10, w11, p00.0, p01.0, p10.0, p11.0)]
                 dst[1] = lut[blend(w00, w01, w10, w11, p00.1, p01.1, p10.1, p11.1)]
