@@ -38,19 +38,6 @@ extension TiledConvolution {
             lo = _mm512_set1_epi32(Int32(r.lo)); hi = _mm512_set1_epi32(Int32(r.hi))
         }
 
-        /// A block's constants in both halves, for a pixel pair.
-        @inline(__always)
-        init(pair k: BlockConstants, _ r: Epilogue) {
-            bias = unsafeBitCast(joined(k.bias, k.bias), to: __m512i.self)
-            mantissa = unsafeBitCast(joined(k.mantissa, k.mantissa), to: __m512i.self)
-            negative = unsafeBitCast(joined(k.negative, k.negative), to: __m512i.self)
-            flip = unsafeBitCast(joined(k.flip, k.flip), to: __m512i.self)
-            prelu = r.negative != nil
-            round = _mm512_set1_epi64(r.shift == 0 ? 0 : Int64(1) &<< Int64(r.shift - 1))
-            shift = UInt32(r.shift)
-            lo = _mm512_set1_epi32(Int32(r.lo)); hi = _mm512_set1_epi32(Int32(r.hi))
-        }
-
         @inline(__always)
         static func lanes(_ a: UnsafePointer<Int32>, _ b: UnsafePointer<Int32>) -> __m512i {
             unsafeBitCast(joined(load32(a), load32(b)), to: __m512i.self)

@@ -173,26 +173,19 @@ import FaceCore
                 if k >= 40 { (cx, cy, w, h, rotation) = extreme[k - 40] }
                 let size = [1, 3, 7, 64, 100][k % 5]   // 100: two position chunks
                 let border: RoiWarp.Border = k % 2 == 0 ? .replicate : .zero
-                var a = [Int16](repeating: 0, count: size * size * 3), b = a
-                a.withUnsafeMutableBufferPointer {
-                    RoiWarp.warp(image, cx: cx, cy: cy, w: w, h: h, rotation: rotation, tensorWidth: size, tensorHeight: size,
-                                 border: border, table: ints, into: $0, reference: true)
+                // The same warp through both paths, into a fresh tensor of the table's type.
+                func warped<T: Numeric>(_ table: [T], reference: Bool) -> [T] {
+                    var out = [T](repeating: 0, count: size * size * 3)
+                    out.withUnsafeMutableBufferPointer {
+                        RoiWarp.warp(image, cx: cx, cy: cy, w: w, h: h, rotation: rotation, tensorWidth: size, tensorHeight: size,
+                                     border: border, table: table, into: $0, reference: reference)
+                    }
+                    return out
                 }
-                b.withUnsafeMutableBufferPointer {
-                    RoiWarp.warp(image, cx: cx, cy: cy, w: w, h: h, rotation: rotation, tensorWidth: size, tensorHeight: size,
-                                 border: border, table: ints, into: $0, reference: false)
-                }
+                let a = warped(ints, reference: true), b = warped(ints, reference: false)
                 #expect(a == b, "\(format) ROI \((cx, cy, w, h, rotation)) \(size)² \(border)")
-                var fa = [Float](repeating: 0, count: size * size * 3), fb = fa
-                fa.withUnsafeMutableBufferPointer {
-                    RoiWarp.warp(image, cx: cx, cy: cy, w: w, h: h, rotation: rotation, tensorWidth: size, tensorHeight: size,
-                                 border: border, table: floats, into: $0, reference: true)
-                }
-                fb.withUnsafeMutableBufferPointer {
-                    RoiWarp.warp(image, cx: cx, cy: cy, w: w, h: h, rotation: rotation, tensorWidth: size, tensorHeight: size,
-                                 border: border, table: floats, into: $0, reference: false)
-                }
-                #expect(fa == fb, "\(format) ROI \((cx, cy, w, h, rotation)) \(size)² \(border), float table")
+                #expect(warped(floats, reference: true) == warped(floats, reference: false),
+                        "\(format) ROI \((cx, cy, w, h, rotation)) \(size)² \(border), float table")
                 compared += a.count
             }
         }}
