@@ -425,14 +425,20 @@ public final class SessionStore: Sendable {
         if locked && (meta.state == .recording || meta.state == .paused) {
             meta = try Self.recover(dir: dir, meta: meta, framesFD: fd, layout: layout, dataStart: dataStart)
         }
-        if locked {
+        // A recorder writes `stopped` only after its writer's last record, and recovery writes
+        // `interrupted` under the lock, so such a log is closed for good. Its lock can still be
+        // held for a moment without a writer: another reader opening the session (this one's
+        // lock is taken the same way), or a child process between fork and exec that inherited
+        // the recorder's descriptor. Neither makes the session live.
+        let closed = meta.state == .stopped || meta.state == .interrupted
+        if locked || closed {
             // A closed log is checked record by record: damage costs the damaged frames (listed as
             // gaps), not the session.
             salvage = try FrameLog.salvageScan(fd: fd, path: framesPath, layout: layout, dataStart: dataStart)
             let events = try EventLog.scan(path: dir + "/" + EventLog.fileName, sessionID: id)
             salvage.damagedEventStretches = events.damagedAt.count + (events.isTornTail ? 1 : 0)
         }
-        return try StoredSession(directory: dir, metadata: meta, layout: layout, isLive: !locked, salvage: salvage)
+        return try StoredSession(directory: dir, metadata: meta, layout: layout, isLive: !locked && !closed, salvage: salvage)
     }
 
     static func recover(dir: String, meta: SessionMetadata, framesFD fd: Int32, layout: FrameLayout, dataStart: Int64) throws(RecordingError) -> SessionMetadata {

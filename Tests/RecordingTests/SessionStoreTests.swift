@@ -136,6 +136,26 @@ import FacekitTestSupport
         #expect(flagged.map { SessionRecorder.imageFileName(frameIndex: $0) } == names)
     }
 
+    /// A stopped session's log can be locked by a descriptor that is not its recorder's: a child
+    /// process between fork and exec holds a copy of every open descriptor, and another reader
+    /// locks while it opens. The session is complete; it must open for export, not as live.
+    @Test func aStoppedSessionWhoseLogIsLockedElsewhereIsNotLive() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let store = try SessionStore(root: dir.path)
+        let rec = try recordSynthetic(store, frames: 40)
+        let fd = try SessionFile.open(rec.directory + "/" + FrameLog.fileName, O_RDONLY)
+        defer { Syscalls.close(fd) }
+        #expect(try Syscalls.tryLockExclusive(fd).get())
+        let s = try store.open(rec.sessionID)
+        #expect(!s.isLive && s.metadata.state == .stopped && s.frameCount == 40)
+        #expect(try s.framesReader().readAll().count == 40)
+        // A session still being recorded keeps its lock and stays live.
+        let live = try recordSynthetic(store, participant: "L", frames: 5, stop: false)
+        #expect(try store.open(live.sessionID).isLive)
+        try live.stop()
+        #expect(try !store.open(live.sessionID).isLive)
+    }
+
     @Test func deleteRemovesOnlyThatSessionAndRefusesALiveOne() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let store = try SessionStore(root: dir.path)
