@@ -52,11 +52,20 @@ public enum KernelFunctions: KernelCopy {
 
     public static func addPReLU(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ p: BinaryParams, positive mp: Int32,
                                 negative mn: UnsafePointer<Int32>, channels c: Int, shift ps: Int, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
+        #if FACEKIT_AVX512
+        if QuantizedKernels.addPReLU32(a, b, p, positive: mp, negative: mn, channels: c, shift: ps, out, count: n) { return }
+        #endif
         QuantizedKernels.addPReLU(a, b, p, positive: mp, negative: mn, channels: c, shift: ps, out, count: n)
     }
 
     public static func binary(_ k: BinaryKind, _ bc: Broadcast4, _ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ p: BinaryParams,
                               _ out: UnsafeMutablePointer<Int16>) {
+        #if FACEKIT_AVX512
+        // Here, not in `binary`: one more call there pushed that large function past the size
+        // up to which the optimizer inlines into it, and SQUARED_DIFFERENCE's rows lost their
+        // constant strides and inlined clamps (eight times slower).
+        if k == .add && bc.flat && QuantizedKernels.wideAdd(a, b, p, out, count: bc.dims.0 * bc.dims.1 * bc.dims.2 * bc.dims.3) { return }
+        #endif
         QuantizedKernels.binary(k, bc, a, b, p, out)
     }
 

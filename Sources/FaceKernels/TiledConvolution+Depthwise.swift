@@ -11,6 +11,9 @@ extension TiledConvolution {
     public static func depthwise(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
                                  bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ requantization: Requant, output: UnsafeMutablePointer<Int16>) {
         let r = Epilogue(requantization)
+        #if FACEKIT_AVX512
+        if wideDepthwise(g, r) { return depthwise3x3Wide(g, input, weights, bias, multipliers, r, output) }
+        #endif
         let c = g.outC, nb = blocks(c), np = pairs(g, depthwise: true), hp = rowPairs(g)
         // Pixel pairs whose windows lie inside the row share each weight vector and skip the
         // column checks (full 8-channel blocks only).

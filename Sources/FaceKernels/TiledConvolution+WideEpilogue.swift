@@ -24,11 +24,21 @@ extension TiledConvolution {
         /// same block twice for a pixel pair).
         @inline(__always)
         init(_ first: Int, _ second: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ r: Epilogue) {
-            self.bias = Self.lanes(bias + first, bias + second)
-            mantissa = Self.lanes(m + first, m + second)
+            self.init(quads: (first, first + 4, second, second + 4), bias, m, r)
+        }
+
+        /// Each 128-bit lane L for the four channels from `quads.L` on; channels from `limit` on
+        /// (a layer's last block) are zeros, not read.
+        @inline(__always)
+        init(quads q: (Int, Int, Int, Int), limit: Int = .max, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ r: Epilogue) {
+            @inline(__always) func lanes(_ p: UnsafePointer<Int32>) -> __m512i {
+                limit == .max ? Self.lanes(p, q) : Self.lanes(p, q, limit: limit)
+            }
+            self.bias = lanes(bias)
+            mantissa = lanes(m)
             if let nl = r.negative {
-                negative = Self.lanes(nl + first, nl + second)
-                flip = Self.lanes(nl + r.flips + first, nl + r.flips + second)
+                negative = lanes(nl)
+                flip = lanes(nl + r.flips)
                 prelu = true
             } else {
                 negative = _mm512_setzero_si512(); flip = negative; prelu = false
@@ -39,15 +49,35 @@ extension TiledConvolution {
         }
 
         @inline(__always)
-        static func lanes(_ a: UnsafePointer<Int32>, _ b: UnsafePointer<Int32>) -> __m512i {
-            unsafeBitCast(joined(load32(a), load32(b)), to: __m512i.self)
+        static func lanes(_ p: UnsafePointer<Int32>, _ q: (Int, Int, Int, Int)) -> __m512i {
+            func four(_ i: Int) -> SIMD4<Int32> { UnsafeRawPointer(p + i).loadUnaligned(as: SIMD4<Int32>.self) }
+            return unsafeBitCast((four(q.0), four(q.1), four(q.2), four(q.3)), to: __m512i.self)
+        }
+
+        static func lanes(_ p: UnsafePointer<Int32>, _ q: (Int, Int, Int, Int), limit: Int) -> __m512i {
+            func four(_ i: Int) -> SIMD4<Int32> {
+                var v = SIMD4<Int32>()
+                for j in 0 ..< 4 where i + j < limit { v[j] = p[i + j] }
+                return v
+            }
+            return unsafeBitCast((four(q.0), four(q.1), four(q.2), four(q.3)), to: __m512i.self)
         }
     }
 
     /// Requantizes `acc` and stores lanes 0-7 at `low`, lanes 8-15 at `high`.
     @inline(__always)
     static func requantStore16(_ acc: SIMD16<Int32>, _ k: WideEpilogue, _ low: UnsafeMutablePointer<Int16>, _ high: UnsafeMutablePointer<Int16>) {
-        var a = _mm512_add_epi32(unsafeBitCast(acc, to: __m512i.self), k.bias)
+        let c = requant16(unsafeBitCast(acc, to: __m512i.self), k)
+        let (l, h) = unsafeBitCast(_mm512_cvtepi32_epi16(c), to: (SIMD8<Int16>, SIMD8<Int16>).self)
+        UnsafeMutableRawPointer(low).storeBytes(of: l, as: SIMD8<Int16>.self)
+        UnsafeMutableRawPointer(high).storeBytes(of: h, as: SIMD8<Int16>.self)
+    }
+
+    /// `acc` requantized and clamped to the output range, still on int32 lanes; `biased`: the
+    /// bias is in `acc` already.
+    @inline(__always)
+    static func requant16(_ acc: __m512i, _ k: WideEpilogue, biased: Bool = false) -> __m512i {
+        var a = biased ? acc : _mm512_add_epi32(acc, k.bias)
         var mv = k.mantissa
         if k.prelu {
             // `foldedPReLU`: a negative accumulator takes the negative mantissa, and where the
@@ -60,10 +90,7 @@ extension TiledConvolution {
         let even = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, mv), k.round), k.shift)
         let odd = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(mv, 32)), k.round), k.shift)
         let y = _mm512_mask_blend_epi32(0xaaaa, even, _mm512_slli_epi64(odd, 32))
-        let c = _mm512_max_epi32(_mm512_min_epi32(y, k.hi), k.lo)
-        let (l, h) = unsafeBitCast(_mm512_cvtepi32_epi16(c), to: (SIMD8<Int16>, SIMD8<Int16>).self)
-        UnsafeMutableRawPointer(low).storeBytes(of: l, as: SIMD8<Int16>.self)
-        UnsafeMutableRawPointer(high).storeBytes(of: h, as: SIMD8<Int16>.self)
+        return _mm512_max_epi32(_mm512_min_epi32(y, k.hi), k.lo)
     }
 
     /// A full tile's four pixels × 16 channels (`c0` … `c3`, one pixel each: blocks `blk` and

@@ -173,14 +173,16 @@ import Testing
         var checked = 0
         // Plus wide rows with stride = dilation (1 and 2), which take the interior pixel-pair
         // path with a 3-wide window and the column step equal to the pixel step, and a wide
-        // row with stride 2 and no dilation (the 3×3 kernel's run-time step).
+        // row with stride 2 and no dilation (the 3×3 kernel's run-time step). With stride 1 the
+        // AVX-512 copy takes 32-element steps (8, 16 and multiples of 32 channels) and leaves a
+        // last pixel pair of an 8-channel row to the pair loop.
         let wideRows = [1, 2].map { d in
             ConvGeometry(inH: 7, inW: 16, inC: 0, outH: 7 - 2 * d, outW: d == 1 ? 16 : 7, outC: 0, kh: 3, kw: 3, strideH: 1,
                                       strideW: d, dilationH: d, dilationW: d, padTop: 0, padLeft: 1)
         } + [ConvGeometry(inH: 7, inW: 17, inC: 0, outH: 3, outW: 8, outC: 0, kh: 3, kw: 3, strideH: 2, strideW: 2,
                                        dilationH: 1, dilationW: 1, padTop: 0, padLeft: 0)]
         for base in FloatKernelTests.geometries() + wideRows {
-            for c in [1, 3, 4, 7, 8, 12, 16, 32, 33] {
+            for c in [1, 3, 4, 7, 8, 12, 16, 24, 32, 33, 44, 64] {
                 var g = base; g.inC = c; g.outC = c
                 Self.checkTiled(depthwise: true, g, wide: wide, index: checked, short: checked % 2 == 1, lo: checked % 4 < 2 ? 0 : -32767, &rng)
                 checked += 1
@@ -266,7 +268,7 @@ import Testing
     @Test(arguments: [14, 12])
     func addPReLUMatchesAddThenPrelu(shift: Int) {
         var rng = FuzzHarness.Random(seed: 32 + UInt64(shift))
-        for c in [1, 3, 8, 16, 24, 17, 32] {
+        for c in [1, 3, 8, 16, 24, 17, 32, 64] {
             for shared in [false, true] where !(shared && c == 1) {
                 let n = c * 9
                 let a = Self.i16(n, &rng), b = Self.i16(n, &rng)
