@@ -65,6 +65,7 @@ public enum KernelFunctions: KernelCopy {
         // up to which the optimizer inlines into it, and SQUARED_DIFFERENCE's rows lost their
         // constant strides and inlined clamps (eight times slower).
         if k == .add && bc.flat && QuantizedKernels.wideAdd(a, b, p, out, count: bc.dims.0 * bc.dims.1 * bc.dims.2 * bc.dims.3) { return }
+        if (k == .mul || k == .squaredDifference) && QuantizedKernels.wideProduct(k, bc, a, b, p, out) { return }
         #endif
         QuantizedKernels.binary(k, bc, a, b, p, out)
     }

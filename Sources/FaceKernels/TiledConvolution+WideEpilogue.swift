@@ -9,9 +9,10 @@ internal import CCPUFeatures
 /// a plain store those layers ran in half the time). Here every step is one instruction on
 /// 16 lanes, and the product is the reference's own 64-bit formula, ⌊(a·m + 2^(s-1)) / 2^s⌋,
 /// on even and odd lanes (VPMULDQ, VPSRAQ: AVX-512 has the 64-bit arithmetic shift AVX2 lacks),
-/// so both 32-bit lane forms (`lanesRequantize`, `wideRequantize`) take one path; their bounds
-/// keep each result inside int32, so its low half is the value. Bit-identical to
-/// `requantStore1x8` and the scalar epilogue; tested on every copy.
+/// which serves both 32-bit lane forms (`lanesRequantize`, `wideRequantize`); their bounds
+/// keep each result inside int32, so its low half is the value. The short form has its own,
+/// shorter sequence, `shortProduct`'s. Bit-identical to `requantStore1x8` and the scalar
+/// epilogue; tested on every copy.
 extension TiledConvolution {
     /// One register's requantization constants: per lane the channel's bias, mantissa and (with
     /// a folded PRELU) negative mantissa and sign flip; the rounding, shift and clamp.
@@ -19,6 +20,8 @@ extension TiledConvolution {
         let bias: __m512i, mantissa: __m512i, negative: __m512i, flip: __m512i
         let round: __m512i, lo: __m512i, hi: __m512i
         let shift: UInt32, prelu: Bool
+        /// The short lane form (`lanesRequantize`): its rounding term 2^(s-17) on int32 lanes.
+        let short: Bool, shortRound: __m512i
 
         /// Lanes 0-7 for the block at channel `first`, lanes 8-15 for the one at `second` (the
         /// same block twice for a pixel pair).
@@ -45,6 +48,8 @@ extension TiledConvolution {
             }
             round = _mm512_set1_epi64(r.shift == 0 ? 0 : Int64(1) &<< Int64(r.shift - 1))
             shift = UInt32(r.shift)
+            short = r.lanes
+            shortRound = _mm512_set1_epi32(r.lanes ? Int32(1) &<< Int32(r.shift - 17) : 0)
             lo = _mm512_set1_epi32(Int32(r.lo)); hi = _mm512_set1_epi32(Int32(r.hi))
         }
 
@@ -85,6 +90,14 @@ extension TiledConvolution {
             let sa = _mm512_srai_epi32(a, 31), flip = _mm512_and_si512(sa, k.flip)
             mv = _mm512_or_si512(_mm512_and_si512(k.negative, sa), _mm512_andnot_si512(sa, mv))
             a = _mm512_sub_epi32(_mm512_xor_si512(a, flip), flip)
+        }
+        if k.short {
+            // `shortProduct`: aH·m as VPMADDWD of the pair (aL, aH) against (0, m), ⌊aL·m / 2^16⌋
+            // as VPMULHUW (m < 2^15: each lane's high half gives 0); five instructions where the
+            // 64-bit form below takes ten.
+            let high = _mm512_madd_epi16(a, _mm512_slli_epi32(mv, 16))
+            let sum = _mm512_add_epi32(_mm512_add_epi32(high, _mm512_mulhi_epu16(a, mv)), k.shortRound)
+            return _mm512_max_epi32(_mm512_min_epi32(_mm512_srai_epi32(sum, k.shift - 16), k.hi), k.lo)
         }
         // VPMULDQ multiplies the low (even) int32 of each 64-bit lane, sign-extended.
         let even = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, mv), k.round), k.shift)
