@@ -11,8 +11,9 @@ import FaceKernelTypes
 /// every lane), and VPACKSSDW of the two halves' results puts each lane's 8 channels back in
 /// order: the output is stored as it lies in memory. The nine taps make five pairs: the three
 /// rows' first two taps, the first two rows' third taps together, and the last row's third tap
-/// with a zero. Per step that is 9 loads, 10 unpacks and 10 VPDPWSSD for 288 products; the
-/// 8-lane pixel-pair loop spends about four times as many instructions on them.
+/// with a zero. Per step that is 9 loads, 10 unpacks and 10 VPDPWSSD for 288 products (LLVM
+/// turns most of them into VPMADDWD + VPADDD, to shorten the chains); the layers run in about
+/// half the time of the 8-lane pixel-pair loop the other copies share.
 ///
 /// Padding costs no separate path: a tap outside the input is a load under a zero mask (AVX-512
 /// suppresses faults of masked-out elements), so edge pixels take the same step, one pixel at
@@ -110,8 +111,9 @@ extension TiledConvolution {
             let a1 = load(r1, mr.1, mc.0), b1 = load(r1 + c, mr.1, mc.1), c1 = load(r1 + 2 * c, mr.1, mc.2)
             let a2 = load(r2, mr.2, mc.0), b2 = load(r2 + c, mr.2, mc.1), c2 = load(r2 + 2 * c, mr.2, mc.2)
             let zero = _mm512_setzero_si512()
-            // One chain per half, from the bias: started from zero, LLVM turns a chain's first
-            // VPDPWSSD into VPMADDWD, and then the rest into VPMADDWD + VPADDD pairs.
+            // One chain per half, started from the bias (the epilogue then adds nothing). LLVM
+            // rewrites most links into VPMADDWD + VPADDD trees to shorten the chain; the steps
+            // are independent, so either form overlaps across steps.
             var lo = _mm512_dpwssd_epi32(kLo.bias, _mm512_unpacklo_epi16(a0, b0), w.lo.0)
             var hi = _mm512_dpwssd_epi32(kHi.bias, _mm512_unpackhi_epi16(a0, b0), w.hi.0)
             lo = _mm512_dpwssd_epi32(lo, _mm512_unpacklo_epi16(a1, b1), w.lo.1)
