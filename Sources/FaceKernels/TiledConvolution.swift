@@ -342,6 +342,22 @@ public enum TiledConvolution {
             }
             b += 4
         }
+        if b + 3 == nb {
+            // Three blocks left (24 channels: the detector's first layers): one pass.
+            var c0 = SIMD16<Int32>(), c1 = c0, c2 = c0, c3 = c0, e0 = SIMD8<Int32>(), e1 = e0, e2 = e0, e3 = e0
+            for seg in 0 ..< segments {
+                mac4x24(base + seg * segmentStep, o1, o2, o3, weights + b * np + seg * sp, np, sp, &c0, &c1, &c2, &c3, &e0, &e1, &e2, &e3)
+            }
+            if wideEpilogue(count, n, r) {
+                storeTile4x16(b, c0, c1, c2, c3, n, bias, multipliers, r, out)
+            } else {
+                let (f0, f1, f2, f3) = (split(c0), split(c1), split(c2), split(c3))
+                storeTile4x8(b, count, f0.0, f1.0, f2.0, f3.0, n, bias, multipliers, r, out)
+                storeTile4x8(b + 1, count, f0.1, f1.1, f2.1, f3.1, n, bias, multipliers, r, out)
+            }
+            storeTile4x8(b + 2, count, e0, e1, e2, e3, n, bias, multipliers, r, out)
+            b += 3
+        }
         if b + 1 < nb {
             // Two blocks left (the 16-channel layers of the landmark model): one register each.
             var c0 = SIMD16<Int32>(), c1 = c0, c2 = c0, c3 = c0
@@ -586,6 +602,27 @@ public enum TiledConvolution {
             c1 = pairDotAdd(c1, broadcast(x + o1), wc)
             c2 = pairDotAdd(c2, broadcast(x + o2), wc)
             c3 = pairDotAdd(c3, broadcast(x + o3), wc)
+        }
+    }
+
+    /// `mac4x32` for three blocks (24 channels: the detector's first layers): blocks `w` and
+    /// `w + blockStep` in 16-lane registers, `w + 2·blockStep` in 8-lane ones, each activation
+    /// pair loaded and broadcast once for all three (two passes read every pair twice).
+    @inline(__always)
+    static func mac4x24(_ a: UnsafeRawPointer, _ o1: Int, _ o2: Int, _ o3: Int,
+                        _ w: UnsafePointer<SIMD8<Int32>>, _ blockStep: Int, _ count: Int,
+                        _ c0: inout SIMD16<Int32>, _ c1: inout SIMD16<Int32>, _ c2: inout SIMD16<Int32>, _ c3: inout SIMD16<Int32>,
+                        _ e0: inout SIMD8<Int32>, _ e1: inout SIMD8<Int32>, _ e2: inout SIMD8<Int32>, _ e3: inout SIMD8<Int32>) {
+        let w1 = w + blockStep, w2 = w + 2 * blockStep
+        for q in 0 ..< count {
+            let wc = joined(w[q], w1[q]), we = w2[q]
+            @inline(__always) func step(_ p: UnsafeRawPointer, _ c: inout SIMD16<Int32>, _ e: inout SIMD8<Int32>) {
+                let x = broadcast(p)
+                c = pairDotAdd(c, x, wc)
+                e &+= pairDot(split(x).0, we)
+            }
+            let x = a + 4 * q
+            step(x, &c0, &e0); step(x + o1, &c1, &e1); step(x + o2, &c2, &e2); step(x + o3, &c3, &e3)
         }
     }
 

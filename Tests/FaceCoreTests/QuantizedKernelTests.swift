@@ -144,7 +144,7 @@ import Testing
         let narrow = ConvGeometry(inH: 9, inW: 2, inC: 0, outH: 5, outW: 1, outC: 0, kh: 1, kw: 3, strideH: 2, strideW: 2,
                                                dilationH: 1, dilationW: 1, padTop: 0, padLeft: 0)
         for base in FloatKernelTests.geometries() + [dilated, narrow] {
-            for (cin, cout) in [(1, 1), (3, 5), (4, 8), (5, 17), (9, 3), (13, 7), (16, 33), (2, 9), (3, 12)] {
+            for (cin, cout) in [(1, 1), (3, 5), (4, 8), (5, 17), (9, 3), (13, 7), (16, 33), (2, 9), (3, 12), (3, 24)] {
                 var g = base; g.inC = cin; g.outC = cout
                 Self.checkTiled(depthwise: false, g, wide: wide, index: checked, short: checked % 2 == 1, &rng)
                 checked += 1
