@@ -121,6 +121,18 @@ extension TiledConvolution {
         requantStore16(c3, k, o + 3 * n + s0, o + 3 * n + s1)
     }
 
+    /// Blocks `blk` and `blk + 1` of a tile held in 16-lane registers (`c0` … `c3`, one pixel
+    /// each): through the 16-lane epilogue where it applies, else as two 8-lane blocks.
+    @_transparent
+    static func storeTile4x16Blocks(_ blk: Int, _ count: Int, _ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>,
+                                    _ c3: SIMD16<Int32>, _ n: Int, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>,
+                                    _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>) {
+        if wideEpilogue(count, n, r) { return storeTile4x16(blk, c0, c1, c2, c3, n, bias, m, r, output) }
+        let (e0, e1, e2, e3) = (split(c0), split(c1), split(c2), split(c3))
+        storeTile4x8(blk, count, e0.0, e1.0, e2.0, e3.0, n, bias, m, r, output)
+        storeTile4x8(blk + 1, count, e0.1, e1.1, e2.1, e3.1, n, bias, m, r, output)
+    }
+
     /// Whether a tile of `count` pixels takes the 16-lane epilogue: a full tile of full blocks
     /// in one of the 32-bit lane forms (as `requantStore4x8`).
     @inline(__always)

@@ -330,16 +330,8 @@ public enum TiledConvolution {
             for seg in 0 ..< segments {
                 mac4x32(base + seg * segmentStep, o1, o2, o3, weights + b * np + seg * sp, np, sp, &c0, &c1, &c2, &c3, &d0, &d1, &d2, &d3)
             }
-            if wideEpilogue(count, n, r) {
-                storeTile4x16(b, c0, c1, c2, c3, n, bias, multipliers, r, out)
-                storeTile4x16(b + 2, d0, d1, d2, d3, n, bias, multipliers, r, out)
-            } else {
-                let (e0, e1, e2, e3, f0, f1, f2, f3) = (split(c0), split(c1), split(c2), split(c3), split(d0), split(d1), split(d2), split(d3))
-                storeTile4x8(b, count, e0.0, e1.0, e2.0, e3.0, n, bias, multipliers, r, out)
-                storeTile4x8(b + 1, count, e0.1, e1.1, e2.1, e3.1, n, bias, multipliers, r, out)
-                storeTile4x8(b + 2, count, f0.0, f1.0, f2.0, f3.0, n, bias, multipliers, r, out)
-                storeTile4x8(b + 3, count, f0.1, f1.1, f2.1, f3.1, n, bias, multipliers, r, out)
-            }
+            storeTile4x16Blocks(b, count, c0, c1, c2, c3, n, bias, multipliers, r, out)
+            storeTile4x16Blocks(b + 2, count, d0, d1, d2, d3, n, bias, multipliers, r, out)
             b += 4
         }
         if b + 3 == nb {
@@ -348,13 +340,7 @@ public enum TiledConvolution {
             for seg in 0 ..< segments {
                 mac4x24(base + seg * segmentStep, o1, o2, o3, weights + b * np + seg * sp, np, sp, &c0, &c1, &c2, &c3, &e0, &e1, &e2, &e3)
             }
-            if wideEpilogue(count, n, r) {
-                storeTile4x16(b, c0, c1, c2, c3, n, bias, multipliers, r, out)
-            } else {
-                let (f0, f1, f2, f3) = (split(c0), split(c1), split(c2), split(c3))
-                storeTile4x8(b, count, f0.0, f1.0, f2.0, f3.0, n, bias, multipliers, r, out)
-                storeTile4x8(b + 1, count, f0.1, f1.1, f2.1, f3.1, n, bias, multipliers, r, out)
-            }
+            storeTile4x16Blocks(b, count, c0, c1, c2, c3, n, bias, multipliers, r, out)
             storeTile4x8(b + 2, count, e0, e1, e2, e3, n, bias, multipliers, r, out)
             b += 3
         }
@@ -364,13 +350,7 @@ public enum TiledConvolution {
             for seg in 0 ..< segments {
                 mac4x16(base + seg * segmentStep, o1, o2, o3, weights + b * np + seg * sp, np, sp, &c0, &c1, &c2, &c3)
             }
-            if wideEpilogue(count, n, r) {
-                storeTile4x16(b, c0, c1, c2, c3, n, bias, multipliers, r, out)
-            } else {
-                let (e0, e1, e2, e3) = (split(c0), split(c1), split(c2), split(c3))
-                storeTile4x8(b, count, e0.0, e1.0, e2.0, e3.0, n, bias, multipliers, r, out)
-                storeTile4x8(b + 1, count, e0.1, e1.1, e2.1, e3.1, n, bias, multipliers, r, out)
-            }
+            storeTile4x16Blocks(b, count, c0, c1, c2, c3, n, bias, multipliers, r, out)
             b += 2
         }
         #endif
