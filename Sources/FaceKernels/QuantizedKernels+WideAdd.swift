@@ -33,12 +33,28 @@ extension QuantizedKernels {
         /// clamp((a·ma + b·mb + round) >> shift, lo, hi) of 32 elements (those under `mask`).
         @inline(__always)
         func sum(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ mask: UInt32?) -> __m512i {
-            let x = load(a, mask), y = load(b, mask)
-            let l = _mm512_srai_epi32(_mm512_dpwssd_epi32(round, _mm512_unpacklo_epi16(x, y), pair), shift)
-            let h = _mm512_srai_epi32(_mm512_dpwssd_epi32(round, _mm512_unpackhi_epi16(x, y), pair), shift)
+            let (l, h) = pairSums(load(a, mask), load(b, mask), pair, round, shift)
             // The saturating pack's int16 range holds [lo, hi]: clamping after it is the same.
             return _mm512_min_epi16(_mm512_max_epi16(_mm512_packs_epi32(l, h), lo), hi)
         }
+    }
+
+    /// (x·ma + y·mb + round) >> shift of 32 element pairs (`pair` = (ma, mb) per lane), in the
+    /// interleaved lane order VPACKSSDW of the two halves undoes: elements 0-3 of each 128-bit
+    /// lane in the first, 4-7 in the second.
+    @inline(__always)
+    static func pairSums(_ x: __m512i, _ y: __m512i, _ pair: __m512i, _ round: __m512i, _ shift: UInt32) -> (__m512i, __m512i) {
+        (_mm512_srai_epi32(_mm512_dpwssd_epi32(round, _mm512_unpacklo_epi16(x, y), pair), shift),
+         _mm512_srai_epi32(_mm512_dpwssd_epi32(round, _mm512_unpackhi_epi16(x, y), pair), shift))
+    }
+
+    /// `step(i, mask)` for i = 0, 32, … < n: whole registers (mask nil), then the last elements
+    /// under a mask.
+    @inline(__always)
+    static func steps32(_ n: Int, _ step: (Int, UInt32?) -> Void) {
+        var i = 0
+        while i + 32 <= n { step(i, nil); i += 32 }
+        if i < n { step(i, UInt32(truncatingIfNeeded: (1 << (n - i)) - 1)) }
     }
 
     @inline(__always)
@@ -59,12 +75,7 @@ extension QuantizedKernels {
     static func wideAdd(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ p: BinaryParams,
                         _ out: UnsafeMutablePointer<Int16>, count n: Int) -> Bool {
         guard let k = WideAdd(p) else { return false }
-        var i = 0
-        while i + 32 <= n { store(k.sum(a + i, b + i, nil), out + i, nil); i += 32 }
-        if i < n {
-            let mask = UInt32(truncatingIfNeeded: (1 << (n - i)) - 1)
-            store(k.sum(a + i, b + i, mask), out + i, mask)
-        }
+        steps32(n) { i, mask in store(k.sum(a + i, b + i, mask), out + i, mask) }
         return true
     }
 
@@ -93,9 +104,7 @@ extension QuantizedKernels {
         }
         if c == 16 {
             let slope = slopes(mn)
-            var i = 0
-            while i + 32 <= n { step(i, slope, nil); i += 32 }
-            if i < n { step(i, slope, 0xffff) }
+            steps32(n) { i, mask in step(i, slope, mask) }
             return true
         }
         // A 32-channel group at a time, its slopes in a register, pixel after pixel.

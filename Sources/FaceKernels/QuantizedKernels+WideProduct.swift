@@ -46,8 +46,8 @@ extension QuantizedKernels {
         let mul: Bool
         /// SQUARED_DIFFERENCE's difference: the (m0, -m1) pair, its rounding and shift.
         let pair: __m512i, round: __m512i, diffShift: UInt32
-        /// The short form's (0, m) pair, m, rounding term 2^(s-17) and shift s - 16.
-        let high: __m512i, m: __m512i, shortRound: __m512i, shift: UInt32
+        /// The short form's m, rounding term 2^(s-17) and shift s.
+        let m: __m512i, shortRound: __m512i, shift: UInt32
         let lo: __m512i, hi: __m512i
 
         init(_ f: ProductForm, _ p: BinaryParams) {
@@ -55,19 +55,15 @@ extension QuantizedKernels {
             pair = _mm512_set1_epi32((f.ma & 0xffff) | (f.mb &<< 16))
             round = _mm512_set1_epi32(f.round)
             diffShift = UInt32(truncatingIfNeeded: f.s0)
-            high = _mm512_set1_epi32(f.m &<< 16)
             m = _mm512_set1_epi32(f.m)
             shortRound = _mm512_set1_epi32(Int32(1) &<< Int32(f.shift - 17))
-            shift = UInt32(f.shift - 16)
+            shift = UInt32(f.shift)
             lo = _mm512_set1_epi16(Int16(truncatingIfNeeded: p.lo)); hi = _mm512_set1_epi16(Int16(truncatingIfNeeded: p.hi))
         }
 
         /// `shortProduct` of 16 int32 lanes.
         @inline(__always)
-        func requant(_ a: __m512i) -> __m512i {
-            let sum = _mm512_add_epi32(_mm512_add_epi32(_mm512_madd_epi16(a, high), _mm512_mulhi_epu16(a, m)), shortRound)
-            return _mm512_srai_epi32(sum, shift)
-        }
+        func requant(_ a: __m512i) -> __m512i { TiledConvolution.shortProduct16(a, m, round: shortRound, shift: shift) }
 
         /// Elements 0 ..< n of a row whose operands are `sa`, `sb` (0: one value, 1: full) apart.
         @inline(__always)
@@ -80,17 +76,14 @@ extension QuantizedKernels {
                     let pl = _mm512_mullo_epi16(x, y), ph = _mm512_mulhi_epi16(x, y)
                     l = _mm512_unpacklo_epi16(pl, ph); h = _mm512_unpackhi_epi16(pl, ph)
                 } else {
-                    let dl = _mm512_srai_epi32(_mm512_dpwssd_epi32(round, _mm512_unpacklo_epi16(x, y), pair), diffShift)
-                    let dh = _mm512_srai_epi32(_mm512_dpwssd_epi32(round, _mm512_unpackhi_epi16(x, y), pair), diffShift)
+                    let (dl, dh) = pairSums(x, y, pair, round, diffShift)
                     l = _mm512_mullo_epi32(dl, dl); h = _mm512_mullo_epi32(dh, dh)
                 }
                 // Saturated by the pack, then clamped: `store8`'s order.
                 let v = _mm512_min_epi16(_mm512_max_epi16(_mm512_packs_epi32(requant(l), requant(h)), lo), hi)
                 store(v, o + i, mask)
             }
-            var i = 0
-            while i + 32 <= n { step(i, nil); i += 32 }
-            if i < n { step(i, UInt32(truncatingIfNeeded: (1 << (n - i)) - 1)) }
+            steps32(n, step)
         }
     }
 }

@@ -67,11 +67,13 @@ extension TiledConvolution {
                     for _ in 0 ..< steps { rows.step(src + ox * pitch, masks, w, kLo, kHi, dst + ox * c, stepMask); ox += perStep }
                 }
                 // The edge columns and a narrow layer's last interior pixels, one at a time.
-                for x in 0 ..< g.outW where x < xlo || x >= ox {
+                @inline(__always) func single(_ x: Int) {
                     let ix = x * sw - g.padLeft
                     let masks = rowMasks.and(pixelMask, cols: (ix >= 0 && ix < g.inW, ix + 1 >= 0 && ix + 1 < g.inW, ix + 2 >= 0 && ix + 2 < g.inW))
                     rows.step(src + x * pitch, masks, w, kLo, kHi, dst + x * c, pixelMask)
                 }
+                for x in 0 ..< xlo { single(x) }
+                for x in ox ..< g.outW { single(x) }
             }
         }
     }

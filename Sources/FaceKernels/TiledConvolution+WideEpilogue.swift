@@ -92,12 +92,7 @@ extension TiledConvolution {
             a = _mm512_sub_epi32(_mm512_xor_si512(a, flip), flip)
         }
         if k.short {
-            // `shortProduct`: aH·m as VPMADDWD of the pair (aL, aH) against (0, m), ⌊aL·m / 2^16⌋
-            // as VPMULHUW (m < 2^15: each lane's high half gives 0); five instructions where the
-            // 64-bit form below takes ten.
-            let high = _mm512_madd_epi16(a, _mm512_slli_epi32(mv, 16))
-            let sum = _mm512_add_epi32(_mm512_add_epi32(high, _mm512_mulhi_epu16(a, mv)), k.shortRound)
-            return _mm512_max_epi32(_mm512_min_epi32(_mm512_srai_epi32(sum, k.shift - 16), k.hi), k.lo)
+            return _mm512_max_epi32(_mm512_min_epi32(shortProduct16(a, mv, round: k.shortRound, shift: k.shift), k.hi), k.lo)
         }
         // VPMULDQ multiplies the low (even) int32 of each 64-bit lane, sign-extended.
         let even = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, mv), k.round), k.shift)
@@ -119,6 +114,16 @@ extension TiledConvolution {
         requantStore16(c1, k, o + n + s0, o + n + s1)
         requantStore16(c2, k, o + 2 * n + s0, o + 2 * n + s1)
         requantStore16(c3, k, o + 3 * n + s0, o + 3 * n + s1)
+    }
+
+    /// `shortProduct` on 16 lanes, ⌊(a·m + 2^(s-1)) / 2^s⌋ for 0 ≤ m < 2^15 (`round` = 2^(s-17)):
+    /// aH·m as VPMADDWD of the pair (aL, aH) against (0, m), ⌊aL·m / 2^16⌋ as VPMULHUW (each
+    /// lane's high half gives 0), then VPSRAD by s - 16; five instructions where the 64-bit
+    /// form takes ten.
+    @inline(__always)
+    static func shortProduct16(_ a: __m512i, _ m: __m512i, round: __m512i, shift s: UInt32) -> __m512i {
+        let high = _mm512_madd_epi16(a, _mm512_slli_epi32(m, 16))
+        return _mm512_srai_epi32(_mm512_add_epi32(_mm512_add_epi32(high, _mm512_mulhi_epu16(a, m)), round), s - 16)
     }
 
     /// Blocks `blk` and `blk + 1` of a tile held in 16-lane registers (`c0` … `c3`, one pixel
