@@ -425,12 +425,7 @@ public final class SessionStore: Sendable {
         if locked && (meta.state == .recording || meta.state == .paused) {
             meta = try Self.recover(dir: dir, meta: meta, framesFD: fd, layout: layout, dataStart: dataStart)
         }
-        // A recorder writes `stopped` only after its writer's last record, and recovery writes
-        // `interrupted` under the lock, so such a log is closed for good. Its lock can still be
-        // held for a moment without a writer: another reader opening the session (this one's
-        // lock is taken the same way), or a child process between fork and exec that inherited
-        // the recorder's descriptor. Neither makes the session live.
-        let closed = meta.state == .stopped || meta.state == .interrupted
+        let closed = Self.isClosedForGood(meta.state)
         if locked || closed {
             // A closed log is checked record by record: damage costs the damaged frames (listed as
             // gaps), not the session.
@@ -438,7 +433,22 @@ public final class SessionStore: Sendable {
             let events = try EventLog.scan(path: dir + "/" + EventLog.fileName, sessionID: id)
             salvage.damagedEventStretches = events.damagedAt.count + (events.isTornTail ? 1 : 0)
         }
-        return try StoredSession(directory: dir, metadata: meta, layout: layout, isLive: !locked && !closed, salvage: salvage)
+        return try StoredSession(directory: dir, metadata: meta, layout: layout, isLive: Self.isLive(lockHeldElsewhere: !locked, state: meta.state), salvage: salvage)
+    }
+
+    /// A recorder writes `stopped` only after its writer's last record, and recovery writes
+    /// `interrupted` under the lock, so such a log is closed for good.
+    static func isClosedForGood(_ state: SessionState?) -> Bool {
+        state == .stopped || state == .interrupted
+    }
+
+    /// The one liveness rule for reading and deleting: a session is live while its log's lock is
+    /// held and session.json does not say the log was closed (a state that cannot be read counts
+    /// as open). The lock of a closed log can be held for a moment without a writer: another
+    /// reader opening the session, or a child process between fork and exec that inherited the
+    /// recorder's descriptor; neither makes the session live.
+    static func isLive(lockHeldElsewhere: Bool, state: SessionState?) -> Bool {
+        lockHeldElsewhere && !isClosedForGood(state)
     }
 
     static func recover(dir: String, meta: SessionMetadata, framesFD fd: Int32, layout: FrameLayout, dataStart: Int64) throws(RecordingError) -> SessionMetadata {
@@ -514,7 +524,8 @@ public final class SessionStore: Sendable {
         let framesPath = dir + "/" + FrameLog.fileName
         if let fd = try? SessionFile.open(framesPath, O_RDONLY) {
             defer { Syscalls.close(fd) }
-            if (try? Syscalls.tryLockExclusive(fd).get()) == false {
+            let heldElsewhere = (try? Syscalls.tryLockExclusive(fd).get()) == false
+            if Self.isLive(lockHeldElsewhere: heldElsewhere, state: try? SessionMetadata.read(from: dir).state) {
                 throw RecordingError(.busy, "session \(id) is being recorded; stop it before deleting", path: dir)
             }
         }

@@ -154,6 +154,17 @@ import FacekitTestSupport
         #expect(try store.open(live.sessionID).isLive)
         try live.stop()
         #expect(try !store.open(live.sessionID).isLive)
+        // Deleting follows the same rule: the held lock of a stopped log does not block it...
+        try store.delete(rec.sessionID)
+        #expect(!FileManager.default.fileExists(atPath: rec.directory))
+        // ...while a held lock with a session.json whose state cannot be read does.
+        let unknown = try recordSynthetic(store, participant: "U", frames: 5)
+        let ufd = try SessionFile.open(unknown.directory + "/" + FrameLog.fileName, O_RDONLY)
+        defer { Syscalls.close(ufd) }
+        #expect(try Syscalls.tryLockExclusive(ufd).get())
+        try Data(#"{"sessionID":"\#(unknown.sessionID)","state":"unheard-of"}"#.utf8).write(to: URL(fileURLWithPath: unknown.directory + "/session.json"))
+        #expect { try store.delete(unknown.sessionID) } throws: { ($0 as? RecordingError)?.kind == .busy }
+        #expect(FileManager.default.fileExists(atPath: unknown.directory))
     }
 
     @Test func deleteRemovesOnlyThatSessionAndRefusesALiveOne() throws {
