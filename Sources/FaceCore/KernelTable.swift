@@ -27,6 +27,8 @@ public struct KernelTable {
     public typealias AddPReLU = (UnsafePointer<Int16>, UnsafePointer<Int16>, BinaryParams, Int32, UnsafePointer<Int32>, Int, Int,
                                  UnsafeMutablePointer<Int16>, Int) -> Void
     public typealias Binary = (BinaryKind, Broadcast4, UnsafePointer<Int16>, UnsafePointer<Int16>, BinaryParams, UnsafeMutablePointer<Int16>) -> Void
+    public typealias AddPadded = (UnsafePointer<Int16>, UnsafePointer<Int16>, Int, Int, Int, BinaryParams, PReLUParams?,
+                                  UnsafeMutablePointer<Int16>) -> Bool
     public typealias PReLU = (UnsafePointer<Int16>, Int32, UnsafePointer<Int32>, Int, Int, UnsafeMutablePointer<Int16>, Int) -> Void
     public typealias Quantize = (UnsafePointer<Float>, Float, UnsafeMutablePointer<Int16>, Int) -> Void
     public typealias Dequantize = (UnsafePointer<Int16>, Float, UnsafeMutablePointer<Float>, Int) -> Void
@@ -46,6 +48,9 @@ public struct KernelTable {
     private let depthwiseKernel: Depthwise
     private let packAndRunKernel: PackAndRun
     private let addPReLUKernel: AddPReLU
+    /// Whether `addPadded` runs in this copy (`KernelCopy.addsPaddedOperands`).
+    public let addsPaddedOperands: Bool
+    private let addPaddedKernel: AddPadded
     private let binaryKernel: Binary
     private let preluKernel: PReLU
     private let quantizeKernel: Quantize
@@ -86,6 +91,8 @@ public struct KernelTable {
         depthwiseKernel = { C.depthwise($0, input: $1, weights: $2, bias: $3, multipliers: $4, $5, output: $6) }
         packAndRunKernel = { C.packAndRun(depthwise: $0, $1, input: $2, weights: $3, bias: $4, multipliers: $5, $6, output: $7) }
         addPReLUKernel = { C.addPReLU($0, $1, $2, positive: $3, negative: $4, channels: $5, shift: $6, $7, count: $8) }
+        addsPaddedOperands = C.addsPaddedOperands
+        addPaddedKernel = { C.addPadded($0, $1, inner: $2, channels: $3, pixels: $4, $5, prelu: $6, $7) }
         binaryKernel = { C.binary($0, $1, $2, $3, $4, $5) }
         preluKernel = { C.prelu($0, positive: $1, negative: $2, channels: $3, shift: $4, $5, count: $6) }
         quantizeKernel = { C.quantize($0, inverseScale: $1, $2, count: $3) }
@@ -115,6 +122,12 @@ public struct KernelTable {
     public func addPReLU(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ p: BinaryParams, positive mp: Int32, negative mn: UnsafePointer<Int32>,
                          channels c: Int, shift ps: Int, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
         addPReLUKernel(a, b, p, mp, mn, c, ps, out, n)
+    }
+
+    /// `KernelCopy.addPadded`: false where this copy does not run it.
+    public func addPadded(_ full: UnsafePointer<Int16>, _ padded: UnsafePointer<Int16>, inner: Int, channels: Int, pixels: Int,
+                          _ p: BinaryParams, prelu: PReLUParams?, _ out: UnsafeMutablePointer<Int16>) -> Bool {
+        addPaddedKernel(full, padded, inner, channels, pixels, p, prelu, out)
     }
 
     public func binary(_ k: BinaryKind, _ bc: Broadcast4, _ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ p: BinaryParams,

@@ -10,7 +10,9 @@ public struct MemoryPlan {
     /// - Parameter elementBytes: bytes per element of each tensor (lets quantized graphs plan too).
     /// - Parameter fusedOps: ops an engine runs inside the op before them; their outputs are
     ///   written while that op still reads its inputs, so they must not share its inputs' bytes.
-    public init(graph: Graph, elementBytes: (Int) -> Int, fusedOps: Set<Int> = []) {
+    /// - Parameter laterReads: tensors an engine reads after their last reader in the graph, and
+    ///   the op that reads them (a folded PAD's input, read by the ADD that took the PAD over).
+    public init(graph: Graph, elementBytes: (Int) -> Int, fusedOps: Set<Int> = [], laterReads: [Int: Int] = [:]) {
         let n = graph.tensors.count
         var first = [Int](repeating: Int.max, count: n)
         var last = [Int](repeating: -1, count: n)
@@ -20,6 +22,7 @@ public struct MemoryPlan {
             last[op.output] = max(last[op.output], k)
             for i in op.inputs { last[i] = max(last[i], k) }
         }
+        for (t, k) in laterReads { last[t] = max(last[t], k) }
         for k in fusedOps where k > 0 { first[graph.ops[k].output] = min(first[graph.ops[k].output], k - 1) }
         // Inputs and outputs live for the whole run: a caller may run again on the same input.
         for o in graph.outputs + graph.inputs { last[o] = graph.ops.count }

@@ -51,6 +51,19 @@ public final class QuantizedEngine: InferenceEngine {
         var kind: Kind
         var inputs: [UnsafeMutableRawPointer]
         var output: UnsafeMutableRawPointer
+        /// An ADD's operand whose PAD was folded into it (`foldedPads`).
+        var pad: PadFold? = nil
+    }
+
+    /// A PAD of the last axis run inside the ADD that reads it: the ADD reads the PAD's input
+    /// (`source`, `inner` channels per pixel) as if padded to its `channels`. Where the kernel
+    /// copy cannot take the ADD's parameters, the PAD runs first into `target`, its own output.
+    struct PadFold {
+        var plan: DataMovement.Plan
+        var source: UnsafeMutableRawPointer, target: UnsafeMutableRawPointer
+        /// Which input of the ADD the PAD wrote.
+        var operand: Int
+        var inner: Int, channels: Int, pixels: Int
     }
 
     /// `fuseActivations: false` keeps every op a step of its own (per-layer checks read each
@@ -68,7 +81,10 @@ public final class QuantizedEngine: InferenceEngine {
         self.graph = graph
         let tensors = graph.tensors
         let fused = fuseActivations ? QuantizedEngine.fusedActivations(graph) : []
-        plan = MemoryPlan(graph: graph, elementBytes: { tensors[$0].type.byteSize }, fusedOps: fused)
+        let folds = fuseActivations && table.addsPaddedOperands ? QuantizedEngine.foldedPads(graph) : [:]
+        var laterReads: [Int: Int] = [:]
+        for (k, f) in folds { laterReads[graph.ops[k].inputs[0]] = f.add }
+        plan = MemoryPlan(graph: graph, elementBytes: { tensors[$0].type.byteSize }, fusedOps: fused, laterReads: laterReads)
         arena = UnsafeMutableRawPointer.allocate(byteCount: plan.arenaBytes, alignment: MemoryPlan.alignment)
         arena.initializeMemory(as: UInt8.self, repeating: 0, count: plan.arenaBytes)
         let planes = Set(graph.ops.filter { $0.code == .conv2d || $0.code == .depthwiseConv2d }.map { $0.inputs[1] })
@@ -110,16 +126,73 @@ public final class QuantizedEngine: InferenceEngine {
             let b = UnsafeMutableBufferPointer<Float>.allocate(capacity: n); b.initialize(repeating: 0)
             floatOutputs.append(b)
         }
+        var padOf: [Int: Int] = [:]
+        for (k, f) in folds { padOf[f.add] = k }
         var i = 0
         while i < graph.ops.count {
-            let step = try prepare(graph.ops[i], index: i)
-            if fused.contains(i + 1), let f = fuse(step, graph.ops[i + 1]) {
+            if folds[i] != nil {
+                steps.append(Step(kind: .fused, inputs: [], output: pointers[graph.ops[i].output]))
+                i += 1
+                continue
+            }
+            var step = try prepare(graph.ops[i], index: i)
+            if let k = padOf[i], let f = folds[k] {
+                let pad = graph.ops[k], shape = graph.tensors[pad.output].shape
+                step.pad = PadFold(plan: DataMovement.plan(pad, graph.tensors), source: pointers[pad.inputs[0]], target: pointers[pad.output],
+                                   operand: f.operand, inner: graph.tensors[pad.inputs[0]].shape.last ?? 1, channels: shape.last ?? 1,
+                                   pixels: graph.tensors[pad.output].elementCount / max(shape.last ?? 1, 1))
+            }
+            if fused.contains(i + 1), var f = fuse(step, graph.ops[i + 1]) {
+                f.pad = step.pad
                 steps.append(f); steps.append(Step(kind: .fused, inputs: [], output: f.output))
                 i += 2
             } else {
                 steps.append(step)
                 i += 1
             }
+        }
+    }
+
+    /// The PADs an ADD can take over (`KernelCopy.addPadded`), by op index, with the ADD's index
+    /// and which of its inputs the PAD writes: a PAD that adds zeros after the last axis only,
+    /// read by nothing but one ADD of two tensors of its shape. The detector pads each residual
+    /// block's input by a few channels for the ADD at its end; folded, that pass over memory
+    /// goes, and the ADD reads the PAD's input in place.
+    static func foldedPads(_ graph: Graph) -> [Int: (add: Int, operand: Int)] {
+        var readers = [[Int]](repeating: [], count: graph.tensors.count)
+        for (k, op) in graph.ops.enumerated() { for t in op.inputs { readers[t].append(k) } }
+        var out: [Int: (add: Int, operand: Int)] = [:]
+        for (k, op) in graph.ops.enumerated() where op.code == .pad {
+            let axes = op.padding, shape = graph.tensors[op.output].shape
+            guard let last = axes.last, !axes.isEmpty, last.before == 0, last.after > 0,
+                  axes.dropLast().allSatisfy({ $0.before == 0 && $0.after == 0 }),
+                  !graph.outputs.contains(op.output), readers[op.output].count == 1, let j = readers[op.output].first, j > k else { continue }
+            let add = graph.ops[j]
+            guard add.code == .add, add.inputs.count == 2, add.inputs.allSatisfy({ graph.tensors[$0].shape == shape }),
+                  graph.tensors[add.output].shape == shape, let operand = add.inputs.firstIndex(of: op.output) else { continue }
+            out[k] = (j, operand)
+        }
+        return out
+    }
+
+    /// Runs step `s`'s ADD with its folded PAD in one pass, if this copy's kernel takes it.
+    private func addFolded(_ s: Step, _ f: PadFold) -> Bool {
+        @inline(__always) func i16(_ p: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Int16> { p.assumingMemoryBound(to: Int16.self) }
+        // The kernel takes the full operand first: a·ma + b·mb is the same sum either way round.
+        @inline(__always) func ordered(_ p: BinaryParams) -> BinaryParams {
+            var q = p
+            if f.operand == 0 { q.m0 = p.m1; q.m1 = p.m0 }
+            return q
+        }
+        let full = i16(s.inputs[1 - f.operand]), padded = i16(f.source), out = i16(s.output)
+        switch s.kind {
+        case let .binary(.add, _, p):
+            return table.addPadded(full, padded, inner: f.inner, channels: f.channels, pixels: f.pixels, ordered(p), prelu: nil, out)
+        case let .addPReLU(p, mp, c, sh, _):
+            let prelu = PReLUParams(positive: mp, negative: s.inputs[2].assumingMemoryBound(to: Int32.self), channels: c, shift: sh)
+            return table.addPadded(full, padded, inner: f.inner, channels: f.channels, pixels: f.pixels, ordered(p), prelu: prelu, out)
+        default:
+            return false
         }
     }
 
@@ -331,6 +404,10 @@ public final class QuantizedEngine: InferenceEngine {
         let s = steps[i]
         @inline(__always) func i16(_ p: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Int16> { p.assumingMemoryBound(to: Int16.self) }
         let out = i16(s.output)
+        if let f = s.pad {
+            if addFolded(s, f) { return }
+            DataMovement.run(f.plan, i16(f.source), i16(f.target))
+        }
         switch s.kind {
         case let .conv(g, r):
             table.conv(g, input: i16(s.inputs[0]), weights: UnsafeRawPointer(s.inputs[1]),

@@ -12,3 +12,16 @@ public struct BinaryParams {
         self.m0 = m0; self.m1 = m1; self.s0 = s0; self.m2 = m2; self.s2 = s2; self.lo = lo; self.hi = hi; self.lanes = lanes
     }
 }
+
+/// A PRELU run in the same pass as the ADD before it (`KernelCopy.addPadded`): the positive
+/// mantissa, the negative mantissas (one per channel, or one for all), the shift.
+public struct PReLUParams {
+    public var positive: Int32
+    public var negative: UnsafePointer<Int32>
+    public var channels: Int
+    public var shift: Int
+    @inlinable
+    public init(positive: Int32, negative: UnsafePointer<Int32>, channels: Int, shift: Int) {
+        self.positive = positive; self.negative = negative; self.channels = channels; self.shift = shift
+    }
+}

@@ -18,6 +18,14 @@ public protocol KernelCopy {
                            multipliers: UnsafePointer<Int32>, _ r: Requant, output: UnsafeMutablePointer<Int16>)
     static func addPReLU(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ p: BinaryParams, positive: Int32, negative: UnsafePointer<Int32>,
                          channels: Int, shift: Int, _ out: UnsafeMutablePointer<Int16>, count: Int)
+    /// Whether `addPadded` runs in this copy; an engine folds a PAD into the ADD reading it only then.
+    static var addsPaddedOperands: Bool { get }
+    /// ADD (then PRELU, with `prelu`) of `full`, `pixels` × `channels` laid out like the output,
+    /// and `padded`, `pixels` × `inner` (≤ `channels`) read as zeros from channel `inner` on: a
+    /// PAD of the last axis folded into its only reader. `full` takes `p.m0`, `padded` `p.m1`.
+    /// False, nothing written, where this copy cannot take the parameters: the caller pads, then adds.
+    static func addPadded(_ full: UnsafePointer<Int16>, _ padded: UnsafePointer<Int16>, inner: Int, channels: Int, pixels: Int,
+                          _ p: BinaryParams, prelu: PReLUParams?, _ out: UnsafeMutablePointer<Int16>) -> Bool
     static func binary(_ k: BinaryKind, _ bc: Broadcast4, _ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ p: BinaryParams,
                        _ out: UnsafeMutablePointer<Int16>)
     static func prelu(_ x: UnsafePointer<Int16>, positive: Int32, negative: UnsafePointer<Int32>, channels: Int, shift: Int,

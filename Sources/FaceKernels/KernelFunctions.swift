@@ -58,6 +58,23 @@ public enum KernelFunctions: KernelCopy {
         QuantizedKernels.addPReLU(a, b, p, positive: mp, negative: mn, channels: c, shift: ps, out, count: n)
     }
 
+    public static var addsPaddedOperands: Bool {
+        #if FACEKIT_AVX512
+        return true
+        #else
+        return false
+        #endif
+    }
+
+    public static func addPadded(_ full: UnsafePointer<Int16>, _ padded: UnsafePointer<Int16>, inner: Int, channels: Int, pixels: Int,
+                                 _ p: BinaryParams, prelu: PReLUParams?, _ out: UnsafeMutablePointer<Int16>) -> Bool {
+        #if FACEKIT_AVX512
+        return QuantizedKernels.addPadded32(full, padded, inner: inner, channels: channels, pixels: pixels, p, prelu: prelu, out)
+        #else
+        return false
+        #endif
+    }
+
     public static func binary(_ k: BinaryKind, _ bc: Broadcast4, _ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ p: BinaryParams,
                               _ out: UnsafeMutablePointer<Int16>) {
         #if FACEKIT_AVX512

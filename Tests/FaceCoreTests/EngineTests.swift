@@ -36,9 +36,10 @@ import CAllocationCounter
         #expect(n == 0, "\(kind.name): \(n) heap allocations during fixed-point inference")
     }
 
-    /// Fusing PRELUs (landmarks) and RELUs (detector) into the ADDs before them changes no bit
-    /// of any output, on real face crops (a fused activation writes its output while the ADD
-    /// still reads its inputs, which the memory plan must keep apart).
+    /// Fusing PRELUs (landmarks) and RELUs (detector) into the ADDs before them, and the PADs
+    /// into the ADDs after them, changes no bit of any output, on real face crops (a fused
+    /// activation writes its output while the ADD still reads its inputs, and a folded PAD's
+    /// input is read when the ADD runs, which the memory plan must keep apart).
     @Test(arguments: [ModelFile.Kind.landmarks, .detector])
     func fusedActivationsChangeNoOutput(kind: ModelFile.Kind) throws {
         let (activation, atLeast): (OpCode, Int) = kind == .landmarks ? (.prelu, 20) : (.relu, 10)
@@ -47,6 +48,9 @@ import CAllocationCounter
         let merged = QuantizedEngine.fusedActivations(fused.graph)
         #expect(merged.filter { fused.graph.ops[$0].code == activation }.count >= atLeast)
         #expect(fused.stepCount == plain.stepCount, "a fused op keeps a (no-op) step")
+        // Every channel PAD of both models feeds one residual ADD, which takes it over where the
+        // kernel copy can (the AVX-512 one), reading the PAD's input in place.
+        #expect(QuantizedEngine.foldedPads(fused.graph).count == (kind == .landmarks ? 3 : 11))
         for (name, input, _) in try TestData.cases(kind).prefix(4) {
             _ = fused.input().update(from: input.values)
             _ = plain.input().update(from: input.values)

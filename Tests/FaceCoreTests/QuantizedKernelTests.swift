@@ -288,6 +288,45 @@ import Testing
         }
     }
 
+    /// ADD (and ADD → PRELU, one slope or one per channel) of a channel-padded operand against
+    /// the PAD written out and the reference kernels run on it: the models' padded channel
+    /// counts (the detector's 24 → 28 … 88 → 96, the landmark model's 16 → 32 … 64 → 128), an
+    /// operand with nothing padded, one of a single channel, and partial groups of 32. Copies
+    /// without the kernel say so and write nothing.
+    @Test func addPaddedMatchesPadThenAdd() {
+        var rng = FuzzHarness.Random(seed: 41)
+        let shapes = [(24, 28), (28, 32), (36, 42), (42, 48), (88, 96), (16, 32), (32, 64), (64, 128), (128, 128), (1, 33), (3, 5), (40, 72)]
+        for (inner, c) in shapes { for pixels in [1, 7] { for mode in 0 ..< 4 {
+            let n = pixels * c
+            let full = Self.i16(n, &rng), x = Self.i16(pixels * inner, &rng)
+            var padded = [Int16](repeating: Self.guardValue, count: n)
+            DataMovement.pad(x, inDims: (1, 1, pixels, inner), before: (0, 0, 0, 0), outDims: (1, 1, pixels, c), &padded)
+            // A clamp at 0 is the detector's ADD with its RELU fused.
+            let p = BinaryParams(m0: 9_001, m1: -7_003, s0: 14, lo: mode == 1 ? 0 : -32_767, hi: 32_767)
+            let slopes = Self.i32(mode == 3 ? 1 : c, range: 1 << 14, &rng)
+            var want = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
+            if mode < 2 {
+                QuantizedKernels.binary(.add, Broadcast4(out: [pixels, c], a: [pixels, c], b: [pixels, c]), full, padded, p, &want)
+            } else {
+                QuantizedKernels.addPReLU(full, padded, p, positive: 12_345, negative: slopes, channels: slopes.count, shift: 13, &want, count: n)
+            }
+            for isa in KernelISA.available {
+                var out = [Int16](repeating: Self.guardValue, count: n + Self.guardCount)
+                let ran = slopes.withUnsafeBufferPointer { s in
+                    isa.kernels.addPadded(full, x, inner: inner, channels: c, pixels: pixels, p,
+                                          prelu: mode < 2 ? nil : PReLUParams(positive: 12_345, negative: s.baseAddress!, channels: s.count, shift: 13), &out)
+                }
+                #expect(ran == isa.kernels.addsPaddedOperands, "\(isa.name)")
+                if ran {
+                    #expect(out == want, "\(isa.name): add of \(inner) channels padded to \(c), \(pixels) pixels, mode \(mode)")
+                } else {
+                    #expect(out.allSatisfy { $0 == Self.guardValue })
+                }
+            }
+        } } }
+        #expect(KernelISA.available.contains { $0.kernels.addsPaddedOperands } == KernelISA.available.contains(.avx512))
+    }
+
     /// PRELU with per-channel folded slopes against the 64-bit formula.
     @Test func preluMatchesScalarFormula() {
         var rng = FuzzHarness.Random(seed: 31)
