@@ -69,6 +69,16 @@ import CAllocationCounter
         let (_, q) = try QuantizedAccuracyTests.engines(kind)
         #expect(q.kernels == KernelISA.best)
         let engines = try KernelISA.available.map { try QuantizedEngine(graph: q.graph, fuseActivations: false, kernels: $0) }
+        // Every int16 weight splits into two signed bytes, so every CONV_2D can take the ARM
+        // dot-product copy's kernel (`TiledConvolution.packDot`); the x86 copies run it as well
+        // as any other.
+        q.graph.weights.withUnsafeBytes { blob in
+            for (k, op) in q.graph.ops.enumerated() where op.code == .conv2d && q.graph.tensors[op.inputs[1]].type == .int16 {
+                let t = q.graph.tensors[op.inputs[1]], w = WeightPlane(t, in: blob.baseAddress!)
+                let largest = (0 ..< t.elementCount).map { abs(w[$0]) }.max() ?? 0
+                #expect(largest <= 32639, "\(kind.name) op \(k): an int16 weight of \(largest) does not split into signed bytes")
+            }
+        }
         let activations = (0 ..< q.graph.tensors.count).filter { !q.graph.tensors[$0].isConstant }
         for (name, input, _) in try TestData.cases(kind).prefix(3) {
             for e in engines { _ = e.input().update(from: input.values); e.run() }
