@@ -336,11 +336,12 @@ public enum TiledConvolution {
         }
         if b + 3 == nb {
             // Three blocks left (24 channels: the detector's first layers): one pass.
-            var c0 = SIMD16<Int32>(), c1 = c0, c2 = c0, c3 = c0, e0 = SIMD8<Int32>(), e1 = e0, e2 = e0, e3 = e0
+            var c0 = SIMD16<Int32>(), c1 = c0, c2 = c0, c3 = c0, e01 = c0, e23 = c0
             for seg in 0 ..< segments {
-                mac4x24(base + seg * segmentStep, o1, o2, o3, weights + b * np + seg * sp, np, sp, &c0, &c1, &c2, &c3, &e0, &e1, &e2, &e3)
+                mac4x24(base + seg * segmentStep, o1, o2, o3, weights + b * np + seg * sp, np, sp, &c0, &c1, &c2, &c3, &e01, &e23)
             }
             storeTile4x16Blocks(b, count, c0, c1, c2, c3, n, bias, multipliers, r, out)
+            let (e0, e1) = split(e01), (e2, e3) = split(e23)
             storeTile4x8(b + 2, count, e0, e1, e2, e3, n, bias, multipliers, r, out)
             b += 3
         }
@@ -586,24 +587,31 @@ public enum TiledConvolution {
     }
 
     /// `mac4x32` for three blocks (24 channels: the detector's first layers): blocks `w` and
-    /// `w + blockStep` in 16-lane registers, `w + 2·blockStep` in 8-lane ones, each activation
-    /// pair loaded and broadcast once for all three (two passes read every pair twice).
+    /// `w + blockStep` in one 16-lane register per pixel, `w + 2·blockStep` in one per pixel pair
+    /// (`e01`: lanes 0-7 pixel 0, 8-15 pixel 1; `e23` likewise), each activation pair loaded and
+    /// broadcast once for all three. Per pair six VPDPWSSD on 16 lanes, where the third block
+    /// in 8-lane registers took four more multiply instructions (and four adds) for half as
+    /// many products each; the two pixels' pairs meet in one register by a blend.
     @inline(__always)
     static func mac4x24(_ a: UnsafeRawPointer, _ o1: Int, _ o2: Int, _ o3: Int,
                         _ w: UnsafePointer<SIMD8<Int32>>, _ blockStep: Int, _ count: Int,
                         _ c0: inout SIMD16<Int32>, _ c1: inout SIMD16<Int32>, _ c2: inout SIMD16<Int32>, _ c3: inout SIMD16<Int32>,
-                        _ e0: inout SIMD8<Int32>, _ e1: inout SIMD8<Int32>, _ e2: inout SIMD8<Int32>, _ e3: inout SIMD8<Int32>) {
+                        _ e01: inout SIMD16<Int32>, _ e23: inout SIMD16<Int32>) {
         let w1 = w + blockStep, w2 = w + 2 * blockStep
         for q in 0 ..< count {
-            let wc = joined(w[q], w1[q]), we = w2[q]
-            @inline(__always) func step(_ p: UnsafeRawPointer, _ c: inout SIMD16<Int32>, _ e: inout SIMD8<Int32>) {
-                let x = broadcast(p)
-                c = pairDotAdd(c, x, wc)
-                e &+= pairDot(split(x).0, we)
-            }
-            let x = a + 4 * q
-            step(x, &c0, &e0); step(x + o1, &c1, &e1); step(x + o2, &c2, &e2); step(x + o3, &c3, &e3)
+            let wc = joined(w[q], w1[q]), we = joined(w2[q], w2[q]), x = a + 4 * q
+            let x0 = broadcast(x), x1 = broadcast(x + o1), x2 = broadcast(x + o2), x3 = broadcast(x + o3)
+            c0 = pairDotAdd(c0, x0, wc); c1 = pairDotAdd(c1, x1, wc)
+            c2 = pairDotAdd(c2, x2, wc); c3 = pairDotAdd(c3, x3, wc)
+            e01 = pairDotAdd(e01, highFrom(x0, x1), we)
+            e23 = pairDotAdd(e23, highFrom(x2, x3), we)
         }
+    }
+
+    /// Lanes 0-7 of `l`, 8-15 of `h` (VPBLENDMD).
+    @inline(__always)
+    static func highFrom(_ l: SIMD16<Int32>, _ h: SIMD16<Int32>) -> SIMD16<Int32> {
+        unsafeBitCast(_mm512_mask_blend_epi32(0xff00, unsafeBitCast(l, to: __m512i.self), unsafeBitCast(h, to: __m512i.self)), to: SIMD16<Int32>.self)
     }
 
     /// Two 8-lane vectors as one 16-lane register, and back. As bit casts: the stdlib's
