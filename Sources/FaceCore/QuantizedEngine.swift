@@ -448,6 +448,13 @@ public final class QuantizedEngine: InferenceEngine {
                 for k in 0 ..< chunks.count {
                     let src = i16(s.inputs[k]) + o * chunks[k]
                     let mk = m[k], round = sh == 0 ? 0 : Int64(1) << Int64(sh - 1)
+                    // An input already at the output's scale (the detector's box regressors of
+                    // its second head) is a copy, with the formula's floor of -32767.
+                    if mk == Int64(1) << Int64(sh) {
+                        for j in 0 ..< chunks[k] { dst[j] = max(src[j], -32767) }
+                        dst += chunks[k]
+                        continue
+                    }
                     for j in 0 ..< chunks[k] { dst[j] = FixedPoint.clamp16((Int64(src[j]) &* mk &+ round) &>> Int64(sh)) }
                     dst += chunks[k]
                 }
