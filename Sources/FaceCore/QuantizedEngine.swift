@@ -21,6 +21,8 @@ public final class QuantizedEngine: InferenceEngine {
     private var packedUsed = 0
     /// Where op k's packed weights start in `packed` (-1: not a convolution).
     private var packedAt: [Int] = []
+    /// The CONV_2Ds whose input holds int8 values (`byteInputConvolutions`).
+    private var byteInputs: Set<Int> = []
     private let scratchBytes: Int
     private var pointers: [UnsafeMutableRawPointer] = []
     private var steps: [Step] = []
@@ -100,9 +102,10 @@ public final class QuantizedEngine: InferenceEngine {
             }
         }
         weights = w
+        byteInputs = QuantizedEngine.byteInputConvolutions(graph)
         var packedBytes = 0, scratchNeed = QuantizedEngine.minimumScratchBytes
-        for op in graph.ops where op.code == .conv2d || op.code == .depthwiseConv2d {
-            let g = FloatKernels.geometry(op, graph.tensors), dw = op.code == .depthwiseConv2d
+        for (k, op) in graph.ops.enumerated() where op.code == .conv2d || op.code == .depthwiseConv2d {
+            let g = Self.geometry(op, k, graph, byteInputs), dw = op.code == .depthwiseConv2d
             packedBytes += table.packedBytes(g, dw) + QuantizedEngine.negativeBytes(op, g)
             if !dw { scratchNeed = max(scratchNeed, table.scratchBytes(g)) }
         }
@@ -203,13 +206,48 @@ public final class QuantizedEngine: InferenceEngine {
         let ts = graph.tensors
         graph.weights.withUnsafeBytes { blob in
             for (k, op) in graph.ops.enumerated() where op.code == .conv2d || op.code == .depthwiseConv2d {
-                let g = FloatKernels.geometry(op, ts), dw = op.code == .depthwiseConv2d
+                let g = geometry(op, k), dw = op.code == .depthwiseConv2d
                 let dst = packed + packedUsed, w = WeightPlane(ts[op.inputs[1]], in: blob.baseAddress!)
                 if dw { TiledConvolution.packDepthwise(g, weights: w, into: dst.assumingMemoryBound(to: SIMD8<Int32>.self)) } else { table.packConv(g, w, dst) }
                 packedAt[k] = packedUsed
                 packedUsed += table.packedBytes(g, dw)
             }
         }
+    }
+
+    /// Op `k`'s geometry, with `byteInput` where its input holds int8 values.
+    private func geometry(_ op: GraphOp, _ k: Int) -> ConvGeometry {
+        Self.geometry(op, k, graph, byteInputs)
+    }
+
+    private static func geometry(_ op: GraphOp, _ k: Int, _ graph: Graph, _ byteInputs: Set<Int>) -> ConvGeometry {
+        var g = FloatKernels.geometry(op, graph.tensors)
+        g.byteInput = byteInputs.contains(k)
+        return g
+    }
+
+    /// The CONV_2Ds whose input holds int8 values: the op that rescales into it (back through
+    /// ops that keep values, `Quantizer.keepsValues`) clamps its output within ±127, as the
+    /// quantizer does for `Quantizer.int8InputLayers`.
+    static func byteInputConvolutions(_ graph: Graph) -> Set<Int> {
+        var producer = [Int](repeating: -1, count: graph.tensors.count)
+        for (k, op) in graph.ops.enumerated() { producer[op.output] = k }
+        var out = Set<Int>()
+        for (k, op) in graph.ops.enumerated() where op.code == .conv2d {
+            var t = op.inputs[0]
+            while producer[t] >= 0 && Quantizer.keepsValues(graph.ops[producer[t]].code) { t = graph.ops[producer[t]].inputs[0] }
+            guard producer[t] >= 0 else { continue }
+            let p = graph.ops[producer[t]]
+            let clamp: OutputClamp
+            switch p.code {
+            case .add, .sub: clamp = p.addRescale.clamp
+            case .mul: clamp = p.mulRescale.1
+            case .conv2d, .depthwiseConv2d: clamp = p.convRequant.clamp
+            default: continue
+            }
+            if clamp.lo >= -127 && clamp.hi <= 127 { out.insert(k) }
+        }
+        return out
     }
 
     /// Packed bytes of a convolution's folded-PRELU mantissas in lane form (`TiledConvolution.prepare`).
@@ -271,7 +309,7 @@ public final class QuantizedEngine: InferenceEngine {
         let kind: Kind
         switch op.code {
         case .conv2d, .depthwiseConv2d:
-            let g = FloatKernels.geometry(op, ts)
+            let g = geometry(op, k)
             let m = pointers[op.inputs[3]].assumingMemoryBound(to: Int32.self)
             let q = op.convRequant
             var r = Requant(shift: q.shift, lo: Int32(q.clamp.lo), hi: Int32(q.clamp.hi),

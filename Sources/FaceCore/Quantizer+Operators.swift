@@ -85,7 +85,7 @@ extension Quantizer.Builder {
         let bt = constant(qb, type: .int32, shape: [cout], name: source.tensors[op.inputs[2]].name, scale: 0)
         let mt = constant(mant, type: .int32, shape: [cout], name: "requant", scale: 0)
         let nt = negative.isEmpty ? [] : [constant(negative, type: .int32, shape: [cout], name: "requant_negative", scale: 0)]
-        let requant = ConvRequant(shift: shift, clamp: clampRange(op.conv.activation, so))
+        let requant = ConvRequant(shift: shift, clamp: narrowed(clampRange(op.conv.activation, so), o))
         emit(GraphOp(code: op.code, inputs: [x, wt, bt, mt] + nt, output: o, conv: op.conv, requant: requant), scale: so)
     }
 
@@ -108,7 +108,7 @@ extension Quantizer.Builder {
         let (a, sa) = operand(op.inputs[0]), (b, sb) = operand(op.inputs[1])
         let so = scaleFromRange(o)
         let (m, s) = FixedPoint.multipliers([Double(sa) / Double(so), Double(sb) / Double(so)], maxShift: 30, bits: Quantizer.elementwiseBits)
-        let r = AddRescale(mantissaA: Int(m[0]), mantissaB: Int(m[1]), shift: s, clamp: clampRange(op.activation, so))
+        let r = AddRescale(mantissaA: Int(m[0]), mantissaB: Int(m[1]), shift: s, clamp: narrowed(clampRange(op.activation, so), o))
         emit(GraphOp(code: op.code, inputs: [a, b], output: o, add: r), scale: so)
     }
 
@@ -119,7 +119,7 @@ extension Quantizer.Builder {
         // in 32-bit lanes (`QuantizedKernels.lanesHold`); a single 15-bit mantissa is within
         // 2^-15 of the real multiplier, 1 step at the int16 output's full scale.
         let (m, _, s) = Self.convMultipliers([Double(sa) * Double(sb) / Double(so)])
-        emit(GraphOp(code: .mul, inputs: [a, b], output: o, mul: Rescale(mantissa: Int(m[0]), shift: s), clamp: clampRange(op.activation, so)), scale: so)
+        emit(GraphOp(code: .mul, inputs: [a, b], output: o, mul: Rescale(mantissa: Int(m[0]), shift: s), clamp: narrowed(clampRange(op.activation, so), o)), scale: so)
     }
 
     private mutating func quantizeDiv(_ op: GraphOp, output o: Int) {

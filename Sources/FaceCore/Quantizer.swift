@@ -90,13 +90,49 @@ public enum Quantizer {
         return layers.allSatisfy({ g.ops[$0].code == .conv2d || g.ops[$0].code == .depthwiseConv2d }) ? layers : nil
     }
 
+    /// The convolutions whose input is rounded to int8 (`byteTensors`), chosen per layer by
+    /// `ActivationPrecisionTests.int8InputFrontier` (board/arm-core/int8-activations.md): the
+    /// blend-shape model's set with headroom ×1 that keeps the mean score difference within 0.005
+    /// and the largest within 0.025 of float before weight rounding (37 % of its multiply-adds).
+    /// A kernel copy may multiply such inputs as bytes, twice the products per instruction
+    /// (VPDPBUSD). The landmark model and the detector keep int16 inputs: few of their layers
+    /// hold the bounds with int8 ones. A list belongs to one graph, as `int8Layers`'s.
+    public static func int8InputLayers(for kind: ModelFile.Kind?, _ g: Graph) -> [Int] {
+        guard kind == .blendshapes && g.ops.count == 133 else { return [] }
+        let layers = [26, 54, 68, 96, 111, 124]
+        return layers.allSatisfy({ g.ops[$0].code == .conv2d }) ? layers : []
+    }
+
+    /// Ops whose output holds their input's values (or zeros) at its scale.
+    static func keepsValues(_ code: OpCode) -> Bool {
+        code == .transpose || code == .reshape || code == .stridedSlice || code == .pad
+    }
+
+    /// The tensors that hold int8 values so that `convolutions` read int8 inputs: each one's
+    /// input, back through ops that keep values, to the ADD, SUB, MUL or convolution that
+    /// rescales into it (its scale becomes range / 127 and its clamp ±127). A convolution whose
+    /// input comes from another op keeps int16 inputs.
+    static func byteTensors(_ g: Graph, _ convolutions: [Int]) -> Set<Int> {
+        var producer = [Int](repeating: -1, count: g.tensors.count)
+        for (k, op) in g.ops.enumerated() { producer[op.output] = k }
+        var out = Set<Int>()
+        for k in convolutions {
+            var t = g.ops[k].inputs[0]
+            while producer[t] >= 0 && keepsValues(g.ops[producer[t]].code) { t = g.ops[producer[t]].inputs[0] }
+            guard producer[t] >= 0, [.add, .sub, .mul, .conv2d, .depthwiseConv2d].contains(g.ops[producer[t]].code) else { continue }
+            out.insert(t)
+        }
+        return out
+    }
+
     /// The whole conversion of one model: equalize, calibrate on `inputs` (real crops the
     /// pipeline feeds the model), quantize. Deterministic for the same graph and inputs.
     public static func convert(_ g: Graph, kind: ModelFile.Kind, calibrationInputs inputs: [[Float]]) throws(CoreError) -> Graph {
         let prepared = prepare(g)
         let engine = try FloatEngine(graph: prepared)
         return try quantize(prepared, calibration: Calibration(engine: engine, inputs: calibrationSet(kind, inputs)),
-                            splitThreshold: splitThreshold(for: kind), int8Layers: int8Layers(for: kind, prepared))
+                            splitThreshold: splitThreshold(for: kind), int8Layers: int8Layers(for: kind, prepared),
+                            int8Inputs: int8InputLayers(for: kind, prepared))
     }
 
     /// The float graph conversion quantizes: `g` after cross-layer equalization. Calibrate
@@ -114,13 +150,15 @@ public enum Quantizer {
     /// Quantizes `g` with what calibration on real inputs measured (ranges and, for weight
     /// rounding, each convolution's input second moments).
     /// `int8Layers`, when given, overrides the threshold: exactly those convolutions (op indices
-    /// of `g`) get int8 weights, the others int16.
-    public static func quantize(_ g: Graph, calibration: Calibration,
-                                splitThreshold: Double = Quantizer.splitThreshold, int8Layers: [Int]? = nil) throws(CoreError) -> Graph {
+    /// of `g`) get int8 weights, the others int16. `int8Inputs`: the convolutions whose input
+    /// is rounded to int8 (`byteTensors`).
+    public static func quantize(_ g: Graph, calibration: Calibration, splitThreshold: Double = Quantizer.splitThreshold,
+                                int8Layers: [Int]? = nil, int8Inputs: [Int] = []) throws(CoreError) -> Graph {
         guard !g.isQuantized else { throw .invalidArgument(reason: "graph is already quantized") }
         guard calibration.ranges.count == g.tensors.count else { throw .invalidArgument(reason: "calibration ranges do not match the graph") }
         var b = Builder(source: g, ranges: calibration.ranges, hessians: calibration.hessians, splitThreshold: splitThreshold)
         b.int8Layers = int8Layers
+        b.byteTensors = byteTensors(g, int8Inputs)
         for i in g.inputs { b.out.inputs.append(b.activation(i, scale: b.scaleFromRange(i))) }
         var folded = Set<Int>()
         for (k, op) in g.ops.enumerated() where !folded.contains(k) {
@@ -162,6 +200,8 @@ public enum Quantizer {
         let hessians: [Int: [Double]]
         let splitThreshold: Double
         var int8Layers: [Int]? = nil
+        /// Source tensors that hold int8 values (`Quantizer.byteTensors`).
+        var byteTensors: Set<Int> = []
         var out: Graph
         var map: [Int]
         var scales: [Float]
@@ -173,7 +213,17 @@ public enum Quantizer {
             scales = [Float](repeating: 0, count: source.tensors.count)
         }
 
-        func scaleFromRange(_ t: Int) -> Float { Quantizer.activationScale(range: ranges[t]) }
+        /// An int16 tensor's scale leaves headroom over its calibration range; an int8 one
+        /// (`byteTensors`) spans the range with ±127 and clips what lies beyond, which measured
+        /// better than any headroom for the blend-shape model (int8-activations.md).
+        func scaleFromRange(_ t: Int) -> Float {
+            byteTensors.contains(t) ? max(ranges[t], 1e-6) / 127 : Quantizer.activationScale(range: ranges[t])
+        }
+
+        /// `c`, narrowed to ±127 where `t` holds int8 values.
+        func narrowed(_ c: OutputClamp, _ t: Int) -> OutputClamp {
+            byteTensors.contains(t) ? OutputClamp(lo: max(c.lo, -127), hi: min(c.hi, 127)) : c
+        }
 
         mutating func activation(_ t: Int, scale: Float) -> Int {
             let s = source.tensors[t]

@@ -6,6 +6,9 @@ public struct ConvGeometry {
     public var kh: Int, kw: Int
     public var strideH: Int, strideW: Int, dilationH: Int, dilationW: Int
     public var padTop: Int, padLeft: Int
+    /// A CONV_2D whose input holds int8 values (within ±127), which a kernel copy may multiply
+    /// as bytes; the result is the same either way.
+    public var byteInput = false
     @inlinable
     public init(inH: Int, inW: Int, inC: Int, outH: Int, outW: Int, outC: Int, kh: Int, kw: Int,
                 strideH: Int, strideW: Int, dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int) {

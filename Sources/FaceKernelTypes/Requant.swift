@@ -8,6 +8,10 @@ public struct Requant {
     public var lanes: Bool
     /// The mantissas allow the wide 32-bit lane epilogue instead (`TiledConvolution.wideRequantize`).
     public var wide: Bool
+    /// Every mantissa is below 2^shift, so the result of the 64-bit formula fits int32 and the
+    /// 64-bit product form in vector lanes is exact for any shift (`TiledConvolution.prepare`;
+    /// the AVX-512 epilogue runs it where the 32-bit lane forms' shift ranges exclude a layer).
+    public var whole: Bool = false
     /// A PRELU folded into the convolution at conversion (`Quantizer`): each channel's
     /// mantissa for a negative accumulator (signed; the slope times the positive side's
     /// scale), so one rounding gives the activation's output. nil: one mantissa per channel.

@@ -8,12 +8,17 @@ public enum KernelFunctions: KernelCopy {
         #if arch(arm64) && FACEKIT_DOTPROD
         if !dw { return TiledConvolution.dotPackedBytes(g) }
         #endif
+        #if FACEKIT_AVX512
+        if !dw { return TiledConvolution.widePlaneBytes(g) }
+        #endif
         return TiledConvolution.packedBytes(g, depthwise: dw)
     }
 
     public static func scratchBytes(_ g: ConvGeometry) -> Int {
         #if arch(arm64) && FACEKIT_DOTPROD
         return TiledConvolution.dotScratchBytes(g)
+        #elseif FACEKIT_AVX512
+        return TiledConvolution.wideScratchBytes(g)
         #else
         return TiledConvolution.scratchBytes(g)
         #endif
@@ -22,6 +27,8 @@ public enum KernelFunctions: KernelCopy {
     public static func packConv(_ g: ConvGeometry, weights: WeightPlane, into plane: UnsafeMutableRawPointer) {
         #if arch(arm64) && FACEKIT_DOTPROD
         TiledConvolution.packDot(g, weights: weights, into: plane)
+        #elseif FACEKIT_AVX512
+        TiledConvolution.packConvWide(g, weights: weights, into: plane)
         #else
         TiledConvolution.packConv(g, weights: weights, into: plane.assumingMemoryBound(to: SIMD8<Int32>.self))
         #endif
@@ -31,6 +38,8 @@ public enum KernelFunctions: KernelCopy {
                             multipliers: UnsafePointer<Int32>, _ r: Requant, output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
         #if arch(arm64) && FACEKIT_DOTPROD
         TiledConvolution.conv2dDot(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
+        #elseif FACEKIT_AVX512
+        TiledConvolution.convWide(g, input: input, plane: weights, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
         #else
         TiledConvolution.conv(g, input: input, weights: weights.assumingMemoryBound(to: SIMD8<Int32>.self), bias: bias, multipliers: multipliers,
                               r, output: output, scratch: scratch)
@@ -46,6 +55,9 @@ public enum KernelFunctions: KernelCopy {
                                   bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant, output: UnsafeMutablePointer<Int16>) {
         #if arch(arm64) && FACEKIT_DOTPROD
         if !dw { return TiledConvolution.packAndRunDot(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: output) }
+        #endif
+        #if FACEKIT_AVX512
+        if !dw { return TiledConvolution.packAndRunWide(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: output) }
         #endif
         TiledConvolution.packAndRun(depthwise: dw, g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: output)
     }

@@ -150,14 +150,9 @@ extension TiledConvolution {
     public static func packAndRunDot(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
                                      bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
                                      _ requant: Requant, output: UnsafeMutablePointer<Int16>) {
-        var r = requant
-        let negative = UnsafeMutablePointer<Int32>.allocate(capacity: negativeLaneCount(g.outC))
-        prepare(&r, multipliers: multipliers, count: g.outC, lanes: negative)
-        let plane = UnsafeMutableRawPointer.allocate(byteCount: dotPackedBytes(g), alignment: 64)
-        let scratch = UnsafeMutableRawPointer.allocate(byteCount: dotScratchBytes(g), alignment: 64)
-        defer { plane.deallocate(); scratch.deallocate(); negative.deallocate() }
-        packDot(g, weights: weights, into: plane)
-        conv2dDot(g, input: input, weights: plane, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
+        withPackedPlane(g, requant, multipliers: multipliers, planeBytes: dotPackedBytes(g), scratchBytes: dotScratchBytes(g),
+                        pack: { packDot(g, weights: weights, into: $0) },
+                        run: { conv2dDot(g, input: input, weights: $1, bias: bias, multipliers: multipliers, $0, output: output, scratch: $2) })
     }
 
     /// One tile (as `conv2dTile4xBlocks` takes it) against every channel block of a dot-product

@@ -139,10 +139,12 @@ extension TiledConvolution {
     }
 
     /// Whether a tile of `count` pixels takes the 16-lane epilogue: a full tile of full blocks
-    /// in one of the 32-bit lane forms (as `requantStore4x8`).
+    /// in one of the 32-bit lane forms (as `requantStore4x8`), or with mantissas below 2^shift
+    /// (`Requant.whole`), which the 64-bit form here takes at any shift: a convolution over
+    /// int8 inputs has multipliers near 1, shifts below the wide form's range.
     @inline(__always)
     static func wideEpilogue(_ count: Int, _ n: Int, _ r: Epilogue) -> Bool {
-        count == tile && n >= lanes && (r.lanes || r.wide)
+        count == tile && n >= lanes && (r.lanes || r.wide || r.whole)
     }
 }
 #endif

@@ -103,6 +103,7 @@ public enum TiledConvolution {
                                lanes buffer: UnsafeMutablePointer<Int32>?) {
         r.lanes = lanesRequantize(m, count: count, shift: r.shift)
         r.wide = wideRequantize(m, count: count, shift: r.shift)
+        r.whole = belowShift(m, count: count, shift: r.shift)
         guard let n = r.negative, let b = buffer else { r.negativeLanes = nil; return }
         for c in 0 ..< count {
             b[c] = n[c] == Int32.min ? Int32.max : abs(n[c])   // (abs traps on Int32.min; Int32.max fails both forms alike)
@@ -110,7 +111,16 @@ public enum TiledConvolution {
         }
         r.lanes = r.lanes && lanesRequantize(b, count: count, shift: r.shift)
         r.wide = r.wide && wideRequantize(b, count: count, shift: r.shift)
+        r.whole = r.whole && belowShift(b, count: count, shift: r.shift)
         r.negativeLanes = UnsafePointer(b); r.negativeFlips = count
+    }
+
+    /// `Requant.whole`: a shift in 1 ... 62 and 0 ≤ m < 2^shift for every mantissa, so that
+    /// |acc·m / 2^shift| < 2^31.
+    static func belowShift(_ m: UnsafePointer<Int32>, count: Int, shift: Int) -> Bool {
+        guard shift >= 1 && shift <= 62 else { return false }
+        for c in 0 ..< count where m[c] < 0 || Int64(m[c]) >= Int64(1) << Int64(shift) { return false }
+        return true
     }
 
     /// A layer's requantization as the kernels' loops read it, copied out of `Requant` once
@@ -120,11 +130,11 @@ public enum TiledConvolution {
     /// `depthwiseInterior2px`); copied out, it is `VPSRAD, VPMULLD, VPMULHUW, VPADDD, VPADDD, VPSRAVD`.
     struct Epilogue {
         let requant: Requant
-        let shift: Int, lo: Int16, hi: Int16, lanes: Bool, wide: Bool
+        let shift: Int, lo: Int16, hi: Int16, lanes: Bool, wide: Bool, whole: Bool
         let negative: UnsafePointer<Int32>?, flips: Int
         @inline(__always) init(_ r: Requant) {
             requant = r; shift = r.shift; lo = Int16(truncatingIfNeeded: r.lo); hi = Int16(truncatingIfNeeded: r.hi)
-            lanes = r.lanes; wide = r.wide; negative = r.negativeLanes; flips = r.negativeFlips
+            lanes = r.lanes; wide = r.wide; whole = r.whole; negative = r.negativeLanes; flips = r.negativeFlips
         }
     }
 
@@ -212,6 +222,22 @@ public enum TiledConvolution {
     static func direct(_ g: ConvGeometry) -> Bool {
         g.kh == 1 && g.kw == 1 && g.strideH == 1 && g.strideW == 1 && g.padTop == 0 && g.padLeft == 0
             && g.inC % 2 == 0 && g.inH == g.outH && g.inW == g.outW
+    }
+
+    /// A copy's own plane layout run on one layer, allocating its buffers (tests, the ARM
+    /// driver): the requantization prepared, a plane of `planeBytes` filled by `pack`, then
+    /// `run` with a scratch of `scratchBytes`.
+    @inline(__always)
+    static func withPackedPlane(_ g: ConvGeometry, _ requant: Requant, multipliers: UnsafePointer<Int32>, planeBytes: Int, scratchBytes: Int,
+                                pack: (UnsafeMutableRawPointer) -> Void, run: (Requant, UnsafeRawPointer, UnsafeMutableRawPointer) -> Void) {
+        var r = requant
+        let negative = UnsafeMutablePointer<Int32>.allocate(capacity: negativeLaneCount(g.outC))
+        prepare(&r, multipliers: multipliers, count: g.outC, lanes: negative)
+        let plane = UnsafeMutableRawPointer.allocate(byteCount: planeBytes, alignment: 64)
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: scratchBytes, alignment: 64)
+        defer { plane.deallocate(); scratch.deallocate(); negative.deallocate() }
+        pack(plane)
+        run(r, UnsafeRawPointer(plane), scratch)
     }
 
     /// Packs the weights and runs the kernel, allocating its buffers: for tests and the ARM

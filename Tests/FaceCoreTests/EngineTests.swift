@@ -69,6 +69,9 @@ import CAllocationCounter
         let (_, q) = try QuantizedAccuracyTests.engines(kind)
         #expect(q.kernels == KernelISA.best)
         let engines = try KernelISA.available.map { try QuantizedEngine(graph: q.graph, fuseActivations: false, kernels: $0) }
+        // The convolutions the quantizer gave int8 inputs are the ones the engine sees as such
+        // (the AVX-512 copy multiplies them as bytes), and every copy computes them alike.
+        #expect(QuantizedEngine.byteInputConvolutions(q.graph) == (kind == .blendshapes ? [26, 54, 68, 96, 111, 124] : []))
         // Every int16 weight splits into two signed bytes, so every CONV_2D can take the ARM
         // dot-product copy's kernel (`TiledConvolution.packDot`); the x86 copies run it as well
         // as any other.
