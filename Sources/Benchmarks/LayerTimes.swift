@@ -29,7 +29,8 @@ enum LayerTimes {
     }
 
     /// A fixed-point convolution's epilogue: " +PRELU" where a PRELU is folded in, " m29" for
-    /// the wide lane requantization, " req64" for the 64-bit scalar one.
+    /// a wide lane requantization (29-bit mantissas, or 64-bit products in lanes), " req64" for
+    /// the 64-bit scalar one.
     static func epilogue(_ op: GraphOp, _ i: Int, lanes: ((Int) -> Bool)?, wide: ((Int) -> Bool)?) -> String {
         guard let lanes else { return "" }
         var tag = op.inputs.count > 4 ? " +PRELU" : ""
@@ -53,7 +54,7 @@ enum LayerTimes {
             let c = byClass[name] ?? (0, 0, 0)
             byClass[name] = (c.ms + t, c.macs + macs, c.count + 1)
         }
-        var out = ["  by kind: time, share, layers, multiply-adds, rate (+PRELU: a PRELU folded in; m29: 29-bit mantissas in lanes; req64: 64-bit scalar requantization)"]
+        var out = ["  by kind: time, share, layers, multiply-adds, rate (+PRELU: a PRELU folded in; m29: 29-bit mantissas or 64-bit products in lanes; req64: 64-bit scalar requantization)"]
         for (name, c) in byClass.sorted(by: { $0.value.ms > $1.value.ms }) {
             let rate = c.macs > 0 ? String(format: "%6.2f GMAC/s", c.macs / (c.ms * 1e6)) : ""
             out.append(String(format: "    %-24@ %8.3f ms %5.1f%%  %3d  %8.2f M  %@", name as NSString, c.ms, 100 * c.ms / total, c.count, c.macs / 1e6, rate as NSString))

@@ -413,17 +413,17 @@ public final class QuantizedEngine: InferenceEngine {
 
     public var stepCount: Int { steps.count }
 
-    /// Whether step `i` is a convolution that requantizes in the wide lane form (29-bit
-    /// mantissas, `TiledConvolution.wideProduct`; benchmarks).
+    /// Whether step `i` is a convolution that requantizes in a wide lane form (29-bit
+    /// mantissas, `TiledConvolution.wideProduct`, or 64-bit products, `Requant.whole`; benchmarks).
     public func requantizesWide(_ i: Int) -> Bool {
         guard let r = requantization(i) else { return false }
-        return !r.lanes && r.wide
+        return !r.lanes && (r.wide || r.whole)
     }
 
-    /// Whether step `i` is a convolution that requantizes in 32-bit lanes (benchmarks).
+    /// Whether step `i` is a convolution that requantizes in vector lanes (benchmarks).
     public func requantizesInLanes(_ i: Int) -> Bool {
         guard let r = requantization(i) else { return false }
-        return r.lanes || r.wide
+        return r.lanes || r.wide || r.whole
     }
 
     private func requantization(_ i: Int) -> Requant? {

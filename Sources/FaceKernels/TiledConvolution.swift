@@ -439,6 +439,10 @@ public enum TiledConvolution {
             return
         }
         #endif
+        if count == tile && width == lanes && r.whole && !(r.lanes || r.wide) {
+            requantStore4x8Whole(c0, c1, c2, c3, BlockConstants(first, bias, m, r), r, out, n)
+            return
+        }
         requantStore1xN(c0, first, width, bias, m, r, out)
         if count > 1 { requantStore1xN(c1, first, width, bias, m, r, out + n) }
         if count > 2 { requantStore1xN(c2, first, width, bias, m, r, out + 2 * n) }
@@ -819,6 +823,31 @@ public enum TiledConvolution {
         QuantizedKernels.store8Vector(y1, out + n, lo: r.lo, hi: r.hi)
         QuantizedKernels.store8Vector(y2, out + 2 * n, lo: r.lo, hi: r.hi)
         QuantizedKernels.store8Vector(y3, out + 3 * n, lo: r.lo, hi: r.hi)
+    }
+
+    /// `requantStore4x8` for a layer whose mantissas are below 2^shift but fit neither 32-bit
+    /// lane form (`Requant.whole`: a convolution over int8 inputs, multipliers near 1): the
+    /// 64-bit formula per lane, whose result fits int32. Out of line, so that the forms above
+    /// keep their code; the scalar epilogue it replaces took a 1×1 layer of the blend-shape
+    /// model five times as long as its neighbours.
+    @inline(never)
+    static func requantStore4x8Whole(_ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>, _ k: BlockConstants,
+                                     _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>, _ n: Int) {
+        @inline(__always) func store(_ c: SIMD8<Int32>, _ o: UnsafeMutablePointer<Int16>) {
+            var a = c &+ k.bias, mv = k.mantissa
+            if r.negative != nil { foldedPReLU(&a, &mv, k) }
+            QuantizedKernels.store8Vector(wholeProduct(a, mv, shift: r.shift), o, lo: r.lo, hi: r.hi)
+        }
+        store(c0, out); store(c1, out + n); store(c2, out + 2 * n); store(c3, out + 3 * n)
+    }
+
+    /// ⌊(a·m + 2^(s-1)) / 2^s⌋ per lane in 64-bit arithmetic, for results inside int32.
+    @inline(__always)
+    static func wholeProduct(_ a: SIMD8<Int32>, _ m: SIMD8<Int32>, shift: Int) -> SIMD8<Int32> {
+        let round = Int64(1) &<< Int64(shift - 1), s = Int64(shift)
+        var y = SIMD8<Int32>()
+        for j in 0 ..< 8 { y[j] = Int32(truncatingIfNeeded: (Int64(a[j]) &* Int64(m[j]) &+ round) &>> s) }
+        return y
     }
 
     /// The folded PRELU: a negative accumulator takes its channel's negative mantissa, a
