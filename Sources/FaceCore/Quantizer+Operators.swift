@@ -28,13 +28,6 @@ extension Quantizer.Builder {
         out.ops.append(op)
     }
 
-    /// The largest |int16 weight|: 32639 = 127·256 + 127, so that every int16 weight splits
-    /// into a signed high byte and a signed low byte (`TiledConvolution.packDot`). A plane with
-    /// a weight above it cannot take the dot-product kernel of the ARM copy built for
-    /// FEAT_DotProd (A76, A55) and runs the `SMLAL` kernel at half its rate; the scale this
-    /// costs, 0.4 %, is far below what any accuracy bound sees.
-    static let wideWeightLimit: Double = 32639
-
     /// CONV_2D / DEPTHWISE_CONV_2D with per-output-channel weight scales: int8 weights, or int16
     /// for a layer whose int8 rounding moves its output measurably; a following PRELU folds into
     /// a second (negative-side) multiplier per channel.
@@ -58,7 +51,7 @@ extension Quantizer.Builder {
                          : Self.relativeOutputError(filter, rounding: r, cout: cout, hessian: h)
             wide = err > splitThreshold
         }
-        let limit: Double = wide ? Self.wideWeightLimit : 127
+        let limit: Double = wide ? 32767 : 127
         let sw0 = wide ? Self.weightScales(filter, bias: bias, inputScale: sx, cout: cout, limit: limit) : sw8
         var qw = wide ? [Int32](repeating: 0, count: filter.count) : qw8.map { Int32($0) }
         var qb = [Int32](repeating: 0, count: cout), sw = sw0
