@@ -230,14 +230,11 @@ public final class QuantizedEngine: InferenceEngine {
     /// ops that keep values, `Quantizer.keepsValues`) clamps its output within ±127, as the
     /// quantizer does for `Quantizer.int8InputLayers`.
     static func byteInputConvolutions(_ graph: Graph) -> Set<Int> {
-        var producer = [Int](repeating: -1, count: graph.tensors.count)
-        for (k, op) in graph.ops.enumerated() { producer[op.output] = k }
+        let producer = Quantizer.producers(graph)
         var out = Set<Int>()
         for (k, op) in graph.ops.enumerated() where op.code == .conv2d {
-            var t = op.inputs[0]
-            while producer[t] >= 0 && Quantizer.keepsValues(graph.ops[producer[t]].code) { t = graph.ops[producer[t]].inputs[0] }
-            guard producer[t] >= 0 else { continue }
-            let p = graph.ops[producer[t]]
+            guard let pk = Quantizer.rescalingProducer(graph, of: op.inputs[0], producer) else { continue }
+            let p = graph.ops[pk]
             let clamp: OutputClamp
             switch p.code {
             case .add, .sub: clamp = p.addRescale.clamp

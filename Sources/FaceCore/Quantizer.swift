@@ -113,16 +113,29 @@ public enum Quantizer {
     /// rescales into it (its scale becomes range / 127 and its clamp ±127). A convolution whose
     /// input comes from another op keeps int16 inputs.
     static func byteTensors(_ g: Graph, _ convolutions: [Int]) -> Set<Int> {
-        var producer = [Int](repeating: -1, count: g.tensors.count)
-        for (k, op) in g.ops.enumerated() { producer[op.output] = k }
+        let producer = producers(g)
         var out = Set<Int>()
         for k in convolutions {
-            var t = g.ops[k].inputs[0]
-            while producer[t] >= 0 && keepsValues(g.ops[producer[t]].code) { t = g.ops[producer[t]].inputs[0] }
-            guard producer[t] >= 0, [.add, .sub, .mul, .conv2d, .depthwiseConv2d].contains(g.ops[producer[t]].code) else { continue }
-            out.insert(t)
+            guard let p = rescalingProducer(g, of: g.ops[k].inputs[0], producer),
+                  [.add, .sub, .mul, .conv2d, .depthwiseConv2d].contains(g.ops[p].code) else { continue }
+            out.insert(g.ops[p].output)
         }
         return out
+    }
+
+    /// The op that writes each tensor (-1: an input or a constant).
+    static func producers(_ g: Graph) -> [Int] {
+        var producer = [Int](repeating: -1, count: g.tensors.count)
+        for (k, op) in g.ops.enumerated() { producer[op.output] = k }
+        return producer
+    }
+
+    /// The op whose output tensor `t` holds at its own scale: back from `t` through ops that keep
+    /// values (`keepsValues`); nil where that reaches an input or a constant.
+    static func rescalingProducer(_ g: Graph, of t: Int, _ producer: [Int]) -> Int? {
+        var t = t
+        while producer[t] >= 0 && keepsValues(g.ops[producer[t]].code) { t = g.ops[producer[t]].inputs[0] }
+        return producer[t] >= 0 ? producer[t] : nil
     }
 
     /// The whole conversion of one model: equalize, calibrate on `inputs` (real crops the
