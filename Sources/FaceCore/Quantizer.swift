@@ -98,27 +98,35 @@ public enum Quantizer {
     /// (VPDPBUSD). The landmark model and the detector keep int16 inputs: few of their layers
     /// hold the bounds with int8 ones. A list belongs to one graph, as `int8Layers`'s.
     public static func int8InputLayers(for kind: ModelFile.Kind?, _ g: Graph) -> [Int] {
-        guard kind == .blendshapes && g.ops.count == 133 else { return [] }
-        let layers = [26, 54, 68, 96, 111, 124]
+        let layers: [Int]
+        switch kind {
+        case .blendshapes where g.ops.count == 133: layers = [26, 54, 68, 96, 111, 124]
+        case .detector where g.ops.count == 90: layers = [0, 23, 39, 65, 69, 73, 81, 83]
+        default: return []
+        }
         return layers.allSatisfy({ g.ops[$0].code == .conv2d }) ? layers : []
     }
 
     /// Ops whose output holds their input's values (or zeros) at its scale.
     static func keepsValues(_ code: OpCode) -> Bool {
-        code == .transpose || code == .reshape || code == .stridedSlice || code == .pad
+        code == .transpose || code == .reshape || code == .stridedSlice || code == .pad || code == .relu
     }
 
     /// The tensors that hold int8 values so that `convolutions` read int8 inputs: each one's
     /// input, back through ops that keep values, to the ADD, SUB, MUL or convolution that
-    /// rescales into it (its scale becomes range / 127 and its clamp ±127). A convolution whose
-    /// input comes from another op keeps int16 inputs.
+    /// rescales into it (its scale becomes range / 127 and its clamp ±127), or to a graph input
+    /// (which `Builder.input` rescales into an int8 tensor). A convolution whose input comes
+    /// from another op keeps int16 inputs.
     static func byteTensors(_ g: Graph, _ convolutions: [Int]) -> Set<Int> {
         let producer = producers(g)
         var out = Set<Int>()
         for k in convolutions {
-            guard let p = rescalingProducer(g, of: g.ops[k].inputs[0], producer),
-                  [.add, .sub, .mul, .conv2d, .depthwiseConv2d].contains(g.ops[p].code) else { continue }
-            out.insert(g.ops[p].output)
+            let t = valueSource(g, of: g.ops[k].inputs[0], producer)
+            if producer[t] < 0 {
+                if g.inputs.contains(t) { out.insert(t) }
+                continue
+            }
+            if [.add, .sub, .mul, .conv2d, .depthwiseConv2d].contains(g.ops[producer[t]].code) { out.insert(t) }
         }
         return out
     }
@@ -133,9 +141,16 @@ public enum Quantizer {
     /// The op whose output tensor `t` holds at its own scale: back from `t` through ops that keep
     /// values (`keepsValues`); nil where that reaches an input or a constant.
     static func rescalingProducer(_ g: Graph, of t: Int, _ producer: [Int]) -> Int? {
+        let t = valueSource(g, of: t, producer)
+        return producer[t] >= 0 ? producer[t] : nil
+    }
+
+    /// The tensor whose values `t` holds at their own scale: back from `t` through ops that keep
+    /// values, to an op's output, a graph input or a constant.
+    static func valueSource(_ g: Graph, of t: Int, _ producer: [Int]) -> Int {
         var t = t
         while producer[t] >= 0 && keepsValues(g.ops[producer[t]].code) { t = g.ops[producer[t]].inputs[0] }
-        return producer[t] >= 0 ? producer[t] : nil
+        return t
     }
 
     /// The whole conversion of one model: equalize, calibrate on `inputs` (real crops the
@@ -172,7 +187,7 @@ public enum Quantizer {
         var b = Builder(source: g, ranges: calibration.ranges, hessians: calibration.hessians, splitThreshold: splitThreshold)
         b.int8Layers = int8Layers
         b.byteTensors = byteTensors(g, int8Inputs)
-        for i in g.inputs { b.out.inputs.append(b.activation(i, scale: b.scaleFromRange(i))) }
+        for i in g.inputs { b.input(i) }
         var folded = Set<Int>()
         for (k, op) in g.ops.enumerated() where !folded.contains(k) {
             if let p = foldablePReLU(g, k) {
@@ -236,6 +251,29 @@ public enum Quantizer {
         /// `c`, narrowed to ±127 where `t` holds int8 values.
         func narrowed(_ c: OutputClamp, _ t: Int) -> OutputClamp {
             byteTensors.contains(t) ? OutputClamp(lo: max(c.lo, -127), hi: min(c.hi, 127)) : c
+        }
+
+        /// A graph input, as an int16 tensor at its range's scale. One that a convolution reads
+        /// as int8 (`byteTensors`) is then rescaled by a MUL into an int8 tensor at range / 127,
+        /// clamped to ±127, which its readers take instead: the engine knows int8 tensors by
+        /// their producer's clamp (`QuantizedEngine.byteInputConvolutions`), and nothing in the
+        /// graph produces an input. The MUL is one pass over the input; the graph input keeps
+        /// the form every writer of it already uses (the warp's table, `quantizeInputs`).
+        mutating func input(_ t: Int) {
+            let s = Quantizer.activationScale(range: ranges[t])
+            let x = activation(t, scale: s)
+            out.inputs.append(x)
+            guard byteTensors.contains(t) else { return }
+            let source = self.source.tensors[t], bytes = scaleFromRange(t)
+            let one = constant([Int16(1)], type: .int16, shape: source.shape.map { _ in 1 }, name: source.name + "/one", scale: 1)
+            let (m, _, shift) = Self.convMultipliers([Double(s) / Double(bytes)])
+            out.tensors.append(GraphTensor(name: source.name + "/int8", shape: source.shape, type: .int16, dataOffset: -1,
+                                           byteCount: source.elementCount * 2, scale: bytes))
+            let y = out.tensors.count - 1
+            out.ops.append(GraphOp(code: .mul, inputs: [x, one], output: y, mul: Rescale(mantissa: Int(m[0]), shift: shift),
+                                   clamp: OutputClamp(lo: -127, hi: 127)))
+            map[t] = y
+            scales[t] = bytes
         }
 
         mutating func activation(_ t: Int, scale: Float) -> Int {

@@ -386,12 +386,11 @@ public enum QuantizedKernels {
 
     public static func binary(_ k: BinaryKind, _ bc: Broadcast4, _ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>,
                               _ p: BinaryParams, _ out: UnsafeMutablePointer<Int16>) {
-        // Operands laid out like the output (no broadcast): one flat row. Rows of the channel
+        // Operands laid out like the output or single values: one flat row (`Broadcast4.rows`). Rows of the channel
         // count end in scalar tails where it is not a multiple of 8 (the detector's ADDs over
         // 28 channels ran markedly slower than those over 24).
-        let (d0, d1, d2, d3) = bc.flat ? (1, 1, 1, bc.dims.0 * bc.dims.1 * bc.dims.2 * bc.dims.3) : bc.dims
+        let ((d0, d1, d2, d3), sa, sb) = bc.rows
         var o = out
-        let sa = bc.a.3, sb = bc.b.3
         let round0 = p.s0 == 0 ? 0 : Int64(1) << Int64(p.s0 - 1), s0 = Int64(p.s0)
         let form = ProductForm(k, p)
         for i0 in 0 ..< d0 { for i1 in 0 ..< d1 { for i2 in 0 ..< d2 {

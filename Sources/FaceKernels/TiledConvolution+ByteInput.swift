@@ -28,6 +28,8 @@ extension TiledConvolution {
         case pairs = 0
         /// Byte weights for byte inputs, run by `convBytes`.
         case bytes = 1
+        /// Byte weights for byte inputs of a wider kernel, run by `convByteWindows`.
+        case byteWindows = 2
     }
 
     /// Whether a convolution takes `convBytes`: 1×1, stride 1, no padding, byte inputs, byte
@@ -50,17 +52,22 @@ extension TiledConvolution {
 
     /// Bytes of a plane in either layout, its header included.
     static func widePlaneBytes(_ g: ConvGeometry) -> Int {
-        planeHeader + max(packedBytes(g, depthwise: false), 16 * byteBlocks(g.outC) * byteRow(g) + 4 * g.outC + 64)
+        planeHeader + max(packedBytes(g, depthwise: false), 16 * byteBlocks(g.outC) * byteRow(g) + 4 * g.outC + 64, byteWindowsBytes(g))
     }
 
     /// Scratch for either kernel: `conv`'s, or the input as bytes.
     static func wideScratchBytes(_ g: ConvGeometry) -> Int {
-        max(scratchBytes(g), g.outH * g.outW * byteRow(g) + 64)
+        max(scratchBytes(g), g.outH * g.outW * byteRow(g) + 64, takesByteWindows(g, wideWeights: false) ? byteWindowsScratch(g) : 0)
     }
 
     /// Packs HWIO weights after the header: the byte layout where `takesBytes`, else `packConv`'s.
     static func packConvWide(_ g: ConvGeometry, weights w: WeightPlane, into plane: UnsafeMutableRawPointer) {
         let body = plane + planeHeader
+        if takesByteWindows(g, wideWeights: w.wide) {
+            plane.storeBytes(of: PlaneLayout.byteWindows.rawValue, as: Int32.self)
+            packByteWindows(g, weights: w, into: body)
+            return
+        }
         guard takesBytes(g, wideWeights: w.wide) else {
             plane.storeBytes(of: PlaneLayout.pairs.rawValue, as: Int32.self)
             packConv(g, weights: w, into: body.assumingMemoryBound(to: SIMD8<Int32>.self))
@@ -85,9 +92,12 @@ extension TiledConvolution {
     static func convWide(_ g: ConvGeometry, input: UnsafePointer<Int16>, plane: UnsafeRawPointer, bias: UnsafePointer<Int32>,
                          multipliers: UnsafePointer<Int32>, _ r: Requant, output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
         let body = plane + planeHeader
-        if plane.load(as: Int32.self) == PlaneLayout.bytes.rawValue {
+        switch PlaneLayout(rawValue: plane.load(as: Int32.self)) {
+        case .bytes:
             convBytes(g, input: input, weights: body, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
-        } else {
+        case .byteWindows:
+            convByteWindows(g, input: input, weights: body, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
+        default:
             conv(g, input: input, weights: body.assumingMemoryBound(to: SIMD8<Int32>.self), bias: bias, multipliers: multipliers, r,
                  output: output, scratch: scratch)
         }

@@ -29,6 +29,11 @@ internal import CCPUFeatures
 /// so acc = 256·B + D + 128·Σw with the same split activations and the same corrections: two
 /// `SDOT`s per 16 products, 16 multiply-adds a cycle on the A76, and half the weight bytes.
 ///
+/// A layer whose inputs are themselves signed bytes (`ConvGeometry.byteInput`: the quantizer
+/// rounded the tensor to int8) over byte weights needs no split at all: each pixel's values are
+/// narrowed to bytes and acc = Σ x·w is one `SDOT` per 16 products, with no correction
+/// (`sdotBytes4x8`): 32 multiply-adds a cycle on the A76.
+///
 /// A plane whose weights go above 32639 (wh would be 128) is packed in the pair layout and runs
 /// `conv`; a 64-byte header says which of the three layouts a plane has (`DotLayout`, `packDot`).
 ///
@@ -134,6 +139,9 @@ extension TiledConvolution {
                                output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
         let body = plane + dotHeader, pairLayout = body.assumingMemoryBound(to: SIMD8<Int32>.self)
         switch DotLayout(rawValue: plane.load(as: Int32.self)) {
+        case .int8 where g.byteInput:
+            conv2dTiles4px(g, input: input, weights: pairLayout, dot: body, byteWeights: true, byteInputs: true, bias: bias,
+                      multipliers: multipliers, requantization, output: output, scratch: scratch)
         case .int8:
             conv2dTiles4px(g, input: input, weights: pairLayout, dot: body, byteWeights: true, bias: bias, multipliers: multipliers,
                       requantization, output: output, scratch: scratch)
@@ -156,17 +164,20 @@ extension TiledConvolution {
     }
 
     /// One tile (as `conv2dTile4xBlocks` takes it) against every channel block of a dot-product
-    /// plane's weights (`body`), in the kernel for its layout: `byteWeights` is a constant where
-    /// `conv2dDot` inlines its tile loop, so the choice costs nothing per tile. Each layout has a
+    /// plane's weights (`body`), in the kernel for its layout and inputs: `byteWeights` and
+    /// `byteInputs` are constants where `conv2dDot` inlines its tile loop, so the choice costs
+    /// nothing per tile. Each layout has a
     /// function of its own: inlined into one function, LLVM merges the two block loops and tests
     /// the layout inside the reduction loop; and the flag is not passed on, as one more argument
     /// than fits in registers would cost every tile's call a stack store.
     @inline(__always)
     static func conv2dDotTile4x8(_ g: ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int,
                         _ o1: Int, _ o2: Int, _ o3: Int, _ segmentStep: Int, _ body: UnsafeRawPointer, _ byteWeights: Bool,
-                        _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
+                        _ byteInputs: Bool, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
                         _ out: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
-        if byteWeights {
+        if byteInputs {
+            conv2dDotBytesTile4x8(g, base, segments, count, o1, o2, o3, segmentStep, body, bias, multipliers, r, out, scratch)
+        } else if byteWeights {
             conv2dDotInt8Tile4x8(g, base, segments, count, o1, o2, o3, segmentStep, body, bias, multipliers, r, out, scratch)
         } else {
             conv2dDotInt16Tile4x8(g, base, segments, count, o1, o2, o3, segmentStep, body, bias, multipliers, r, out, scratch)
@@ -187,6 +198,52 @@ extension TiledConvolution {
                                      _ segmentStep: Int, _ body: UnsafeRawPointer, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
                                      _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
         dotTile4x8(g, base, segments, count, o1, o2, o3, segmentStep, body, byteWeights: true, bias, multipliers, r, out, scratch)
+    }
+
+    /// `conv2dDotTile4x8` on byte weights and byte inputs (one `SDOT` per group and pixel).
+    @inline(never)
+    static func conv2dDotBytesTile4x8(_ g: ConvGeometry, _ base: UnsafeRawPointer, _ segments: Int, _ count: Int, _ o1: Int, _ o2: Int, _ o3: Int,
+                                      _ segmentStep: Int, _ body: UnsafeRawPointer, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
+                                      _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
+        let chunks = dotChunks(g), k = 2 * pairs(g, depthwise: false), stride = chunks * 16
+        let rowPairs = segments == 1 ? pairs(g, depthwise: false) : convRowPairs(g)
+        let narrow = scratch + chunks * 32
+        splitPixel(base, segments, rowPairs, segmentStep, k, scratch, narrow, narrowing: true)
+        if count > 1 { splitPixel(base + o1, segments, rowPairs, segmentStep, k, scratch, narrow + stride, narrowing: true) }
+        if count > 2 { splitPixel(base + o2, segments, rowPairs, segmentStep, k, scratch, narrow + 2 * stride, narrowing: true) }
+        if count > 3 { splitPixel(base + o3, segments, rowPairs, segmentStep, k, scratch, narrow + 3 * stride, narrowing: true) }
+        let s0 = UnsafeRawPointer(narrow), s1 = count > 1 ? s0 + stride : s0
+        let s2 = count > 2 ? s0 + 2 * stride : s0, s3 = count > 3 ? s0 + 3 * stride : s0
+        let blockBytes = dotBlockBytes(g, byteWeights: true), halfBytes = 4 * chunks * dotGroupBytes(byteWeights: true)
+        for b in 0 ..< blocks(g.outC) {
+            let (c0, c1, c2, c3) = sdotBytes4x8(s0, s1, s2, s3, body + b * blockBytes, halfBytes, chunks)
+            storeTile4x8(b, count, c0, c1, c2, c3, g.outC, bias, multipliers, r, out)
+        }
+    }
+
+    /// Four pixels' bytes against one block (both halves in one loop: eight accumulators keep
+    /// `SDOT`'s latency covered): per group of 4 steps, 8 `SDOT`s by element.
+    @inline(__always)
+    static func sdotBytes4x8(_ s0: UnsafeRawPointer, _ s1: UnsafeRawPointer, _ s2: UnsafeRawPointer, _ s3: UnsafeRawPointer,
+                             _ w: UnsafeRawPointer, _ halfBytes: Int, _ chunks: Int)
+        -> (SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>) {
+        var a0 = SIMD4<Int32>(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0
+        var o = 0, q = w
+        for _ in 0 ..< chunks {
+            let x0 = s0.loadUnaligned(fromByteOffset: o, as: SIMD4<Int32>.self), x1 = s1.loadUnaligned(fromByteOffset: o, as: SIMD4<Int32>.self)
+            let x2 = s2.loadUnaligned(fromByteOffset: o, as: SIMD4<Int32>.self), x3 = s3.loadUnaligned(fromByteOffset: o, as: SIMD4<Int32>.self)
+            @inline(__always) func group(_ i: Int) {
+                let u = q.loadUnaligned(fromByteOffset: 16 * i, as: SIMD16<Int8>.self)
+                let v = q.loadUnaligned(fromByteOffset: halfBytes + 16 * i, as: SIMD16<Int8>.self)
+                a0 = vdotq_s32(a0, u, lane(x0, i)); b0 = vdotq_s32(b0, v, lane(x0, i))
+                a1 = vdotq_s32(a1, u, lane(x1, i)); b1 = vdotq_s32(b1, v, lane(x1, i))
+                a2 = vdotq_s32(a2, u, lane(x2, i)); b2 = vdotq_s32(b2, v, lane(x2, i))
+                a3 = vdotq_s32(a3, u, lane(x3, i)); b3 = vdotq_s32(b3, v, lane(x3, i))
+            }
+            group(0); group(1); group(2); group(3)
+            o += 16; q += 4 * dotGroupBytes(byteWeights: true)
+        }
+        return (SIMD8(lowHalf: a0, highHalf: b0), SIMD8(lowHalf: a1, highHalf: b1), SIMD8(lowHalf: a2, highHalf: b2), SIMD8(lowHalf: a3, highHalf: b3))
     }
 
     /// The body of both: the tile's pixels are split into bytes once, then each block runs
@@ -278,23 +335,27 @@ extension TiledConvolution {
     }
 
     /// One pixel's reduction values (`segments` runs of `rowPairs` pairs, `segmentStep` bytes
-    /// apart) as chunks of 16 high bytes then 16 low bytes − 128, the last chunk zero-filled.
+    /// apart) as chunks of 16 high bytes then 16 low bytes − 128, the last chunk zero-filled;
+    /// `narrowing` (byte inputs, a constant at each call): as chunks of the 16 values' own bytes.
     /// Several runs are first copied together into `temp`.
     @inline(__always)
     static func splitPixel(_ src: UnsafeRawPointer, _ segments: Int, _ rowPairs: Int, _ segmentStep: Int, _ k: Int,
-                           _ temp: UnsafeMutableRawPointer, _ dst: UnsafeMutableRawPointer) {
+                           _ temp: UnsafeMutableRawPointer, _ dst: UnsafeMutableRawPointer, narrowing: Bool = false) {
         var row = src
         if segments > 1 {
             let rowBytes = 4 * rowPairs
             for s in 0 ..< segments { (temp + s * rowBytes).copyMemory(from: src + s * segmentStep, byteCount: rowBytes) }
             row = UnsafeRawPointer(temp)
         }
-        let full = k / dotChunk
-        for c in 0 ..< full { splitChunk(row.loadUnaligned(fromByteOffset: 32 * c, as: SIMD16<Int16>.self), dst + 32 * c) }
+        let full = k / dotChunk, step = narrowing ? 16 : 32
+        @inline(__always) func chunk(_ v: SIMD16<Int16>, _ d: UnsafeMutableRawPointer) {
+            if narrowing { d.storeBytes(of: unsafeBitCast(v, to: SIMD32<UInt8>.self).evenHalf, as: SIMD16<UInt8>.self) } else { splitChunk(v, d) }
+        }
+        for c in 0 ..< full { chunk(row.loadUnaligned(fromByteOffset: 32 * c, as: SIMD16<Int16>.self), dst + step * c) }
         if full * dotChunk < k {
             var v = SIMD16<Int16>()
             for j in 0 ..< k - full * dotChunk { v[j] = row.loadUnaligned(fromByteOffset: 32 * full + 2 * j, as: Int16.self) }
-            splitChunk(v, dst + 32 * full)
+            chunk(v, dst + step * full)
         }
     }
 

@@ -179,9 +179,16 @@ import Testing
     /// the other copies and int16 weights run the int16 kernels; all bit-exact. The blend-shape
     /// model's shapes, short tiles, blocks past the four a pass takes, a last block overlapping
     /// the one before (97, 17, 24, 40 channels) or none (30, 8), input channels not a multiple
-    /// of 4, and a RELU clamp.
+    /// of 4, and a RELU clamp. Then every other geometry, which the dot-product copy's byte path
+    /// (one SDOT per group and pixel) takes: padded, strided, dilated, gathered and in place.
     @Test func byteInputConvMatchesReference() {
         var rng = FuzzHarness.Random(seed: 44)
+        for (j, base) in FloatKernelTests.geometries().enumerated() {
+            for (cin, cout) in [(3, 24), (8, 16), (13, 9)] {
+                var g = base; g.inC = cin; g.outC = cout; g.byteInput = true
+                Self.checkTiled(depthwise: false, g, wide: false, index: j, short: j % 2 == 0, prelu: j % 3 == 1, &rng)
+            }
+        }
         for (i, (pixels, cin, cout)) in [(64, 97, 384), (97, 64, 256), (5, 3, 16), (7, 1, 48), (9, 64, 80), (3, 33, 64), (13, 8, 32), (2, 97, 112),
                                          (16, 64, 256), (8, 97, 384), (12, 16, 64), (6, 64, 16), (20, 64, 256), (64, 97, 384), (97, 64, 256), (4, 4, 32),
                                          (64, 384, 97), (7, 24, 24), (9, 5, 40), (5, 16, 17), (6, 12, 30), (3, 8, 8)].enumerated() {

@@ -165,16 +165,19 @@ func kernelSweep(count: Int) -> KernelStats {
         let padT = rng.range(0, kh / 2 * dh), padL = rng.range(0, kw / 2 * dwl)
         let outH = max(1, (inH + 2 * padT - dh * (kh - 1) - 1) / sh + 1)
         let outW = max(1, (inW + 2 * padL - dwl * (kw - 1) - 1) / sw + 1)
-        let g = ConvGeometry(inH: inH, inW: inW, inC: inC, outH: outH, outW: outW, outC: outC, kh: kh, kw: kw,
+        var g = ConvGeometry(inH: inH, inW: inW, inC: inC, outH: outH, outW: outW, outC: outC, kh: kh, kw: kw,
                                           strideH: sh, strideW: sw, dilationH: dh, dilationW: dwl, padTop: padT, padLeft: padL)
         let nIn = inH * inW * inC, nW = dw ? kh * kw * outC : kh * kw * inC * outC
         // int16 weights (the quantizer's choice for precise layers) in one test of three.
         let int16 = rng.below(3) == 0
+        // A CONV_2D over int8 values (`ConvGeometry.byteInput`, the dot-product copy's one-SDOT
+        // path with byte weights) in one test of four.
+        g.byteInput = !dw && rng.below(4) == 0
         var x = [Int16](repeating: 0, count: nIn), w = [Int8](repeating: 0, count: int16 ? 1 : nW), w16 = [Int16](repeating: 0, count: int16 ? nW : 1)
         var b = [Int32](repeating: 0, count: outC), m = [Int32](repeating: 0, count: outC)
         // Full int16 range in one test of four: the int32 accumulators wrap, identically.
         let wide = t % 4 == 0
-        for i in 0 ..< nIn { x[i] = wide ? Int16(truncatingIfNeeded: rng.next()) : Int16(rng.range(-4096, 4096)) }
+        for i in 0 ..< nIn { x[i] = g.byteInput ? Int16(rng.range(-127, 127)) : wide ? Int16(truncatingIfNeeded: rng.next()) : Int16(rng.range(-4096, 4096)) }
         if int16 {
             for i in 0 ..< nW { w16[i] = Int16(truncatingIfNeeded: rng.next()) }
         } else {
@@ -192,7 +195,7 @@ func kernelSweep(count: Int) -> KernelStats {
                             bias: bp.baseAddress!, multipliers: mp.baseAddress!, r, stats: &stats)
             } }
         } } } }
-        if !ok { print("kernel MISMATCH: test \(t) \(dw ? "depthwise" : "conv2d")\(int16 ? " int16" : "") \(inH)x\(inW)x\(inC) -> \(outH)x\(outW)x\(outC) k\(kh)x\(kw) s\(sh)x\(sw) d\(dh)x\(dwl)") }
+        if !ok { print("kernel MISMATCH: test \(t) \(dw ? "depthwise" : "conv2d")\(int16 ? " int16" : "")\(g.byteInput ? " byte inputs" : "") \(inH)x\(inW)x\(inC) -> \(outH)x\(outW)x\(outC) k\(kh)x\(kw) s\(sh)x\(sw) d\(dh)x\(dwl)") }
     }
     return stats
 }
