@@ -23,6 +23,8 @@ public final class QuantizedEngine: InferenceEngine {
     private var packedAt: [Int] = []
     /// The CONV_2Ds whose input holds int8 values (`byteInputConvolutions`).
     private var byteInputs: Set<Int> = []
+    /// Per graph input, its narrowing MUL (`narrowingMul`), or nil.
+    private var narrowing: [Int?] = []
     private let scratchBytes: Int
     private var pointers: [UnsafeMutableRawPointer] = []
     private var steps: [Step] = []
@@ -129,11 +131,16 @@ public final class QuantizedEngine: InferenceEngine {
             let b = UnsafeMutableBufferPointer<Float>.allocate(capacity: n); b.initialize(repeating: 0)
             floatOutputs.append(b)
         }
+        // `quantizeInputs` writes a narrowing MUL's output before the first step, which is safe
+        // while no earlier step can reuse its memory: only MULs at the head of the graph qualify.
+        let narrowed = graph.inputs.map { QuantizedEngine.narrowingMul(graph, input: $0) }
+        let leading = graph.ops.indices.first { !narrowed.contains($0) } ?? graph.ops.count
+        narrowing = narrowed.map { k in k.flatMap { $0 < leading ? $0 : nil } }
         var padOf: [Int: Int] = [:]
         for (k, f) in folds { padOf[f.add] = k }
         var i = 0
         while i < graph.ops.count {
-            if folds[i] != nil {
+            if folds[i] != nil || narrowing.contains(i) {
                 steps.append(Step(kind: .fused, inputs: [], output: pointers[graph.ops[i].output]))
                 i += 1
                 continue
@@ -224,6 +231,27 @@ public final class QuantizedEngine: InferenceEngine {
         var g = FloatKernels.geometry(op, graph.tensors)
         g.byteInput = byteInputs.contains(k)
         return g
+    }
+
+    /// The MUL that narrows graph input `t` into an int8 tensor (`Quantizer.Builder.input`): the
+    /// input's one reader, by a constant 1, clamped to ±127. The engine quantizes such an
+    /// input straight into the MUL's output, at its scale and clamp (`quantizeInputs`,
+    /// `fixedPointInput`), and the MUL's step does nothing: one rounding instead of two, and no
+    /// pass over the input.
+    static func narrowingMul(_ graph: Graph, input t: Int) -> Int? {
+        let readers = graph.ops.indices.filter { graph.ops[$0].inputs.contains(t) }
+        guard readers.count == 1, let k = readers.first, graph.ops[k].code == .mul, graph.ops[k].inputs.count == 2,
+              graph.ops[k].inputs[0] == t else { return nil }
+        let c = graph.tensors[graph.ops[k].inputs[1]], clamp = graph.ops[k].mulRescale.1
+        guard c.isConstant, c.type == .int16, c.elementCount == 1, c.scale == 1, c.dataOffset + 2 <= graph.weights.count,
+              graph.weights[c.dataOffset] == 1, graph.weights[c.dataOffset + 1] == 0, clamp.lo == -127, clamp.hi == 127 else { return nil }
+        return k
+    }
+
+    /// The tensor graph input `i` is quantized into: its narrowing MUL's output, or itself.
+    private func inputTensor(_ i: Int) -> (tensor: Int, limit: Float) {
+        guard let k = narrowing[i] else { return (graph.inputs[i], 32767) }
+        return (graph.ops[k].output, 127)
     }
 
     /// The CONV_2Ds whose input holds int8 values: the op that rescales into it (back through
@@ -371,18 +399,21 @@ public final class QuantizedEngine: InferenceEngine {
 
     /// The int16 input tensor itself, for producers that quantize directly (the fused warp).
     public func fixedPointInput(_ i: Int) -> UnsafeMutableBufferPointer<Int16>? {
-        let t = graph.inputs[i]
+        let t = inputTensor(i).tensor
         return UnsafeMutableBufferPointer(start: pointers[t].assumingMemoryBound(to: Int16.self), count: graph.tensors[t].elementCount)
     }
 
     public func fixedPointValues(_ values: [Float], input i: Int) -> [Int16]? {
         var out = [Int16](repeating: 0, count: values.count)
         guard !values.isEmpty else { return out }
-        let inverse = 1 / graph.tensors[graph.inputs[i]].scale
-        values.withUnsafeBufferPointer { v in
-            out.withUnsafeMutableBufferPointer { table.quantize(v.baseAddress!, inverseScale: inverse, $0.baseAddress!, count: v.count) }
-        }
+        values.withUnsafeBufferPointer { v in out.withUnsafeMutableBufferPointer { quantize(v.baseAddress!, input: i, into: $0.baseAddress!, count: v.count) } }
         return out
+    }
+
+    /// Floats quantized as graph input `i` takes them (`inputTensor`: scale and clamp).
+    private func quantize(_ v: UnsafePointer<Float>, input i: Int, into out: UnsafeMutablePointer<Int16>, count n: Int) {
+        let (t, limit) = inputTensor(i)
+        table.quantize(v, inverseScale: 1 / graph.tensors[t].scale, limit: limit, out, count: n)
     }
 
     public func runFixedPointInputs() { run(quantizeInputs: false) }
@@ -393,11 +424,12 @@ public final class QuantizedEngine: InferenceEngine {
         dequantizeOutputs()
     }
 
-    /// Quantizes the float input buffers into the int16 input tensors.
+    /// Quantizes the float input buffers into the int16 input tensors (a narrowed one into its
+    /// MUL's output, `narrowingMul`).
     public func quantizeInputs() {
-        for (k, t) in graph.inputs.enumerated() {
+        for k in graph.inputs.indices {
             let src = floatInputs[k]
-            table.quantize(src.baseAddress!, inverseScale: 1 / graph.tensors[t].scale, pointers[t].assumingMemoryBound(to: Int16.self), count: src.count)
+            quantize(src.baseAddress!, input: k, into: pointers[inputTensor(k).tensor].assumingMemoryBound(to: Int16.self), count: src.count)
         }
     }
 

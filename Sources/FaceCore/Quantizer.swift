@@ -94,14 +94,18 @@ public enum Quantizer {
     /// `ActivationPrecisionTests.int8InputFrontier` (board/arm-core/int8-activations.md): the
     /// blend-shape model's set with headroom ×1 that keeps the mean score difference within 0.005
     /// and the largest within 0.025 of float before weight rounding (37 % of its multiply-adds).
-    /// A kernel copy may multiply such inputs as bytes, twice the products per instruction
-    /// (VPDPBUSD). The landmark model and the detector keep int16 inputs: few of their layers
-    /// hold the bounds with int8 ones. A list belongs to one graph, as `int8Layers`'s.
+    /// The detector's first layer (24 % of its multiply-adds) reads the image itself, which is
+    /// 8-bit anyway. The rest of the detector's frontier set was measured and left out: those
+    /// 1×1 layers' multipliers then came near 1, whose 64-bit epilogue ate the byte kernel's gain
+    /// on x86 and cost the A72 more than it saved. A kernel copy may multiply such inputs as
+    /// bytes, twice the products per instruction (VPDPBUSD, SDOT). The landmark model keeps
+    /// int16 inputs: few of its layers hold the bounds with int8 ones. A list belongs to one
+    /// graph, as `int8Layers`'s.
     public static func int8InputLayers(for kind: ModelFile.Kind?, _ g: Graph) -> [Int] {
         let layers: [Int]
         switch kind {
         case .blendshapes where g.ops.count == 133: layers = [26, 54, 68, 96, 111, 124]
-        case .detector where g.ops.count == 90: layers = [0, 23, 39, 65, 69, 73, 81, 83]
+        case .detector where g.ops.count == 90: layers = [0]
         default: return []
         }
         return layers.allSatisfy({ g.ops[$0].code == .conv2d }) ? layers : []
@@ -257,8 +261,8 @@ public enum Quantizer {
         /// as int8 (`byteTensors`) is then rescaled by a MUL into an int8 tensor at range / 127,
         /// clamped to ±127, which its readers take instead: the engine knows int8 tensors by
         /// their producer's clamp (`QuantizedEngine.byteInputConvolutions`), and nothing in the
-        /// graph produces an input. The MUL is one pass over the input; the graph input keeps
-        /// the form every writer of it already uses (the warp's table, `quantizeInputs`).
+        /// graph produces an input. The engine quantizes the input straight into the MUL's output
+        /// (`QuantizedEngine.narrowingMul`), so the MUL marks the int8 input and costs nothing.
         mutating func input(_ t: Int) {
             let s = Quantizer.activationScale(range: ranges[t])
             let x = activation(t, scale: s)

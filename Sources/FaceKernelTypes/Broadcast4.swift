@@ -25,17 +25,4 @@ public struct Broadcast4 {
         }
         return contiguous(a) && contiguous(b)
     }
-
-    /// The loops a kernel runs: one flat row of every element where each operand is laid out
-    /// like the output or is one value for all of it (a graph input's rescaling MUL by a
-    /// constant), else `dims`; with each operand's step along the row (1 full, 0 one value).
-    @inlinable public var rows: (dims: (Int, Int, Int, Int), sa: Int, sb: Int) {
-        let (d0, d1, d2, d3) = dims
-        func contiguous(_ s: (Int, Int, Int, Int)) -> Bool {
-            s.3 == 1 && (d2 == 1 || s.2 == d3) && (d1 == 1 || s.1 == d2 * d3) && (d0 == 1 || s.0 == d1 * d2 * d3)
-        }
-        func single(_ s: (Int, Int, Int, Int)) -> Bool { s.0 == 0 && s.1 == 0 && s.2 == 0 && s.3 == 0 }
-        guard (contiguous(a) || single(a)) && (contiguous(b) || single(b)) else { return (dims, a.3, b.3) }
-        return ((1, 1, 1, d0 * d1 * d2 * d3), single(a) ? 0 : 1, single(b) ? 0 : 1)
-    }
 }

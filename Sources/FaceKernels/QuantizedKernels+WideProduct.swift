@@ -20,7 +20,9 @@ extension QuantizedKernels {
         guard k == .mul || k == .squaredDifference, p.lanes, f.short, p.lo >= -32768, p.hi <= 32767,
               k == .mul || (p.m0 >= -32767 && p.m0 <= 32767 && p.m1 >= -32767 && p.m1 <= 32767 && p.s0 >= 0 && p.s0 < 32)
         else { return false }
-        let ((d0, d1, d2, d3), sa, sb) = bc.rows
+        let flat = bc.flat
+        let (d0, d1, d2, d3) = flat ? (1, 1, 1, bc.dims.0 * bc.dims.1 * bc.dims.2 * bc.dims.3) : bc.dims
+        let sa = flat ? 1 : bc.a.3, sb = flat ? 1 : bc.b.3
         guard (sa == 0 || sa == 1) && (sb == 0 || sb == 1) else { return false }
         let c = WideProduct(f, p)
         var o = out
