@@ -30,7 +30,7 @@ public struct KernelTable {
     public typealias AddPadded = (UnsafePointer<Int16>, UnsafePointer<Int16>, Int, Int, Int, BinaryParams, PReLUParams?,
                                   UnsafeMutablePointer<Int16>) -> Bool
     public typealias PReLU = (UnsafePointer<Int16>, Int32, UnsafePointer<Int32>, Int, Int, UnsafeMutablePointer<Int16>, Int) -> Void
-    public typealias Quantize = (UnsafePointer<Float>, Float, Float, UnsafeMutablePointer<Int16>, Int) -> Void
+    public typealias Quantize = (UnsafePointer<Float>, Float, UnsafeMutablePointer<Int16>, Int) -> Void
     public typealias Dequantize = (UnsafePointer<Int16>, Float, UnsafeMutablePointer<Float>, Int) -> Void
     public typealias Reduce = (UnsafePointer<Int16>, (Int, Int, Int, Int), (Bool, Bool, Bool, Bool), Int64, Int, UnsafeMutablePointer<Int16>,
                                UnsafeMutablePointer<Int64>) -> Void
@@ -95,7 +95,7 @@ public struct KernelTable {
         addPaddedKernel = { C.addPadded($0, $1, inner: $2, channels: $3, pixels: $4, $5, prelu: $6, $7) }
         binaryKernel = { C.binary($0, $1, $2, $3, $4, $5) }
         preluKernel = { C.prelu($0, positive: $1, negative: $2, channels: $3, shift: $4, $5, count: $6) }
-        quantizeKernel = { C.quantize($0, inverseScale: $1, limit: $2, $3, count: $4) }
+        quantizeKernel = { C.quantize($0, inverseScale: $1, $2, count: $3) }
         dequantizeKernel = { C.dequantize($0, scale: $1, $2, count: $3) }
         reduceKernel = { C.reduce($0, dims: $1, reduce: $2, m: $3, s: $4, $5, scratch: $6) }
         maxPoolKernel = { C.maxPool($0, input: $1, lo: $2, hi: $3, output: $4) }
@@ -140,9 +140,8 @@ public struct KernelTable {
         preluKernel(x, mp, mn, c, s, out, n)
     }
 
-    /// `limit`: the clamp, ±32767 unless the input is narrowed to int8 (`QuantizedEngine.narrowingMul`).
-    public func quantize(_ x: UnsafePointer<Float>, inverseScale inv: Float, limit: Float = 32767, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
-        quantizeKernel(x, inv, limit, out, n)
+    public func quantize(_ x: UnsafePointer<Float>, inverseScale inv: Float, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
+        quantizeKernel(x, inv, out, n)
     }
 
     public func dequantize(_ x: UnsafePointer<Int16>, scale s: Float, _ out: UnsafeMutablePointer<Float>, count n: Int) {

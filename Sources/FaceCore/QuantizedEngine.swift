@@ -249,9 +249,9 @@ public final class QuantizedEngine: InferenceEngine {
     }
 
     /// The tensor graph input `i` is quantized into: its narrowing MUL's output, or itself.
-    private func inputTensor(_ i: Int) -> (tensor: Int, limit: Float) {
-        guard let k = narrowing[i] else { return (graph.inputs[i], 32767) }
-        return (graph.ops[k].output, 127)
+    private func inputTensor(_ i: Int) -> (tensor: Int, narrowed: Bool) {
+        guard let k = narrowing[i] else { return (graph.inputs[i], false) }
+        return (graph.ops[k].output, true)
     }
 
     /// The CONV_2Ds whose input holds int8 values: the op that rescales into it (back through
@@ -412,8 +412,9 @@ public final class QuantizedEngine: InferenceEngine {
 
     /// Floats quantized as graph input `i` takes them (`inputTensor`: scale and clamp).
     private func quantize(_ v: UnsafePointer<Float>, input i: Int, into out: UnsafeMutablePointer<Int16>, count n: Int) {
-        let (t, limit) = inputTensor(i)
-        table.quantize(v, inverseScale: 1 / graph.tensors[t].scale, limit: limit, out, count: n)
+        let (t, narrowed) = inputTensor(i)
+        table.quantize(v, inverseScale: 1 / graph.tensors[t].scale, out, count: n)
+        if narrowed { for j in 0 ..< n { out[j] = min(max(out[j], -127), 127) } }
     }
 
     public func runFixedPointInputs() { run(quantizeInputs: false) }

@@ -30,7 +30,7 @@ public protocol KernelCopy {
                        _ out: UnsafeMutablePointer<Int16>)
     static func prelu(_ x: UnsafePointer<Int16>, positive: Int32, negative: UnsafePointer<Int32>, channels: Int, shift: Int,
                       _ out: UnsafeMutablePointer<Int16>, count: Int)
-    static func quantize(_ x: UnsafePointer<Float>, inverseScale: Float, limit: Float, _ out: UnsafeMutablePointer<Int16>, count: Int)
+    static func quantize(_ x: UnsafePointer<Float>, inverseScale: Float, _ out: UnsafeMutablePointer<Int16>, count: Int)
     static func dequantize(_ x: UnsafePointer<Int16>, scale: Float, _ out: UnsafeMutablePointer<Float>, count: Int)
     static func reduce(_ x: UnsafePointer<Int16>, dims: (Int, Int, Int, Int), reduce: (Bool, Bool, Bool, Bool), m: Int64, s: Int,
                        _ out: UnsafeMutablePointer<Int16>, scratch: UnsafeMutablePointer<Int64>)

@@ -104,8 +104,8 @@ public enum KernelFunctions: KernelCopy {
         QuantizedKernels.prelu(x, positive: mp, negative: mn, channels: c, shift: s, out, count: n)
     }
 
-    public static func quantize(_ x: UnsafePointer<Float>, inverseScale inv: Float, limit: Float, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
-        QuantizedKernels.quantize(x, inverseScale: inv, limit: limit, out, count: n)
+    public static func quantize(_ x: UnsafePointer<Float>, inverseScale inv: Float, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
+        QuantizedKernels.quantize(x, inverseScale: inv, out, count: n)
     }
 
     public static func dequantize(_ x: UnsafePointer<Int16>, scale s: Float, _ out: UnsafeMutablePointer<Float>, count n: Int) {

@@ -83,38 +83,25 @@ public enum QuantizedKernels {
 
     // MARK: Model inputs and outputs
 
-    /// out[i] = x[i] / scale rounded half away from zero, clamped to ±`limit` (32767, or 127 for
-    /// an input narrowed to int8), NaN → 0: the engine's input quantization (`Float.rounded()`
-    /// semantics, bit for bit). `rounded()` is a call to roundf per element on x86-64 below
-    /// SSE4.1: 196,608 calls per landmark input, a noticeable share of the inference. Here the
-    /// truncation (CVTTPS2DQ) and its remainder, which is exact (x − trunc(x) needs no more bits
-    /// than x), decide the rounding in lanes. The two limits the engine uses are constants in
-    /// loops of their own: with the limit a variable, the aarch64 loop ran markedly slower.
-    public static func quantize(_ x: UnsafePointer<Float>, inverseScale inv: Float, limit: Float, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
-        if limit == 32767 {
-            quantize(x, inv, 32767, out, n)
-        } else if limit == 127 {
-            quantize(x, inv, 127, out, n)
-        } else {
-            quantize(x, inv, min(max(limit, 0), 32767), out, n)
-        }
-    }
-
-    @inline(__always)
-    static func quantize(_ x: UnsafePointer<Float>, _ inv: Float, _ limit: Float, _ out: UnsafeMutablePointer<Int16>, _ n: Int) {
+    /// out[i] = x[i] / scale rounded half away from zero, clamped to ±32767, NaN → 0: the
+    /// engine's input quantization (`Float.rounded()` semantics, bit for bit). `rounded()` is
+    /// a call to roundf per element on x86-64 below SSE4.1: 196,608 calls per landmark input,
+    /// a noticeable share of the inference. Here the truncation (CVTTPS2DQ) and its remainder, which
+    /// is exact (x − trunc(x) needs no more bits than x), decide the rounding in lanes.
+    public static func quantize(_ x: UnsafePointer<Float>, inverseScale inv: Float, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
         #if arch(arm64)
         // The same rounding (half away from zero, exact for |c| ≤ 32767) as one FRINTA per
         // lane, which the loop vectorizes; x86's baseline has no such instruction (SSE4.1's
         // ROUNDPS has no ties-away mode either) and keeps the integer form below.
         for i in 0 ..< n {
             let v = x[i] * inv
-            let c = v.isNaN ? 0 : min(max(v, -limit), limit)
+            let c = v.isNaN ? 0 : min(max(v, -32767), 32767)
             out[i] = Int16(truncatingIfNeeded: Int32(c.rounded(.toNearestOrAwayFromZero)))
         }
         #else
         for i in 0 ..< n {
             let v = x[i] * inv
-            let c = v.isNaN ? 0 : min(max(v, -limit), limit)
+            let c = v.isNaN ? 0 : min(max(v, -32767), 32767)
             let t = Int32(c)
             let f = c - Float(t)
             out[i] = Int16(truncatingIfNeeded: t &+ (f >= 0.5 ? 1 : 0) &- (f <= -0.5 ? 1 : 0))

@@ -139,9 +139,6 @@ extension TiledConvolution {
                                output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
         let body = plane + dotHeader, pairLayout = body.assumingMemoryBound(to: SIMD8<Int32>.self)
         switch DotLayout(rawValue: plane.load(as: Int32.self)) {
-        case .int8 where g.byteInput:
-            conv2dTiles4px(g, input: input, weights: pairLayout, dot: body, byteWeights: true, byteInputs: true, bias: bias,
-                      multipliers: multipliers, requantization, output: output, scratch: scratch)
         case .int8:
             conv2dTiles4px(g, input: input, weights: pairLayout, dot: body, byteWeights: true, bias: bias, multipliers: multipliers,
                       requantization, output: output, scratch: scratch)
@@ -164,9 +161,9 @@ extension TiledConvolution {
     }
 
     /// One tile (as `conv2dTile4xBlocks` takes it) against every channel block of a dot-product
-    /// plane's weights (`body`), in the kernel for its layout and inputs: `byteWeights` and
-    /// `byteInputs` are constants where `conv2dDot` inlines its tile loop, so the choice costs
-    /// nothing per tile. Each layout has a
+    /// plane's weights (`body`), in the kernel for its layout and inputs: `byteWeights` is a
+    /// constant where `conv2dDot` inlines its tile loop, `byteInputs` (the geometry's) one
+    /// predictable branch per tile. Each layout has a
     /// function of its own: inlined into one function, LLVM merges the two block loops and tests
     /// the layout inside the reduction loop; and the flag is not passed on, as one more argument
     /// than fits in registers would cost every tile's call a stack store.

@@ -276,7 +276,7 @@ public enum TiledConvolution {
     /// `weights` in the pair layout).
     @inline(__always)
     static func conv2dTiles4px(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>, dot: UnsafeRawPointer?,
-                          byteWeights: Bool = false, byteInputs: Bool = false,
+                          byteWeights: Bool = false,
                           bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
                           _ requantization: Requant,
                           output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
@@ -325,7 +325,8 @@ public enum TiledConvolution {
             let o1 = count > 1 ? pixelBytes : 0, o2 = count > 2 ? 2 * pixelBytes : 0, o3 = count > 3 ? 3 * pixelBytes : 0
             #if arch(arm64) && FACEKIT_DOTPROD
             if let d = dot {
-                conv2dDotTile4x8(g, base, segments, count, o1, o2, o3, rowStep, d, byteWeights, byteInputs, bias, multipliers, r, output + p * g.outC,
+                conv2dDotTile4x8(g, base, segments, count, o1, o2, o3, rowStep, d, byteWeights, byteWeights && g.byteInput, bias, multipliers, r,
+                        output + p * g.outC,
                         scratch + scratchBytes(g))
                 p += count
                 continue
