@@ -139,23 +139,15 @@ extension TiledConvolution {
                 b += 4
             }
             while b < byteBlocks(n) {
-                let start = unsafeBitCast(_mm512_loadu_si512(UnsafeRawPointer(corrections + byteBlockStart(b, n))), to: SIMD16<Int32>.self)
+                let start = loadCorrections(corrections + byteBlockStart(b, n))
                 var c0 = start, c1 = start, c2 = start, c3 = start
                 let w = body + b * blockBytes
                 for q in 0 ..< groups {
                     let wv = _mm512_loadu_si512(w + 64 * q), x = a + 4 * q
-                    c0 = dotBytes(c0, x, wv); c1 = dotBytes(c1, x + o1, wv); c2 = dotBytes(c2, x + o2, wv); c3 = dotBytes(c3, x + o3, wv)
+                    c0 = dotBytes(c0, broadcastBytes(x), wv); c1 = dotBytes(c1, broadcastBytes(x + o1), wv)
+                    c2 = dotBytes(c2, broadcastBytes(x + o2), wv); c3 = dotBytes(c3, broadcastBytes(x + o3), wv)
                 }
-                if 16 * b + 16 <= n {
-                    storeTile4x16Blocks(2 * b, count, c0, c1, c2, c3, n, bias, multipliers, r, out)
-                } else if n % 16 > 8 {
-                    // The last 16 channels, a whole 8 past the blocks before: the layer's last
-                    // two blocks of 8.
-                    storeTile4x16Blocks(blocks(n) - 2, count, c0, c1, c2, c3, n, bias, multipliers, r, out)
-                } else {
-                    // At most 8 left: the upper half is the layer's last block of 8.
-                    storeTile4x8(blocks(n) - 1, count, split(c0).1, split(c1).1, split(c2).1, split(c3).1, n, bias, multipliers, r, out)
-                }
+                storeByteBlock(b, count, c0, c1, c2, c3, n, bias, multipliers, r, out)
                 b += 1
             }
             p += count
@@ -172,10 +164,8 @@ extension TiledConvolution {
         /// Every pixel's accumulators start from its block's corrections.
         @inline(__always)
         init(_ corrections: UnsafePointer<Int32>) {
-            @inline(__always) func load(_ i: Int) -> SIMD16<Int32> {
-                unsafeBitCast(_mm512_loadu_si512(UnsafeRawPointer(corrections + 16 * i)), to: SIMD16<Int32>.self)
-            }
-            let k0 = load(0), k1 = load(1), k2 = load(2), k3 = load(3)
+            let k0 = loadCorrections(corrections), k1 = loadCorrections(corrections + 16)
+            let k2 = loadCorrections(corrections + 32), k3 = loadCorrections(corrections + 48)
             c = (k0, k0, k0, k0, k1, k1, k1, k1, k2, k2, k2, k2, k3, k3, k3, k3)
         }
 
@@ -190,8 +180,8 @@ extension TiledConvolution {
                 let w2 = _mm512_loadu_si512(wq + 2 * blockBytes), w3 = _mm512_loadu_si512(wq + 3 * blockBytes)
                 @inline(__always) func pixel(_ p: UnsafeRawPointer, _ a0: inout SIMD16<Int32>, _ a1: inout SIMD16<Int32>,
                                              _ a2: inout SIMD16<Int32>, _ a3: inout SIMD16<Int32>) {
-                    let xv = _mm512_set1_epi32(p.loadUnaligned(as: Int32.self))
-                    a0 = dot(a0, xv, w0); a1 = dot(a1, xv, w1); a2 = dot(a2, xv, w2); a3 = dot(a3, xv, w3)
+                    let xv = broadcastBytes(p)
+                    a0 = dotBytes(a0, xv, w0); a1 = dotBytes(a1, xv, w1); a2 = dotBytes(a2, xv, w2); a3 = dotBytes(a3, xv, w3)
                 }
                 pixel(x, &t.0, &t.4, &t.8, &t.12)
                 pixel(x + o1, &t.1, &t.5, &t.9, &t.13)
@@ -211,32 +201,55 @@ extension TiledConvolution {
             default: return (c.12, c.13, c.14, c.15)
             }
         }
-
-        @inline(__always)
-        func dot(_ acc: SIMD16<Int32>, _ x: __m512i, _ w: __m512i) -> SIMD16<Int32> {
-            unsafeBitCast(_mm512_dpbusd_epi32(unsafeBitCast(acc, to: __m512i.self), x, w), to: SIMD16<Int32>.self)
-        }
-    }
-
-    /// `acc` + the 4 bytes at `x` (every lane) times `w`'s 4 signed bytes per lane.
-    @inline(__always)
-    static func dotBytes(_ acc: SIMD16<Int32>, _ x: UnsafeRawPointer, _ w: __m512i) -> SIMD16<Int32> {
-        unsafeBitCast(_mm512_dpbusd_epi32(unsafeBitCast(acc, to: __m512i.self), _mm512_set1_epi32(x.loadUnaligned(as: Int32.self)), w),
-                      to: SIMD16<Int32>.self)
     }
 
     /// Each pixel's `channels` int16 as bytes x + 128 (saturated to int8 first, then the sign
     /// bit flipped), rows `row` bytes apart; the bytes past `channels` meet zero weights.
     static func narrowToBytes(_ x: UnsafePointer<Int16>, channels c: Int, pixels: Int, row: Int, into u: UnsafeMutableRawPointer) {
+        for p in 0 ..< pixels { narrowToBytes(x + p * c, count: c, into: u + p * row) }
+    }
+
+    /// `count` int16 as bytes x + 128 (saturated to int8, then the sign bit flipped), 32 per
+    /// step, the last step under a mask.
+    @inline(__always)
+    static func narrowToBytes(_ x: UnsafePointer<Int16>, count c: Int, into u: UnsafeMutableRawPointer) {
         let flip = _mm256_set1_epi8(-128)
-        for p in 0 ..< pixels {
-            var i = 0
-            while i < c {
-                let mask = c - i >= 32 ? UInt32.max : UInt32(truncatingIfNeeded: (1 << (c - i)) - 1)
-                let v = _mm512_maskz_loadu_epi16(mask, UnsafeRawPointer(x + p * c + i))
-                _mm256_mask_storeu_epi8(u + p * row + i, mask, _mm256_xor_si256(_mm512_cvtsepi16_epi8(v), flip))
-                i += 32
-            }
+        var i = 0
+        while i < c {
+            let mask = c - i >= 32 ? UInt32.max : UInt32(truncatingIfNeeded: (1 << (c - i)) - 1)
+            let v = _mm512_maskz_loadu_epi16(mask, UnsafeRawPointer(x + i))
+            _mm256_mask_storeu_epi8(u + i, mask, _mm256_xor_si256(_mm512_cvtsepi16_epi8(v), flip))
+            i += 32
+        }
+    }
+
+    /// A block's 16 corrections.
+    @inline(__always)
+    static func loadCorrections(_ p: UnsafePointer<Int32>) -> SIMD16<Int32> {
+        unsafeBitCast(_mm512_loadu_si512(UnsafeRawPointer(p)), to: SIMD16<Int32>.self)
+    }
+
+    /// The 4 bytes at `x` in every lane.
+    @inline(__always)
+    static func broadcastBytes(_ x: UnsafeRawPointer) -> __m512i { _mm512_set1_epi32(x.loadUnaligned(as: Int32.self)) }
+
+    /// `acc` + each lane's 4 unsigned bytes of `x` times its 4 signed bytes of `w` (VPDPBUSD).
+    @inline(__always)
+    static func dotBytes(_ acc: SIMD16<Int32>, _ x: __m512i, _ w: __m512i) -> SIMD16<Int32> {
+        unsafeBitCast(_mm512_dpbusd_epi32(unsafeBitCast(acc, to: __m512i.self), x, w), to: SIMD16<Int32>.self)
+    }
+
+    /// Requantizes and stores byte block `b` of a tile (`byteBlockStart`): a whole block of 16
+    /// as two blocks of 8; a last block overlapping the one before (at most 8 channels past it,
+    /// `takesBytes`, `takesByteWindows`) keeps its upper half, the layer's last block of 8.
+    @_transparent
+    static func storeByteBlock(_ b: Int, _ count: Int, _ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>, _ c3: SIMD16<Int32>,
+                               _ n: Int, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
+                               _ out: UnsafeMutablePointer<Int16>) {
+        if 16 * b + 16 <= n {
+            storeTile4x16Blocks(2 * b, count, c0, c1, c2, c3, n, bias, multipliers, r, out)
+        } else {
+            storeTile4x8(blocks(n) - 1, count, split(c0).1, split(c1).1, split(c2).1, split(c3).1, n, bias, multipliers, r, out)
         }
     }
 }

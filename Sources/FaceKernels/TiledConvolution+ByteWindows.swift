@@ -60,21 +60,15 @@ extension TiledConvolution {
 
     /// The padded byte image of `x` (see the type's comment).
     static func padBytes(_ g: ConvGeometry, _ x: UnsafePointer<Int16>, into u: UnsafeMutableRawPointer) {
-        let rowBytes = paddedRowBytes(g), flip = _mm256_set1_epi8(-128)
+        let rowBytes = paddedRowBytes(g)
         let left = g.padLeft * g.inC, width = g.inW * g.inC
         for py in 0 ..< paddedRows(g) {
             let dst = u + py * rowBytes, iy = py - g.padTop
             guard iy >= 0 && iy < g.inH else { dst.initializeMemory(as: UInt8.self, repeating: 128, count: rowBytes); continue }
             dst.initializeMemory(as: UInt8.self, repeating: 128, count: left)
             // The input row, clipped to the padded row (SAME padding can leave its last pixels unread).
-            let used = min(width, rowBytes - left), src = x + iy * width
-            var i = 0
-            while i < used {
-                let mask = used - i >= 32 ? UInt32.max : UInt32(truncatingIfNeeded: (1 << (used - i)) - 1)
-                let v = _mm512_maskz_loadu_epi16(mask, UnsafeRawPointer(src + i))
-                _mm256_mask_storeu_epi8(dst + left + i, mask, _mm256_xor_si256(_mm512_cvtsepi16_epi8(v), flip))
-                i += 32
-            }
+            let used = min(width, rowBytes - left)
+            narrowToBytes(x + iy * width, count: used, into: dst + left)
             if left + used < rowBytes { (dst + left + used).initializeMemory(as: UInt8.self, repeating: 128, count: rowBytes - left - used) }
         }
     }
@@ -124,36 +118,6 @@ extension TiledConvolution {
                 }
                 ox += count
             }
-        }
-    }
-
-    /// A block's 16 corrections.
-    @inline(__always)
-    static func loadCorrections(_ p: UnsafePointer<Int32>) -> SIMD16<Int32> {
-        unsafeBitCast(_mm512_loadu_si512(UnsafeRawPointer(p)), to: SIMD16<Int32>.self)
-    }
-
-    /// The 4 bytes at `x` in every lane.
-    @inline(__always)
-    static func broadcastBytes(_ x: UnsafeRawPointer) -> __m512i { _mm512_set1_epi32(x.loadUnaligned(as: Int32.self)) }
-
-    /// `acc` + each lane's 4 unsigned bytes of `x` times its 4 signed bytes of `w` (VPDPBUSD).
-    @inline(__always)
-    static func dotBytes(_ acc: SIMD16<Int32>, _ x: __m512i, _ w: __m512i) -> SIMD16<Int32> {
-        unsafeBitCast(_mm512_dpbusd_epi32(unsafeBitCast(acc, to: __m512i.self), x, w), to: SIMD16<Int32>.self)
-    }
-
-    /// Requantizes and stores byte block `b` of a tile (`byteBlockStart`): a whole block of 16
-    /// as two blocks of 8; a last block overlapping the one before (at most 8 channels past it,
-    /// `takesByteWindows`) keeps its upper half, the layer's last block of 8.
-    @_transparent
-    static func storeByteBlock(_ b: Int, _ count: Int, _ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>, _ c3: SIMD16<Int32>,
-                               _ n: Int, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
-                               _ out: UnsafeMutablePointer<Int16>) {
-        if 16 * b + 16 <= n {
-            storeTile4x16Blocks(2 * b, count, c0, c1, c2, c3, n, bias, multipliers, r, out)
-        } else {
-            storeTile4x8(blocks(n) - 1, count, split(c0).1, split(c1).1, split(c2).1, split(c3).1, n, bias, multipliers, r, out)
         }
     }
 }

@@ -232,10 +232,8 @@ extension TiledConvolution {
             @inline(__always) func group(_ i: Int) {
                 let u = q.loadUnaligned(fromByteOffset: 16 * i, as: SIMD16<Int8>.self)
                 let v = q.loadUnaligned(fromByteOffset: halfBytes + 16 * i, as: SIMD16<Int8>.self)
-                a0 = vdotq_s32(a0, u, lane(x0, i)); b0 = vdotq_s32(b0, v, lane(x0, i))
-                a1 = vdotq_s32(a1, u, lane(x1, i)); b1 = vdotq_s32(b1, v, lane(x1, i))
-                a2 = vdotq_s32(a2, u, lane(x2, i)); b2 = vdotq_s32(b2, v, lane(x2, i))
-                a3 = vdotq_s32(a3, u, lane(x3, i)); b3 = vdotq_s32(b3, v, lane(x3, i))
+                sdot4(&a0, &a1, &a2, &a3, u, x0, x1, x2, x3, i)
+                sdot4(&b0, &b1, &b2, &b3, v, x0, x1, x2, x3, i)
             }
             group(0); group(1); group(2); group(3)
             o += 16; q += 4 * dotGroupBytes(byteWeights: true)
@@ -289,27 +287,30 @@ extension TiledConvolution {
             @inline(__always) func group(_ i: Int) {
                 if byteWeights {
                     let wv = q.loadUnaligned(fromByteOffset: 16 * i, as: SIMD16<Int8>.self)
-                    b0 = vdotq_s32(b0, wv, lane(h0, i)); d0 = vdotq_s32(d0, wv, lane(l0, i))
-                    b1 = vdotq_s32(b1, wv, lane(h1, i)); d1 = vdotq_s32(d1, wv, lane(l1, i))
-                    b2 = vdotq_s32(b2, wv, lane(h2, i)); d2 = vdotq_s32(d2, wv, lane(l2, i))
-                    b3 = vdotq_s32(b3, wv, lane(h3, i)); d3 = vdotq_s32(d3, wv, lane(l3, i))
+                    sdot4(&b0, &b1, &b2, &b3, wv, h0, h1, h2, h3, i)
+                    sdot4(&d0, &d1, &d2, &d3, wv, l0, l1, l2, l3, i)
                     return
                 }
                 let wh = q.loadUnaligned(fromByteOffset: 32 * i, as: SIMD16<Int8>.self)
                 let wl = q.loadUnaligned(fromByteOffset: 32 * i + 16, as: SIMD16<Int8>.self)
-                a0 = vdotq_s32(a0, wh, lane(h0, i)); b0 = vdotq_s32(b0, wl, lane(h0, i))
-                b0 = vdotq_s32(b0, wh, lane(l0, i)); d0 = vdotq_s32(d0, wl, lane(l0, i))
-                a1 = vdotq_s32(a1, wh, lane(h1, i)); b1 = vdotq_s32(b1, wl, lane(h1, i))
-                b1 = vdotq_s32(b1, wh, lane(l1, i)); d1 = vdotq_s32(d1, wl, lane(l1, i))
-                a2 = vdotq_s32(a2, wh, lane(h2, i)); b2 = vdotq_s32(b2, wl, lane(h2, i))
-                b2 = vdotq_s32(b2, wh, lane(l2, i)); d2 = vdotq_s32(d2, wl, lane(l2, i))
-                a3 = vdotq_s32(a3, wh, lane(h3, i)); b3 = vdotq_s32(b3, wl, lane(h3, i))
-                b3 = vdotq_s32(b3, wh, lane(l3, i)); d3 = vdotq_s32(d3, wl, lane(l3, i))
+                sdot4(&a0, &a1, &a2, &a3, wh, h0, h1, h2, h3, i)
+                sdot4(&b0, &b1, &b2, &b3, wl, h0, h1, h2, h3, i)
+                sdot4(&b0, &b1, &b2, &b3, wh, l0, l1, l2, l3, i)
+                sdot4(&d0, &d1, &d2, &d3, wl, l0, l1, l2, l3, i)
             }
             group(0); group(1); group(2); group(3)
             o += 32; q += 4 * dotGroupBytes(byteWeights: byteWeights)
         }
         return (combine(a0, b0, d0), combine(a1, b1, d1), combine(a2, b2, d2), combine(a3, b3, d3))
+    }
+
+    /// cᵢ += w · (group `g` of pixel i's bytes `xᵢ`, in every lane) for the four pixels of a
+    /// tile: one `SDOT` by element each.
+    @inline(__always)
+    static func sdot4(_ c0: inout SIMD4<Int32>, _ c1: inout SIMD4<Int32>, _ c2: inout SIMD4<Int32>, _ c3: inout SIMD4<Int32>,
+                      _ w: SIMD16<Int8>, _ x0: SIMD4<Int32>, _ x1: SIMD4<Int32>, _ x2: SIMD4<Int32>, _ x3: SIMD4<Int32>, _ g: Int) {
+        c0 = vdotq_s32(c0, w, lane(x0, g)); c1 = vdotq_s32(c1, w, lane(x1, g))
+        c2 = vdotq_s32(c2, w, lane(x2, g)); c3 = vdotq_s32(c3, w, lane(x3, g))
     }
 
     /// The chunk at byte `o` of a split pixel: its high bytes and its low bytes − 128, each as
