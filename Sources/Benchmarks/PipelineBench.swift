@@ -8,7 +8,9 @@ import LinuxSystem
 /// decoding excluded — beside MediaPipe's own per-frame time on the same frames, measured in the
 /// same run by scripts/reference/mediapipe_bench.py (same warm-up scheme, same decoding). The
 /// MediaPipe child inherits this process's CPU affinity, so `taskset -c 0 facekit bench pipeline`
-/// pins both to one core.
+/// pins both to one core. With several rounds (facekit over every medium, then MediaPipe over
+/// every medium, again), each side keeps per medium its round of lowest median: the time of the
+/// least disturbed pass, on a machine whose speed moves by tens of percent between minutes.
 package struct PipelineBench {
     /// Videos or stills: a path, or a file in the checkout's testdata/.
     package var media: [String]
@@ -16,13 +18,16 @@ package struct PipelineBench {
     /// model file the fixed-point one.
     package var modelPath: String
     package var warmup: Int, repeatCount: Int
+    /// Passes of both; each side's best per medium is reported.
+    package var rounds: Int
     /// Time MediaPipe beside facekit (`mediapipe_bench.py` in the venv).
     package var mediapipe: Bool
     /// The checkout whose testdata/, venv and reference script are used.
     package var root: String
 
-    package init(media: [String], modelPath: String, warmup: Int = 10, repeatCount: Int = 20, mediapipe: Bool = true, root: String = ".") {
-        self.media = media; self.modelPath = modelPath; self.warmup = warmup; self.repeatCount = repeatCount
+    package init(media: [String], modelPath: String, warmup: Int = 10, repeatCount: Int = 20, rounds: Int = 1, mediapipe: Bool = true,
+                 root: String = ".") {
+        self.media = media; self.modelPath = modelPath; self.warmup = warmup; self.repeatCount = repeatCount; self.rounds = max(rounds, 1)
         self.mediapipe = mediapipe; self.root = root
     }
 
@@ -54,15 +59,16 @@ package struct PipelineBench {
         FileManager.default.fileExists(atPath: name) ? name : ReferenceScript.path("testdata/" + name, root: root)
     }
 
-    /// Times every file with facekit, then (unless `mediapipe` is off) with MediaPipe; a MediaPipe
-    /// that cannot run is reported in the result, not thrown.
+    /// Times every file with facekit, then (unless `mediapipe` is off) with MediaPipe, `rounds`
+    /// times; a MediaPipe that cannot run is reported in the result, not thrown.
     package func run() throws -> PipelineBenchReport {
         let models: FaceModels
         do { models = try FaceModels.load(path: modelPath) } catch { throw BenchmarkError(.model, "\(error)") }
-        var report = PipelineBenchReport(media: media, engine: models.isFixedPoint ? "fixed-point" : "float", modelPath: modelPath)
-        for m in media { report.facekit[m] = try bench(resolve(m), models: models) }
-        if mediapipe {
-            do { report.mediapipe = try MediaPipeReference.run(media.map(resolve), warmup: warmup, repeatCount: repeatCount, root: root) }
+        var report = PipelineBenchReport(media: media, engine: models.isFixedPoint ? "fixed-point" : "float", modelPath: modelPath, rounds: rounds)
+        for _ in 0 ..< rounds {
+            for m in media { report.add(facekit: try bench(resolve(m), models: models), for: m) }
+            guard mediapipe, report.mediapipeError == nil else { continue }
+            do { report.add(mediapipe: try MediaPipeReference.run(media.map(resolve), warmup: warmup, repeatCount: repeatCount, root: root)) }
             catch { report.mediapipeError = "\(error)" }
         }
         return report

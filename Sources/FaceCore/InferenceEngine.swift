@@ -19,10 +19,14 @@ public protocol InferenceEngine: AnyObject {
     func fixedPointValues(_ values: [Float], input i: Int) -> [Int16]?
     /// One inference on inputs written through `fixedPointInput`.
     func runFixedPointInputs()
+    /// The kernel copy the engine runs, for a producer of its inputs that has kernels of its own
+    /// (the ROI warp's sampling); nil for a float engine.
+    var fixedPointKernels: KernelTable? { get }
 }
 
 extension FloatEngine: InferenceEngine {
     public func fixedPointInput(_ i: Int) -> UnsafeMutableBufferPointer<Int16>? { nil }
     public func fixedPointValues(_ values: [Float], input i: Int) -> [Int16]? { nil }
     public func runFixedPointInputs() { run() }
+    public var fixedPointKernels: KernelTable? { nil }
 }

@@ -34,6 +34,7 @@ public struct KernelTable {
     public typealias Dequantize = (UnsafePointer<Int16>, Float, UnsafeMutablePointer<Float>, Int) -> Void
     public typealias Reduce = (UnsafePointer<Int16>, (Int, Int, Int, Int), (Bool, Bool, Bool, Bool), Int64, Int, UnsafeMutablePointer<Int16>,
                                UnsafeMutablePointer<Int64>) -> Void
+    public typealias SampleRGB24 = (PixelPlane, UnsafePointer<Int32>, UnsafePointer<Int32>, Int, UnsafePointer<Int16>, UnsafeMutablePointer<Int16>) -> Int
     public typealias MaxPool = (ConvGeometry, UnsafePointer<Int16>, Int16, Int16, UnsafeMutablePointer<Int16>) -> Void
 
     /// The copy these functions belong to.
@@ -57,6 +58,7 @@ public struct KernelTable {
     private let dequantizeKernel: Dequantize
     private let reduceKernel: Reduce
     private let maxPoolKernel: MaxPool
+    private let sampleRGB24Kernel: SampleRGB24
 
     public init(_ isa: KernelISA) {
         switch isa {
@@ -99,6 +101,7 @@ public struct KernelTable {
         dequantizeKernel = { C.dequantize($0, scale: $1, $2, count: $3) }
         reduceKernel = { C.reduce($0, dims: $1, reduce: $2, m: $3, s: $4, $5, scratch: $6) }
         maxPoolKernel = { C.maxPool($0, input: $1, lo: $2, hi: $3, output: $4) }
+        sampleRGB24Kernel = { C.sampleRGB24($0, x: $1, y: $2, count: $3, table: $4, $5) }
     }
 
     // Labelled entry points, so call sites read like the kernels they run.
@@ -146,6 +149,14 @@ public struct KernelTable {
 
     public func dequantize(_ x: UnsafePointer<Int16>, scale s: Float, _ out: UnsafeMutablePointer<Float>, count n: Int) {
         dequantizeKernel(x, s, out, n)
+    }
+
+    /// `BilinearSampling.rgb24`: `table` holds 257 values (the last any value); returns how many
+    /// positions were not wholly inside the image, and so not written.
+    @discardableResult
+    public func sampleRGB24(_ image: PixelPlane, x: UnsafePointer<Int32>, y: UnsafePointer<Int32>, count n: Int,
+                            table: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Int16>) -> Int {
+        sampleRGB24Kernel(image, x, y, n, table, out)
     }
 
     public func reduce(_ x: UnsafePointer<Int16>, dims d: (Int, Int, Int, Int), reduce r: (Bool, Bool, Bool, Bool), m: Int64, s: Int,

@@ -397,6 +397,8 @@ public final class QuantizedEngine: InferenceEngine {
 
     public func run() { run(quantizeInputs: true) }
 
+    public var fixedPointKernels: KernelTable? { table }
+
     /// The int16 input tensor itself, for producers that quantize directly (the fused warp).
     public func fixedPointInput(_ i: Int) -> UnsafeMutableBufferPointer<Int16>? {
         let t = inputTensor(i).tensor

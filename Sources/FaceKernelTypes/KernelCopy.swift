@@ -34,5 +34,9 @@ public protocol KernelCopy {
     static func dequantize(_ x: UnsafePointer<Int16>, scale: Float, _ out: UnsafeMutablePointer<Float>, count: Int)
     static func reduce(_ x: UnsafePointer<Int16>, dims: (Int, Int, Int, Int), reduce: (Bool, Bool, Bool, Bool), m: Int64, s: Int,
                        _ out: UnsafeMutablePointer<Int16>, scratch: UnsafeMutablePointer<Int64>)
+    /// `BilinearSampling.rgb24`: the ROI warp's samples of an RGB24 image through a 257-value
+    /// table; returns how many positions it left to the caller (not wholly inside the image).
+    static func sampleRGB24(_ image: PixelPlane, x: UnsafePointer<Int32>, y: UnsafePointer<Int32>, count: Int,
+                            table: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Int16>) -> Int
     static func maxPool(_ g: ConvGeometry, input: UnsafePointer<Int16>, lo: Int16, hi: Int16, output: UnsafeMutablePointer<Int16>)
 }

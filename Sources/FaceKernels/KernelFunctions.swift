@@ -104,6 +104,11 @@ public enum KernelFunctions: KernelCopy {
         QuantizedKernels.prelu(x, positive: mp, negative: mn, channels: c, shift: s, out, count: n)
     }
 
+    public static func sampleRGB24(_ image: PixelPlane, x: UnsafePointer<Int32>, y: UnsafePointer<Int32>, count: Int,
+                                   table: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Int16>) -> Int {
+        BilinearSampling.rgb24(image, x: x, y: y, count: count, table: table, out)
+    }
+
     public static func quantize(_ x: UnsafePointer<Float>, inverseScale inv: Float, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
         QuantizedKernels.quantize(x, inverseScale: inv, out, count: n)
     }

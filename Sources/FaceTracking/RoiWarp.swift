@@ -25,12 +25,18 @@ public enum RoiWarp {
     /// of the float tensor, without the float tensor and the pass that quantizes it.
     public struct FixedPointRange {
         let table: [Int16]
+        /// `table` and one more value, as the engine's sampling kernel reads it.
+        let paddedTable: [Int16]
+        /// The engine's kernel copy, whose `sampleRGB24` does an RGB24 frame's interior pixels.
+        let kernels: KernelTable?
         /// The engine's own input tensor, which the warp fills (looked up once, not per frame).
         public let tensor: UnsafeMutableBufferPointer<Int16>
         /// Nil where `engine` takes floats.
         public init?(_ range: ValueRange, for engine: some InferenceEngine, input: Int = 0) {
             guard let t = engine.fixedPointValues(range.table, input: input), let x = engine.fixedPointInput(input) else { return nil }
             table = t; tensor = x
+            paddedTable = t + [0]
+            kernels = engine.fixedPointKernels
         }
     }
 
@@ -46,7 +52,18 @@ public enum RoiWarp {
     public static func warp(_ image: PixelImage, cx: Float, cy: Float, w: Float, h: Float, rotation: Float,
                             tensorWidth tw: Int, tensorHeight th: Int, border: Border,
                             range: FixedPointRange, into out: UnsafeMutableBufferPointer<Int16>) {
-        warp(image, cx: cx, cy: cy, w: w, h: h, rotation: rotation, tensorWidth: tw, tensorHeight: th, border: border, table: range.table, into: out)
+        guard image.format == .rgb24, let kernels = range.kernels else {
+            warp(image, cx: cx, cy: cy, w: w, h: h, rotation: rotation, tensorWidth: tw, tensorHeight: th, border: border, table: range.table, into: out)
+            return
+        }
+        precondition(out.count >= tw * th * 3, "tensor too small for the warp")
+        let m = inverseMatrix(cx: cx, cy: cy, w: w, h: h, rotation: rotation, tw: tw, th: th)
+        let plane = PixelPlane(base: image.plane0, stride: image.stride0, width: image.width, height: image.height)
+        range.table.withUnsafeBufferPointer { lut in range.paddedTable.withUnsafeBufferPointer { padded in
+            runRows(RGB24Pixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out, interiorSampled: true) { fx, fy, n, dst in
+                kernels.sampleRGB24(plane, x: fx, y: fy, count: n, table: padded.baseAddress!, dst) > 0
+            }
+        }}
     }
 
     @inline(__always)
@@ -144,7 +161,7 @@ public enum RoiWarp {
         if reference {
             runReference(px, image, m, tw, th, border, lut, out)
         } else {
-            runRows(px, image, m, tw, th, border, lut, out)
+            runRows(px, image, m, tw, th, border, lut, out, interiorSampled: false) { _, _, _, _ in true }
         }
     }
 
@@ -154,10 +171,14 @@ public enum RoiWarp {
     /// division, which vector lanes share. The blend then uses weights of 10 bits: OpenCV's
     /// `(32·S + 2^14) >> 15` over its 15-bit weights W·32 is `(S + 512) >> 10` over W, and
     /// S ≤ 1024 · 255 needs no clamp. Integer arithmetic wraps (every value is bounded as stated,
-    /// so no overflow traps) and one unsigned compare per axis finds the interior.
+    /// so no overflow traps) and one unsigned compare per axis finds the interior. With
+    /// `interiorSampled`, `sampleInterior` has written every interior pixel of a run of positions
+    /// (a kernel's `sampleRGB24`), and the loop only fills in the border's, where it says there
+    /// are some.
     @inline(never)
     static func runRows<P: PixelSource, T>(_ px: P, _ image: PixelImage, _ m: Matrix3, _ tw: Int, _ th: Int, _ border: Border,
-                                           _ lut: UnsafeBufferPointer<T>, _ out: UnsafeMutableBufferPointer<T>) {
+                                           _ lut: UnsafeBufferPointer<T>, _ out: UnsafeMutableBufferPointer<T>, interiorSampled: Bool,
+                                           _ sampleInterior: (UnsafePointer<Int32>, UnsafePointer<Int32>, Int, UnsafeMutablePointer<T>) -> Bool) {
         let W = image.width, H = image.height
         let l = lut.baseAddress!
         let replicate = border == .replicate
@@ -176,28 +197,53 @@ public enum RoiWarp {
                     let count = min(chunk, tw - start)
                     rowPositions(m, y: y, from: start, count: count, bounded: bounded, x: fxs, y: fys)
                     start += count
+                    if interiorSampled {
+                        // Most ROIs lie inside the frame: the scan for border pixels only runs
+                        // where the kernel left some.
+                        if sampleInterior(fxs, fys, count, dst) {
+                            for x in 0 ..< count where UInt(bitPattern: Int(fxs[x] &>> 5)) >= innerX || UInt(bitPattern: Int(fys[x] &>> 5)) >= innerY {
+                                edgePixel(px, Int(fxs[x]), Int(fys[x]), W, H, replicate: replicate, l, dst + 3 * x)
+                            }
+                        }
+                        dst += 3 * count
+                        continue
+                    }
                     for x in 0 ..< count {
                         let fx = Int(fxs[x]), fy = Int(fys[x])
                         let sx = fx &>> 5, sy = fy &>> 5
-                        let ax = Int32(truncatingIfNeeded: fx & 31), ay = Int32(truncatingIfNeeded: fy & 31)
-                        let bx = 32 &- ax, by = 32 &- ay
-                        let w00 = by &* bx, w01 = by &* ax, w10 = ay &* bx, w11 = ay &* ax
                         if UInt(bitPattern: sx) < innerX && UInt(bitPattern: sy) < innerY {
+                            let (w00, w01, w10, w11) = weights(fx, fy)
                             // The interior blends and stores on its own path: merged with the edge
                             // paths, all twelve samples would be live at once and spill.
                             blend(dst, l, w00, w01, w10, w11, px.rgb(sx, sy), px.rgb(sx &+ 1, sy), px.rgb(sx, sy &+ 1), px.rgb(sx &+ 1, sy &+ 1))
-                            dst += 3
-                            continue
-                        }
-                        if let p = edgeSamples(px, sx, sy, W, H, replicate: replicate) {
-                            blend(dst, l, w00, w01, w10, w11, p.0, p.1, p.2, p.3)
                         } else {
-                            dst[0] = l[0]; dst[1] = l[0]; dst[2] = l[0]
+                            edgePixel(px, fx, fy, W, H, replicate: replicate, l, dst)
                         }
                         dst += 3
                     }
                 }
             }
+        }
+    }
+
+    /// The bilinear weights (10 bits, summing to 1024) of a position with 5 fractional bits.
+    @inline(__always)
+    static func weights(_ fx: Int, _ fy: Int) -> (Int32, Int32, Int32, Int32) {
+        let ax = Int32(truncatingIfNeeded: fx & 31), ay = Int32(truncatingIfNeeded: fy & 31)
+        let bx = 32 &- ax, by = 32 &- ay
+        return (by &* bx, by &* ax, ay &* bx, ay &* ax)
+    }
+
+    /// One output pixel whose neighbourhood is not wholly inside the image: the border rule's
+    /// samples blended, or the value of 0 where all four are outside a zero border.
+    @inline(__always)
+    static func edgePixel<P: PixelSource, T>(_ px: P, _ fx: Int, _ fy: Int, _ W: Int, _ H: Int, replicate: Bool,
+                                             _ l: UnsafePointer<T>, _ dst: UnsafeMutablePointer<T>) {
+        if let p = edgeSamples(px, fx &>> 5, fy &>> 5, W, H, replicate: replicate) {
+            let (w00, w01, w10, w11) = weights(fx, fy)
+            blend(dst, l, w00, w01, w10, w11, p.0, p.1, p.2, p.3)
+        } else {
+            dst[0] = l[0]; dst[1] = l[0]; dst[2] = l[0]
         }
     }
 

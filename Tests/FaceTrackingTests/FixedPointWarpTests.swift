@@ -17,6 +17,7 @@ import FaceCore
         func fixedPointInput(_ i: Int) -> UnsafeMutableBufferPointer<Int16>? { nil }
         func fixedPointValues(_ values: [Float], input i: Int) -> [Int16]? { nil }
         func runFixedPointInputs() { inner.run() }
+        var fixedPointKernels: KernelTable? { nil }
     }
 
     /// Every pixel format and both borders: the int16 warp equals the float warp quantized by

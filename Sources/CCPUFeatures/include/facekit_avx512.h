@@ -8,6 +8,24 @@
 
 #if defined(__x86_64__) && defined(__AVX512VNNI__) && defined(__AVX512BW__)
 #include <immintrin.h>
+
+// Intrinsics whose scale or lane index must be a compile-time constant are macros, which Swift
+// cannot call; these fix the constant.
+
+/// 16 unaligned 32-bit loads at byte offsets from `base`.
+static inline __m512i facekit_gather_bytes_epi32(__m512i offsets, const void *base) {
+    return _mm512_i32gather_epi32(offsets, base, 1);
+}
+
+/// 16 unaligned 32-bit loads at 16-bit element indices of `base`.
+static inline __m512i facekit_gather_words_epi32(__m512i indices, const void *base) {
+    return _mm512_i32gather_epi32(indices, base, 2);
+}
+
+/// `lo` in the low 256 bits, `hi` in the high.
+static inline __m512i facekit_concat_si256(__m256i lo, __m256i hi) {
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
 #endif
 
 #endif

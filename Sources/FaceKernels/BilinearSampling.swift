@@ -1,0 +1,160 @@
+#if FACEKIT_AVX512
+internal import CCPUFeatures
+#endif
+import FaceKernelTypes
+
+/// The inner loop of the ROI warp into a fixed-point model input: bilinear samples of an RGB24
+/// image at OpenCV's fixed-point source positions (`warpPerspective`, INTER_LINEAR: 5 fractional
+/// bits per axis), each channel mapped through the engine's 256-value input table.
+///
+/// A position's 2×2 neighbourhood starts at (fx >> 5, fy >> 5); its weights are products of the
+/// 5-bit fractions, and the sample is (Σ w·p + 512) >> 10, which equals OpenCV's 15-bit form
+/// (its weights are these times 32, its rounding 2^14) and needs no clamp. Only positions whose
+/// whole neighbourhood lies inside the image are written: the border rule (zero or replicate) is
+/// the caller's, so it stays in one place.
+public enum BilinearSampling {
+    /// Whether (sx, sy) and (sx + 1, sy + 1) are both inside a `width × height` image: one
+    /// unsigned compare per axis.
+    @inline(__always)
+    public static func isInterior(_ sx: Int, _ sy: Int, width: Int, height: Int) -> Bool {
+        UInt(bitPattern: sx) < UInt(bitPattern: width &- 1) && UInt(bitPattern: sy) < UInt(bitPattern: height &- 1)
+    }
+
+    /// The reference: one position at a time. `table` holds 256 values; `out` gets three per
+    /// position (R, G, B), untouched where the neighbourhood leaves the image. Returns how many
+    /// positions were left to the caller.
+    @discardableResult
+    public static func rgb24Reference(_ image: PixelPlane, x fxs: UnsafePointer<Int32>, y fys: UnsafePointer<Int32>, count: Int,
+                                      table: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Int16>) -> Int {
+        var skipped = 0
+        for i in 0 ..< count where !rgb24One(image, fxs[i], fys[i], table, out + 3 * i) { skipped += 1 }
+        return skipped
+    }
+
+    /// One position (`rgb24Reference`'s body); false where it is not interior.
+    @inline(__always)
+    static func rgb24One(_ image: PixelPlane, _ fx: Int32, _ fy: Int32, _ table: UnsafePointer<Int16>, _ dst: UnsafeMutablePointer<Int16>) -> Bool {
+        let sx = Int(fx &>> 5), sy = Int(fy &>> 5)
+        guard isInterior(sx, sy, width: image.width, height: image.height) else { return false }
+        let ax = fx & 31, ay = fy & 31, bx = 32 &- ax, by = 32 &- ay
+        let w00 = by &* bx, w01 = by &* ax, w10 = ay &* bx, w11 = ay &* ax
+        let top = image.base.assumingMemoryBound(to: UInt8.self) + (sy &* image.stride &+ sx &* 3)
+        let bottom = top + image.stride
+        for c in 0 ..< 3 {
+            let upper: Int32 = w00 &* Int32(top[c]) &+ w01 &* Int32(top[c &+ 3])
+            let lower: Int32 = w10 &* Int32(bottom[c]) &+ w11 &* Int32(bottom[c &+ 3])
+            dst[c] = table[Int((upper &+ lower &+ 512) &>> 10)]
+        }
+        return true
+    }
+
+    /// `rgb24Reference`'s result; the AVX-512 copy takes 16 positions at a time where all 16 are
+    /// interior. `table` must hold 257 values (the last any value): the vector path reads each
+    /// looked-up value as the low half of a 32-bit load.
+    public static func rgb24(_ image: PixelPlane, x fxs: UnsafePointer<Int32>, y fys: UnsafePointer<Int32>, count: Int,
+                             table: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Int16>) -> Int {
+        var i = 0, skipped = 0
+        #if FACEKIT_AVX512
+        // Byte offsets are 32-bit lanes.
+        if image.stride &* image.height < Int(Int32.max) {
+            (i, skipped) = rgb24Sixteens(image, x: fxs, y: fys, count: count, table: table, out)
+        }
+        #endif
+        while i < count {
+            if !rgb24One(image, fxs[i], fys[i], table, out + 3 * i) { skipped += 1 }
+            i += 1
+        }
+        return skipped
+    }
+
+    #if FACEKIT_AVX512
+    /// Groups of 16 positions; a group with any position outside the interior goes through
+    /// `rgb24One` lane by lane. Returns how many positions were done (a multiple of 16) and how
+    /// many of them were skipped.
+    ///
+    /// The four neighbours come from four gathers of 32 bits at byte offsets: the left pixel's
+    /// RGB in bytes 0–2, the right one's in bytes 1–3 of a load starting one byte before it (so no
+    /// load reaches past the right pixel's last byte, which an interior position guarantees to
+    /// exist). Each channel's left and right values then form one int16 pair per lane, and one
+    /// VPMADDWD per row weighs them.
+    static func rgb24Sixteens(_ image: PixelPlane, x fxs: UnsafePointer<Int32>, y fys: UnsafePointer<Int32>, count: Int,
+                              table: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Int16>) -> (done: Int, skipped: Int) {
+        let innerX = SIMD16<UInt32>(repeating: UInt32(truncatingIfNeeded: image.width &- 1))
+        let innerY = SIMD16<UInt32>(repeating: UInt32(truncatingIfNeeded: image.height &- 1))
+        let stride = SIMD16<Int32>(repeating: Int32(truncatingIfNeeded: image.stride))
+        let byte = SIMD16<Int32>(repeating: 0xFF), highByte = SIMD16<Int32>(repeating: 0xFF_0000)
+        let round = SIMD16<Int32>(repeating: 512), thirtyTwo = SIMD16<Int32>(repeating: 32), five = SIMD16<Int32>(repeating: 31)
+        let interleave = (interleaveLow, interleaveHigh)
+        var i = 0, skipped = 0
+        while i &+ 16 <= count {
+            let fx = UnsafeRawPointer(fxs + i).loadUnaligned(as: SIMD16<Int32>.self)
+            let fy = UnsafeRawPointer(fys + i).loadUnaligned(as: SIMD16<Int32>.self)
+            let sx = fx &>> 5, sy = fy &>> 5
+            let inside = (SIMD16<UInt32>(truncatingIfNeeded: sx) .< innerX) .& (SIMD16<UInt32>(truncatingIfNeeded: sy) .< innerY)
+            guard all(inside) else {
+                for k in i ..< i &+ 16 where !rgb24One(image, fxs[k], fys[k], table, out + 3 * k) { skipped &+= 1 }
+                i &+= 16
+                continue
+            }
+            let ax = fx & five, ay = fy & five, bx = thirtyTwo &- ax, by = thirtyTwo &- ay
+            let top = (by &* bx) | ((by &* ax) &<< 16), bottom = (ay &* bx) | ((ay &* ax) &<< 16)
+            let offset = sy &* stride &+ sx &* 3
+            let tl = gather(offset, image.base), tr = gather(offset &+ 2, image.base)
+            let bl = gather(offset &+ stride, image.base), br = gather(offset &+ stride &+ 2, image.base)
+            let r = sample((tl & byte) | ((tr &<< 8) & highByte), (bl & byte) | ((br &<< 8) & highByte), top, bottom, round)
+            let g = sample(((tl &>> 8) & byte) | (tr & highByte), ((bl &>> 8) & byte) | (br & highByte), top, bottom, round)
+            let b = sample(((tl &>> 16) & byte) | ((tr &>> 8) & highByte), ((bl &>> 16) & byte) | ((br &>> 8) & highByte), top, bottom, round)
+            store(lookUp(r, table), lookUp(g, table), lookUp(b, table), interleave, out + 3 * i)
+            i &+= 16
+        }
+        return (i, skipped)
+    }
+
+    /// (top pairs · top weights + bottom pairs · bottom weights + 512) >> 10 per lane.
+    @inline(__always)
+    static func sample(_ upper: SIMD16<Int32>, _ lower: SIMD16<Int32>, _ wu: SIMD16<Int32>, _ wl: SIMD16<Int32>, _ round: SIMD16<Int32>) -> SIMD16<Int32> {
+        let s = madd(upper, wu) &+ madd(lower, wl) &+ round
+        return s &>> 10
+    }
+
+    @inline(__always)
+    static func madd(_ a: SIMD16<Int32>, _ b: SIMD16<Int32>) -> SIMD16<Int32> {
+        unsafeBitCast(_mm512_madd_epi16(unsafeBitCast(a, to: __m512i.self), unsafeBitCast(b, to: __m512i.self)), to: SIMD16<Int32>.self)
+    }
+
+    @inline(__always)
+    static func gather(_ offsets: SIMD16<Int32>, _ base: UnsafeRawPointer) -> SIMD16<Int32> {
+        unsafeBitCast(facekit_gather_bytes_epi32(unsafeBitCast(offsets, to: __m512i.self), base), to: SIMD16<Int32>.self)
+    }
+
+    /// The table's values at 16 indices, as 16 words (the high half of each 32-bit load dropped).
+    @inline(__always)
+    static func lookUp(_ v: SIMD16<Int32>, _ table: UnsafePointer<Int16>) -> __m256i {
+        _mm512_cvtepi32_epi16(facekit_gather_words_epi32(unsafeBitCast(v, to: __m512i.self), table))
+    }
+
+    /// 16 pixels' R, G and B words stored as 48 interleaved words.
+    @inline(__always)
+    static func store(_ r: __m256i, _ g: __m256i, _ b: __m256i, _ index: (__m512i, __m512i), _ dst: UnsafeMutablePointer<Int16>) {
+        let rg = facekit_concat_si256(r, g), bz = _mm512_castsi256_si512(b)
+        _mm512_storeu_si512(dst, _mm512_permutex2var_epi16(rg, index.0, bz))
+        _mm512_mask_storeu_epi16(dst + 32, 0xFFFF, _mm512_permutex2var_epi16(rg, index.1, bz))
+    }
+
+    /// VPERMT2W indices that interleave 16 pixels' R, G and B words: output word k of 48 is pixel
+    /// k / 3, channel k % 3, taken from [R | G] (words 0–15, 16–31) and B (words 32–47 of the
+    /// two-register index space). Built once: per call it cost more than the blend of 64 pixels.
+    static let interleaveLow = interleaveIndex(0), interleaveHigh = interleaveIndex(32)
+
+    /// The indices for output words `first ..< first + 32`: R of pixel p is word p, G word 16 + p,
+    /// B word 32 + p.
+    static func interleaveIndex(_ first: Int) -> __m512i {
+        var v = SIMD32<Int16>()
+        for k in 0 ..< 32 {
+            let word = first + k, pixel = word / 3
+            v[k] = Int16(truncatingIfNeeded: (word % 3) * 16 + (pixel & 15))
+        }
+        return unsafeBitCast(v, to: __m512i.self)
+    }
+    #endif
+}
