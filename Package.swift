@@ -43,7 +43,7 @@ let dotprodFlags = ["-target-cpu", "cortex-a76", "-D", "FACEKIT_DOTPROD"]
 // PCLMUL, RDRAND, FSGSBASE, INVPCID, XSAVEOPT and ERMSB, are never emitted for plain code, so the
 // x86-64-v3 check is the one that matters: CCPUFeatures.)
 let cOnlyLink: [LinkerSetting] = [.unsafeFlags(["-nostartfiles"])]
-let avx2Flags = ["-target-cpu", "haswell", "-D", "FACEKIT_WIDE_VECTORS"]
+let avx2Flags = ["-target-cpu", "haswell", "-D", "FACEKIT_WIDE_VECTORS", "-D", "FACEKIT_AVX2"]
 // The third x86_64 copy, FaceKernelsAVX512: x86-64-v4 (AVX-512 F, CD, BW, DQ, VL) with AVX512-VNNI,
 // whose VPDPWSSD is PMADDWD and the accumulating add in one instruction. Named cascadelake, the
 // first CPU with exactly that set (the C importer takes no "x86-64-v4"); Cascade Lake's other
@@ -162,7 +162,7 @@ let package = Package(
 // Declared only for x86_64 targets: SwiftPM builds every declared target, and no other
 // architecture knows the haswell or cascadelake CPU.
 if targetArch == "x86_64" {
-    package.targets.append(.target(name: "FaceKernelsAVX2", dependencies: ["FaceKernelTypes"],
+    package.targets.append(.target(name: "FaceKernelsAVX2", dependencies: ["FaceKernelTypes", "CCPUFeatures"],
                                    swiftSettings: [.unsafeFlags(["-Ounchecked"] + avx2Flags, .when(configuration: .release)),
                                                    .unsafeFlags(["-O"] + avx2Flags, .when(configuration: .debug))]))
     package.targets.append(.target(name: "FaceKernelsAVX512", dependencies: ["FaceKernelTypes", "CCPUFeatures"],

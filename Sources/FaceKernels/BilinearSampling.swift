@@ -1,4 +1,4 @@
-#if FACEKIT_AVX512
+#if FACEKIT_AVX512 || FACEKIT_AVX2
 internal import CCPUFeatures
 #endif
 import FaceKernelTypes
@@ -49,15 +49,19 @@ public enum BilinearSampling {
     }
 
     /// `rgb24Reference`'s result; the AVX-512 copy takes 16 positions at a time where all 16 are
-    /// interior. `table` must hold 257 values (the last any value): the vector path reads each
-    /// looked-up value as the low half of a 32-bit load.
+    /// interior, the AVX2 copy 8. `table` must hold 257 values (the last any value): the vector
+    /// paths read each looked-up value as the low half of a 32-bit load.
     public static func rgb24(_ image: PixelPlane, x fxs: UnsafePointer<Int32>, y fys: UnsafePointer<Int32>, count: Int,
                              table: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Int16>) -> Int {
         var i = 0, skipped = 0
-        #if FACEKIT_AVX512
         // Byte offsets are 32-bit lanes.
+        #if FACEKIT_AVX512
         if image.stride &* image.height < Int(Int32.max) {
             (i, skipped) = rgb24Sixteens(image, x: fxs, y: fys, count: count, table: table, out)
+        }
+        #elseif FACEKIT_AVX2
+        if image.stride &* image.height < Int(Int32.max) {
+            (i, skipped) = rgb24Eights(image, x: fxs, y: fys, count: count, table: table, out)
         }
         #endif
         while i < count {
@@ -67,54 +71,108 @@ public enum BilinearSampling {
         return skipped
     }
 
-    #if FACEKIT_AVX512
-    /// Groups of 16 positions; a group with any position outside the interior goes through
-    /// `rgb24One` lane by lane. Returns how many positions were done (a multiple of 16) and how
-    /// many of them were skipped.
-    ///
+    #if FACEKIT_AVX512 || FACEKIT_AVX2
+    /// What both vector paths compute from a group's positions, `V` lanes at a time: whether all,
+    /// some or none of them are interior, the byte offset of each top-left neighbour, and each
+    /// row's weights as int16 pairs (left in the low half).
+    @inline(__always)
+    static func groupSetUp<V: SIMD>(_ fx: V, _ fy: V, _ image: PixelPlane) -> (all: Bool, any: Bool, offset: V, top: V, bottom: V)
+        where V.Scalar == Int32 {
+        let sx = fx &>> 5, sy = fy &>> 5
+        let inside = (sx .>= 0) .& (sx .< V(repeating: Int32(truncatingIfNeeded: image.width &- 1)))
+            .& (sy .>= 0) .& (sy .< V(repeating: Int32(truncatingIfNeeded: image.height &- 1)))
+        let five = V(repeating: 31), thirtyTwo = V(repeating: 32)
+        let ax = fx & five, ay = fy & five, bx = thirtyTwo &- ax, by = thirtyTwo &- ay
+        return (all(inside), any(inside), sy &* V(repeating: Int32(truncatingIfNeeded: image.stride)) &+ sx &* 3,
+                (by &* bx) | ((by &* ax) &<< 16), (ay &* bx) | ((ay &* ax) &<< 16))
+    }
+
     /// The four neighbours come from four gathers of 32 bits at byte offsets: the left pixel's
-    /// RGB in bytes 0–2, the right one's in bytes 1–3 of a load starting one byte before it (so no
-    /// load reaches past the right pixel's last byte, which an interior position guarantees to
-    /// exist). Each channel's left and right values then form one int16 pair per lane, and one
-    /// VPMADDWD per row weighs them.
-    static func rgb24Sixteens(_ image: PixelPlane, x fxs: UnsafePointer<Int32>, y fys: UnsafePointer<Int32>, count: Int,
-                              table: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Int16>) -> (done: Int, skipped: Int) {
-        let innerX = SIMD16<UInt32>(repeating: UInt32(truncatingIfNeeded: image.width &- 1))
-        let innerY = SIMD16<UInt32>(repeating: UInt32(truncatingIfNeeded: image.height &- 1))
-        let stride = SIMD16<Int32>(repeating: Int32(truncatingIfNeeded: image.stride))
-        let byte = SIMD16<Int32>(repeating: 0xFF), highByte = SIMD16<Int32>(repeating: 0xFF_0000)
-        let round = SIMD16<Int32>(repeating: 512), thirtyTwo = SIMD16<Int32>(repeating: 32), five = SIMD16<Int32>(repeating: 31)
-        let interleave = (interleaveLow, interleaveHigh)
+    /// RGB in bytes 0–2 of one, the right one's in bytes 1–3 of a load starting one byte before
+    /// it (so no load reaches past the right pixel's last byte, which an interior position
+    /// guarantees to exist). Each channel's left and right values then form one int16 pair per
+    /// lane, and one PMADDWD per row weighs them: R, G and B of each lane, 0…255.
+    @inline(__always)
+    static func blendGroup<V: SIMD>(_ offset: V, _ top: V, _ bottom: V, _ image: PixelPlane, stride: V, gather: (V) -> V,
+                                    madd: (V, V) -> V) -> (V, V, V) where V.Scalar == Int32 {
+        let byte = V(repeating: 0xFF), high = V(repeating: 0xFF_0000), round = V(repeating: 512)
+        let tl = gather(offset), tr = gather(offset &+ 2), bl = gather(offset &+ stride), br = gather(offset &+ stride &+ 2)
+        @inline(__always) func sample(_ upper: V, _ lower: V) -> V { (madd(upper, top) &+ madd(lower, bottom) &+ round) &>> 10 }
+        return (sample((tl & byte) | ((tr &<< 8) & high), (bl & byte) | ((br &<< 8) & high)),
+                sample(((tl &>> 8) & byte) | (tr & high), ((bl &>> 8) & byte) | (br & high)),
+                sample(((tl &>> 16) & byte) | ((tr &>> 8) & high), ((bl &>> 16) & byte) | ((br &>> 8) & high)))
+    }
+
+    /// Runs of `V.scalarCount` positions: `blend` gets the start and the set-up of a group whose
+    /// positions are all interior. A group with none (rows above and below a letterboxed frame)
+    /// costs nothing; one with some goes through `rgb24One` lane by lane. Returns how many
+    /// positions were done (a multiple of the group) and how many of them were skipped.
+    @inline(__always)
+    static func forEachGroup<V: SIMD>(_ image: PixelPlane, _ fxs: UnsafePointer<Int32>, _ fys: UnsafePointer<Int32>, count: Int,
+                                      _ table: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Int16>, as _: V.Type,
+                                      _ blend: (Int, (offset: V, top: V, bottom: V)) -> Void) -> (done: Int, skipped: Int) where V.Scalar == Int32 {
         var i = 0, skipped = 0
-        while i &+ 16 <= count {
-            let fx = UnsafeRawPointer(fxs + i).loadUnaligned(as: SIMD16<Int32>.self)
-            let fy = UnsafeRawPointer(fys + i).loadUnaligned(as: SIMD16<Int32>.self)
-            let sx = fx &>> 5, sy = fy &>> 5
-            let inside = (SIMD16<UInt32>(truncatingIfNeeded: sx) .< innerX) .& (SIMD16<UInt32>(truncatingIfNeeded: sy) .< innerY)
-            guard all(inside) else {
-                for k in i ..< i &+ 16 where !rgb24One(image, fxs[k], fys[k], table, out + 3 * k) { skipped &+= 1 }
-                i &+= 16
-                continue
+        while i &+ V.scalarCount <= count {
+            let group = groupSetUp(UnsafeRawPointer(fxs + i).loadUnaligned(as: V.self), UnsafeRawPointer(fys + i).loadUnaligned(as: V.self), image)
+            if group.all {
+                blend(i, (group.offset, group.top, group.bottom))
+            } else if group.any {
+                for k in i ..< i &+ V.scalarCount where !rgb24One(image, fxs[k], fys[k], table, out + 3 * k) { skipped &+= 1 }
+            } else {
+                skipped &+= V.scalarCount
             }
-            let ax = fx & five, ay = fy & five, bx = thirtyTwo &- ax, by = thirtyTwo &- ay
-            let top = (by &* bx) | ((by &* ax) &<< 16), bottom = (ay &* bx) | ((ay &* ax) &<< 16)
-            let offset = sy &* stride &+ sx &* 3
-            let tl = gather(offset, image.base), tr = gather(offset &+ 2, image.base)
-            let bl = gather(offset &+ stride, image.base), br = gather(offset &+ stride &+ 2, image.base)
-            let r = sample((tl & byte) | ((tr &<< 8) & highByte), (bl & byte) | ((br &<< 8) & highByte), top, bottom, round)
-            let g = sample(((tl &>> 8) & byte) | (tr & highByte), ((bl &>> 8) & byte) | (br & highByte), top, bottom, round)
-            let b = sample(((tl &>> 16) & byte) | ((tr &>> 8) & highByte), ((bl &>> 16) & byte) | ((br &>> 8) & highByte), top, bottom, round)
-            store(lookUp(r, table), lookUp(g, table), lookUp(b, table), interleave, out + 3 * i)
-            i &+= 16
+            i &+= V.scalarCount
         }
         return (i, skipped)
     }
+    #endif
 
-    /// (top pairs · top weights + bottom pairs · bottom weights + 512) >> 10 per lane.
+    #if FACEKIT_AVX2
+    /// Groups of 8 positions (`forEachGroup`, `blendGroup`); the three channels are looked up by
+    /// gathers and stored as a 32-bit R, G pair and a 16-bit B per pixel.
+    static func rgb24Eights(_ image: PixelPlane, x fxs: UnsafePointer<Int32>, y fys: UnsafePointer<Int32>, count: Int,
+                            table: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Int16>) -> (done: Int, skipped: Int) {
+        let stride = SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: image.stride)), word = SIMD8<Int32>(repeating: 0xFFFF)
+        return forEachGroup(image, fxs, fys, count: count, table, out, as: SIMD8<Int32>.self) { i, group in
+            let (r, g, b) = blendGroup(group.offset, group.top, group.bottom, image, stride: stride, gather: { gather8($0, image.base) },
+                                       madd: madd8)
+            let rg = (gather8Words(r, table) & word) | (gather8Words(g, table) &<< 16), bb = gather8Words(b, table)
+            let dst = UnsafeMutableRawPointer(out + 3 * i)
+            for p in 0 ..< 8 {
+                dst.storeBytes(of: rg[p], toByteOffset: 6 * p, as: Int32.self)
+                dst.storeBytes(of: Int16(truncatingIfNeeded: bb[p]), toByteOffset: 6 * p + 4, as: Int16.self)
+            }
+        }
+    }
+
     @inline(__always)
-    static func sample(_ upper: SIMD16<Int32>, _ lower: SIMD16<Int32>, _ wu: SIMD16<Int32>, _ wl: SIMD16<Int32>, _ round: SIMD16<Int32>) -> SIMD16<Int32> {
-        let s = madd(upper, wu) &+ madd(lower, wl) &+ round
-        return s &>> 10
+    static func gather8(_ offsets: SIMD8<Int32>, _ base: UnsafeRawPointer) -> SIMD8<Int32> {
+        unsafeBitCast(facekit_gather_bytes_epi32x8(unsafeBitCast(offsets, to: __m256i.self), base), to: SIMD8<Int32>.self)
+    }
+
+    @inline(__always)
+    static func gather8Words(_ indices: SIMD8<Int32>, _ table: UnsafePointer<Int16>) -> SIMD8<Int32> {
+        unsafeBitCast(facekit_gather_words_epi32x8(unsafeBitCast(indices, to: __m256i.self), table), to: SIMD8<Int32>.self)
+    }
+
+    @inline(__always)
+    static func madd8(_ a: SIMD8<Int32>, _ b: SIMD8<Int32>) -> SIMD8<Int32> {
+        unsafeBitCast(_mm256_madd_epi16(unsafeBitCast(a, to: __m256i.self), unsafeBitCast(b, to: __m256i.self)), to: SIMD8<Int32>.self)
+    }
+    #endif
+
+    #if FACEKIT_AVX512
+    /// Groups of 16 positions (`forEachGroup`, `blendGroup`); the table lookups are gathers, and
+    /// two VPERMT2W interleave the three channels.
+    static func rgb24Sixteens(_ image: PixelPlane, x fxs: UnsafePointer<Int32>, y fys: UnsafePointer<Int32>, count: Int,
+                              table: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Int16>) -> (done: Int, skipped: Int) {
+        let stride = SIMD16<Int32>(repeating: Int32(truncatingIfNeeded: image.stride))
+        let interleave = (interleaveLow, interleaveHigh)
+        return forEachGroup(image, fxs, fys, count: count, table, out, as: SIMD16<Int32>.self) { i, group in
+            let (r, g, b) = blendGroup(group.offset, group.top, group.bottom, image, stride: stride, gather: { gather($0, image.base) },
+                                       madd: madd)
+            store(lookUp(r, table), lookUp(g, table), lookUp(b, table), interleave, out + 3 * i)
+        }
     }
 
     @inline(__always)
