@@ -72,18 +72,20 @@ public enum BilinearSampling {
     }
 
     #if FACEKIT_AVX512 || FACEKIT_AVX2
-    /// What both vector paths compute from a group's positions, `V` lanes at a time: whether all,
-    /// some or none of them are interior, the byte offset of each top-left neighbour, and each
-    /// row's weights as int16 pairs (left in the low half).
+    /// What both vector paths compute from a group's positions, `V` lanes at a time: a lane
+    /// negative where its position is not interior (bit arithmetic: the stdlib's comparisons of
+    /// a generic SIMD type run lane by lane), the byte offset of each top-left neighbour, and
+    /// each row's weights as int16 pairs (left in the low half).
     @inline(__always)
-    static func groupSetUp<V: SIMD>(_ fx: V, _ fy: V, _ image: PixelPlane) -> (all: Bool, any: Bool, offset: V, top: V, bottom: V)
+    static func groupSetUp<V: SIMD>(_ fx: V, _ fy: V, _ image: PixelPlane) -> (outside: V, offset: V, top: V, bottom: V)
         where V.Scalar == Int32 {
         let sx = fx &>> 5, sy = fy &>> 5
-        let inside = (sx .>= 0) .& (sx .< V(repeating: Int32(truncatingIfNeeded: image.width &- 1)))
-            .& (sy .>= 0) .& (sy .< V(repeating: Int32(truncatingIfNeeded: image.height &- 1)))
+        // Interior: 0 ≤ sx ≤ width − 2 and 0 ≤ sy ≤ height − 2, all four terms non-negative.
+        let lastX = V(repeating: Int32(truncatingIfNeeded: image.width &- 2)), lastY = V(repeating: Int32(truncatingIfNeeded: image.height &- 2))
+        let outside = sx | (lastX &- sx) | sy | (lastY &- sy)
         let five = V(repeating: 31), thirtyTwo = V(repeating: 32)
         let ax = fx & five, ay = fy & five, bx = thirtyTwo &- ax, by = thirtyTwo &- ay
-        return (all(inside), any(inside), sy &* V(repeating: Int32(truncatingIfNeeded: image.stride)) &+ sx &* 3,
+        return (outside, sy &* V(repeating: Int32(truncatingIfNeeded: image.stride)) &+ sx &* 3,
                 (by &* bx) | ((by &* ax) &<< 16), (ay &* bx) | ((ay &* ax) &<< 16))
     }
 
@@ -105,18 +107,20 @@ public enum BilinearSampling {
 
     /// Runs of `V.scalarCount` positions: `blend` gets the start and the set-up of a group whose
     /// positions are all interior. A group with none (rows above and below a letterboxed frame)
-    /// costs nothing; one with some goes through `rgb24One` lane by lane. Returns how many
-    /// positions were done (a multiple of the group) and how many of them were skipped.
+    /// costs nothing; one with some goes through `rgb24One` lane by lane. `signs` gives the
+    /// sign bits of a vector's lanes as an integer (VPMOVD2M, VMOVMSKPS). Returns how many positions were done (a multiple of the group) and how many of them were
+    /// skipped.
     @inline(__always)
     static func forEachGroup<V: SIMD>(_ image: PixelPlane, _ fxs: UnsafePointer<Int32>, _ fys: UnsafePointer<Int32>, count: Int,
-                                      _ table: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Int16>, as _: V.Type,
+                                      _ table: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Int16>, signs: (V) -> Int,
                                       _ blend: (Int, (offset: V, top: V, bottom: V)) -> Void) -> (done: Int, skipped: Int) where V.Scalar == Int32 {
         var i = 0, skipped = 0
         while i &+ V.scalarCount <= count {
             let group = groupSetUp(UnsafeRawPointer(fxs + i).loadUnaligned(as: V.self), UnsafeRawPointer(fys + i).loadUnaligned(as: V.self), image)
-            if group.all {
+            let outside = signs(group.outside)
+            if outside == 0 {
                 blend(i, (group.offset, group.top, group.bottom))
-            } else if group.any {
+            } else if outside != 1 &<< V.scalarCount &- 1 {
                 for k in i ..< i &+ V.scalarCount where !rgb24One(image, fxs[k], fys[k], table, out + 3 * k) { skipped &+= 1 }
             } else {
                 skipped &+= V.scalarCount
@@ -133,7 +137,7 @@ public enum BilinearSampling {
     static func rgb24Eights(_ image: PixelPlane, x fxs: UnsafePointer<Int32>, y fys: UnsafePointer<Int32>, count: Int,
                             table: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Int16>) -> (done: Int, skipped: Int) {
         let stride = SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: image.stride)), word = SIMD8<Int32>(repeating: 0xFFFF)
-        return forEachGroup(image, fxs, fys, count: count, table, out, as: SIMD8<Int32>.self) { i, group in
+        return forEachGroup(image, fxs, fys, count: count, table, out, signs: signs8) { i, group in
             let (r, g, b) = blendGroup(group.offset, group.top, group.bottom, image, stride: stride, gather: { gather8($0, image.base) },
                                        madd: madd8)
             let rg = (gather8Words(r, table) & word) | (gather8Words(g, table) &<< 16), bb = gather8Words(b, table)
@@ -156,6 +160,9 @@ public enum BilinearSampling {
     }
 
     @inline(__always)
+    static func signs8(_ v: SIMD8<Int32>) -> Int { Int(_mm256_movemask_ps(unsafeBitCast(v, to: __m256.self))) }
+
+    @inline(__always)
     static func madd8(_ a: SIMD8<Int32>, _ b: SIMD8<Int32>) -> SIMD8<Int32> {
         unsafeBitCast(_mm256_madd_epi16(unsafeBitCast(a, to: __m256i.self), unsafeBitCast(b, to: __m256i.self)), to: SIMD8<Int32>.self)
     }
@@ -168,12 +175,15 @@ public enum BilinearSampling {
                               table: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Int16>) -> (done: Int, skipped: Int) {
         let stride = SIMD16<Int32>(repeating: Int32(truncatingIfNeeded: image.stride))
         let interleave = (interleaveLow, interleaveHigh)
-        return forEachGroup(image, fxs, fys, count: count, table, out, as: SIMD16<Int32>.self) { i, group in
+        return forEachGroup(image, fxs, fys, count: count, table, out, signs: signs16) { i, group in
             let (r, g, b) = blendGroup(group.offset, group.top, group.bottom, image, stride: stride, gather: { gather($0, image.base) },
                                        madd: madd)
             store(lookUp(r, table), lookUp(g, table), lookUp(b, table), interleave, out + 3 * i)
         }
     }
+
+    @inline(__always)
+    static func signs16(_ v: SIMD16<Int32>) -> Int { Int(_mm512_movepi32_mask(unsafeBitCast(v, to: __m512i.self))) }
 
     @inline(__always)
     static func madd(_ a: SIMD16<Int32>, _ b: SIMD16<Int32>) -> SIMD16<Int32> {
