@@ -74,17 +74,18 @@ package struct PipelineBench {
         return report
     }
 
-    /// Like mediapipe_bench.py: a video is warmed up on a throw-away tracker, then timed over all
-    /// frames on a fresh one; a still is timed over `repeatCount` calls after `warmup` calls.
+    /// Like mediapipe_bench.py: a video is decoded whole first (so no decoder runs beside the
+    /// timed calls), warmed up on a throw-away tracker, then timed over all frames on a fresh one;
+    /// a still is timed over `repeatCount` calls after `warmup` calls.
     func bench(_ path: String, models: FaceModels) throws -> Stats {
         func tracker(_ mode: FaceTracker.Mode) throws -> FaceTracker {
             var cfg = FaceTracker.Configuration(); cfg.mode = mode
             do { return try FaceTracker(models: models, configuration: cfg) } catch { throw BenchmarkError(.model, "\(error)") }
         }
         var s = Stats()
-        func timed(_ t: FaceTracker, _ d: MediaDecoder) {
+        func timed(_ t: FaceTracker, _ image: PixelImage, timestampNs: Int64, frameIndex: Int) {
             let t0 = MonotonicClock.now()
-            t.process(d.image, timestampNs: d.timestampMs * 1_000_000, frameIndex: d.index)
+            t.process(image, timestampNs: timestampNs, frameIndex: frameIndex)
             let ms = Double(MonotonicClock.now() - t0) / 1e6
             s.frames += 1; s.times.append(ms)
             if t.frame.isFaceTracked { s.withFace += 1; s.faceTimes.append(ms) } else { s.noFaceTimes.append(ms) }
@@ -96,18 +97,49 @@ package struct PipelineBench {
                 let t = try tracker(.image)
                 for _ in 0 ..< warmup { t.process(d.image, timestampNs: 0) }
                 t.resetStageTimes()
-                for _ in 0 ..< repeatCount { timed(t, d) }
+                for _ in 0 ..< repeatCount { timed(t, d.image, timestampNs: d.timestampMs * 1_000_000, frameIndex: d.index) }
                 s.stages = t.stageTimes
                 return s
             }
+            let clip = try DecodedClip(d)
+            defer { clip.pixels.deallocate() }
             let w = try tracker(.video)
-            var n = 0
-            while n < warmup, try d.next() { w.process(d.image, timestampNs: d.timestampMs * 1_000_000); n += 1 }
-            let d2 = try MediaDecoder(path: path)
+            for n in 0 ..< min(warmup, clip.count) { w.process(clip.image(n), timestampNs: clip.timestampsMs[n] * 1_000_000) }
             let t = try tracker(.video)
-            while try d2.next() { timed(t, d2) }
+            for n in 0 ..< clip.count { timed(t, clip.image(n), timestampNs: clip.timestampsMs[n] * 1_000_000, frameIndex: n) }
             s.stages = t.stageTimes
             return s
         } catch let e as FaceTrackingError { throw BenchmarkError(.media, "\(e)") }
     }
+}
+
+/// A video's RGB24 frames decoded into one allocation, with their timestamps (the caller
+/// deallocates `pixels`). At most `limitBytes`: a longer clip is refused rather than swapped.
+struct DecodedClip {
+    static let limitBytes = 4 << 30
+    let pixels: UnsafeMutableRawPointer
+    let width: Int, height: Int
+    private(set) var count = 0
+    private(set) var timestampsMs: [Int64] = []
+
+    init(_ d: MediaDecoder) throws {
+        width = d.width; height = d.height
+        let frameBytes = width * height * 3, capacity = max(d.timestampsMs.count, 1)
+        guard capacity <= Self.limitBytes / frameBytes else {
+            throw BenchmarkError(.media, "\(d.path): \(capacity) frames of \(width)x\(height) do not fit in \(Self.limitBytes >> 30) GiB decoded; time a shorter clip")
+        }
+        pixels = UnsafeMutableRawPointer.allocate(byteCount: capacity * frameBytes, alignment: 64)
+        do {
+            while count < capacity, try d.next() {
+                (pixels + count * frameBytes).copyMemory(from: d.pixels, byteCount: frameBytes)
+                timestampsMs.append(d.timestampMs)
+                count += 1
+            }
+        } catch {
+            pixels.deallocate()
+            throw error
+        }
+    }
+
+    func image(_ n: Int) -> PixelImage { .rgb24(UnsafeRawPointer(pixels + n * width * height * 3), width: width, height: height) }
 }
