@@ -20,14 +20,17 @@ package struct PipelineBench {
     package var warmup: Int, repeatCount: Int
     /// Passes of both; each side's best per medium is reported.
     package var rounds: Int
+    /// The copy of the integer kernels the fixed-point engines run.
+    package var kernels: KernelISA
     /// Time MediaPipe beside facekit (`mediapipe_bench.py` in the venv).
     package var mediapipe: Bool
     /// The checkout whose testdata/, venv and reference script are used.
     package var root: String
 
-    package init(media: [String], modelPath: String, warmup: Int = 10, repeatCount: Int = 20, rounds: Int = 1, mediapipe: Bool = true,
-                 root: String = ".") {
+    package init(media: [String], modelPath: String, warmup: Int = 10, repeatCount: Int = 20, rounds: Int = 1, kernels: KernelISA = .best,
+                 mediapipe: Bool = true, root: String = ".") {
         self.media = media; self.modelPath = modelPath; self.warmup = warmup; self.repeatCount = repeatCount; self.rounds = max(rounds, 1)
+        self.kernels = kernels
         self.mediapipe = mediapipe; self.root = root
     }
 
@@ -64,7 +67,8 @@ package struct PipelineBench {
     package func run() throws -> PipelineBenchReport {
         let models: FaceModels
         do { models = try FaceModels.load(path: modelPath) } catch { throw BenchmarkError(.model, "\(error)") }
-        var report = PipelineBenchReport(media: media, engine: models.isFixedPoint ? "fixed-point" : "float", modelPath: modelPath, rounds: rounds)
+        var report = PipelineBenchReport(media: media, engine: models.isFixedPoint ? "fixed-point (\(kernels.name) kernels)" : "float",
+                                         modelPath: modelPath, rounds: rounds)
         for _ in 0 ..< rounds {
             for m in media { report.add(facekit: try bench(resolve(m), models: models), for: m) }
             guard mediapipe, report.mediapipeError == nil else { continue }
@@ -80,7 +84,8 @@ package struct PipelineBench {
     func bench(_ path: String, models: FaceModels) throws -> Stats {
         func tracker(_ mode: FaceTracker.Mode) throws -> FaceTracker {
             var cfg = FaceTracker.Configuration(); cfg.mode = mode
-            do { return try FaceTracker(models: models, configuration: cfg) } catch { throw BenchmarkError(.model, "\(error)") }
+            do { return try FaceTracker(models: models, configuration: cfg, makeEngine: { try FaceTracker.defaultEngine($0, kernels: kernels) }) }
+            catch { throw BenchmarkError(.model, "\(error)") }
         }
         var s = Stats()
         func timed(_ t: FaceTracker, _ image: PixelImage, timestampNs: Int64, frameIndex: Int) {

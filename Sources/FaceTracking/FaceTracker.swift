@@ -93,9 +93,9 @@ public final class FaceTracker {
 
     /// The engine for a graph: the fixed-point engine for a quantized model, the float reference
     /// engine otherwise. So a quantized `.fkm` runs in fixed point, a `.task` in float.
-    public static func defaultEngine(_ g: Graph) throws -> any InferenceEngine {
+    public static func defaultEngine(_ g: Graph, kernels: KernelISA = .best) throws -> any InferenceEngine {
         do {
-            if g.isQuantized { return try QuantizedEngine(graph: g) }
+            if g.isQuantized { return try QuantizedEngine(graph: g, kernels: kernels) }
             return try FloatEngine(graph: g)
         } catch let e as CoreError {
             throw FaceTrackingError("\(g.name): \(e.message)")
@@ -105,7 +105,7 @@ public final class FaceTracker {
     /// - Parameters:
     ///   - makeEngine: builds the engine for each graph; `defaultEngine` unless given.
     public init(models: FaceModels, configuration: Configuration = .init(),
-                makeEngine: (Graph) throws -> any InferenceEngine = FaceTracker.defaultEngine) throws {
+                makeEngine: (Graph) throws -> any InferenceEngine = { try FaceTracker.defaultEngine($0) }) throws {
         guard configuration.maxTrackedFaces >= 1 else { throw FaceTrackingError("maxTrackedFaces must be at least 1") }
         self.configuration = configuration
         detector = try makeEngine(models.detector)
