@@ -85,7 +85,10 @@ fk run --config /run/kiosk.json --check-config || fail "the kiosk config does no
 # kiosk_start: the listener, then `facekit run` as systemd would start it (NOTIFY_SOCKET,
 # WATCHDOG_USEC); waits for READY=1. Log lines go to the console too (KIOSK: ...).
 kiosk_start() {
-  rm -f $RUN/notify.log $RUN/kiosk.log
+  rm -f $RUN/notify.log
+  # Created before either side opens it: the background redirection below may run after
+  # `tail -f` starts, and a tail that finds no file gives up, losing every KIOSK: line.
+  : > $RUN/kiosk.log
   ( exec chroot /host python3 "$REPO/board/emulated/tests/notify-listen.py" facekit-notify /run/notify.log ) &
   LISTENER=$!
   waitfor present $RUN/notify.log 100 || fail "notify listener did not start"
