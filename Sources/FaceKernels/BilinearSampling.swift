@@ -13,13 +13,6 @@ import FaceKernelTypes
 /// whole neighbourhood lies inside the image are written: the border rule (zero or replicate) is
 /// the caller's, so it stays in one place.
 public enum BilinearSampling {
-    /// Whether (sx, sy) and (sx + 1, sy + 1) are both inside a `width × height` image: one
-    /// unsigned compare per axis.
-    @inline(__always)
-    public static func isInterior(_ sx: Int, _ sy: Int, width: Int, height: Int) -> Bool {
-        UInt(bitPattern: sx) < UInt(bitPattern: width &- 1) && UInt(bitPattern: sy) < UInt(bitPattern: height &- 1)
-    }
-
     /// The reference: one position at a time. `table` holds 256 values; `out` gets three per
     /// position (R, G, B), untouched where the neighbourhood leaves the image. Returns how many
     /// positions were left to the caller.
@@ -35,7 +28,7 @@ public enum BilinearSampling {
     @inline(__always)
     static func rgb24One(_ image: PixelPlane, _ fx: Int32, _ fy: Int32, _ table: UnsafePointer<Int16>, _ dst: UnsafeMutablePointer<Int16>) -> Bool {
         let sx = Int(fx &>> 5), sy = Int(fy &>> 5)
-        guard isInterior(sx, sy, width: image.width, height: image.height) else { return false }
+        guard PixelPlane.isInterior(sx, sy, width: image.width, height: image.height) else { return false }
         let ax = fx & 31, ay = fy & 31, bx = 32 &- ax, by = 32 &- ay
         let w00 = by &* bx, w01 = by &* ax, w10 = ay &* bx, w11 = ay &* ax
         let top = image.base.assumingMemoryBound(to: UInt8.self) + (sy &* image.stride &+ sx &* 3)

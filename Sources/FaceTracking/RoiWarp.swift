@@ -24,9 +24,9 @@ public enum RoiWarp {
     /// (`InferenceEngine.fixedPointValues`), so the warp writes what the engine would have made
     /// of the float tensor, without the float tensor and the pass that quantizes it.
     public struct FixedPointRange {
+        /// 257 values: the 256, then one the engine's sampling kernel may read but never uses
+        /// (its vector paths load each value as the low half of 32 bits).
         let table: [Int16]
-        /// `table` and one more value, as the engine's sampling kernel reads it.
-        let paddedTable: [Int16]
         /// The engine's kernel copy, whose `sampleRGB24` does an RGB24 frame's interior pixels.
         let kernels: KernelTable?
         /// The engine's own input tensor, which the warp fills (looked up once, not per frame).
@@ -34,8 +34,7 @@ public enum RoiWarp {
         /// Nil where `engine` takes floats.
         public init?(_ range: ValueRange, for engine: some InferenceEngine, input: Int = 0) {
             guard let t = engine.fixedPointValues(range.table, input: input), let x = engine.fixedPointInput(input) else { return nil }
-            table = t; tensor = x
-            paddedTable = t + [0]
+            table = t + [0]; tensor = x
             kernels = engine.fixedPointKernels
         }
     }
@@ -48,41 +47,49 @@ public enum RoiWarp {
         warp(image, cx: cx, cy: cy, w: w, h: h, rotation: rotation, tensorWidth: tw, tensorHeight: th, border: border, table: range.table, into: out)
     }
 
-    /// The same warp into a fixed-point engine's int16 input tensor.
+    /// The same warp into a fixed-point engine's int16 input tensor; an RGB24 frame's interior
+    /// pixels through the engine's sampling kernel.
     public static func warp(_ image: PixelImage, cx: Float, cy: Float, w: Float, h: Float, rotation: Float,
                             tensorWidth tw: Int, tensorHeight th: Int, border: Border,
                             range: FixedPointRange, into out: UnsafeMutableBufferPointer<Int16>) {
-        guard image.format == .rgb24, let kernels = range.kernels else {
+        guard let kernels = range.kernels else {
             warp(image, cx: cx, cy: cy, w: w, h: h, rotation: rotation, tensorWidth: tw, tensorHeight: th, border: border, table: range.table, into: out)
             return
         }
-        precondition(out.count >= tw * th * 3, "tensor too small for the warp")
-        let m = inverseMatrix(cx: cx, cy: cy, w: w, h: h, rotation: rotation, tw: tw, th: th)
-        let plane = PixelPlane(base: image.plane0, stride: image.stride0, width: image.width, height: image.height)
-        range.table.withUnsafeBufferPointer { lut in range.paddedTable.withUnsafeBufferPointer { padded in
-            runRows(RGB24Pixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out, interiorSampled: true) { fx, fy, n, dst in
-                kernels.sampleRGB24(plane, x: fx, y: fy, count: n, table: padded.baseAddress!, dst) > 0
+        range.table.withUnsafeBufferPointer { t in
+            warp(image, cx: cx, cy: cy, w: w, h: h, rotation: rotation, tensorWidth: tw, tensorHeight: th, border: border,
+                 table: range.table, into: out) { plane, fx, fy, n, dst in
+                kernels.sampleRGB24(plane, x: fx, y: fy, count: n, table: t.baseAddress!, dst)
             }
-        }}
+        }
     }
+
+    /// Samples the interior positions of a run (source positions x, y, their count) of an RGB24
+    /// frame into the output and returns how many it left: every one, where no kernel does them.
+    typealias InteriorSampler<T> = (PixelPlane, UnsafePointer<Int32>, UnsafePointer<Int32>, Int, UnsafeMutablePointer<T>) -> Int
 
     @inline(__always)
     static func warp<T>(_ image: PixelImage, cx: Float, cy: Float, w: Float, h: Float, rotation: Float,
                         tensorWidth tw: Int, tensorHeight th: Int, border: Border,
-                        table: [T], into out: UnsafeMutableBufferPointer<T>, reference: Bool = false) {
+                        table: [T], into out: UnsafeMutableBufferPointer<T>, reference: Bool = false,
+                        rgb24Interior: InteriorSampler<T> = { _, _, _, n, _ in n }) {
         precondition(out.count >= tw * th * 3, "tensor too small for the warp")
         let m = inverseMatrix(cx: cx, cy: cy, w: w, h: h, rotation: rotation, tw: tw, th: th)
+        let plane = PixelPlane(base: image.plane0, stride: image.stride0, width: image.width, height: image.height)
+        @inline(__always) func none(_: UnsafePointer<Int32>, _: UnsafePointer<Int32>, _ n: Int, _: UnsafeMutablePointer<T>) -> Int { n }
         table.withUnsafeBufferPointer { lut in
             switch image.format {
             case .rgb24:
-                run(RGB24Pixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out, reference: reference)
+                run(RGB24Pixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out, reference: reference) {
+                    rgb24Interior(plane, $0, $1, $2, $3)
+                }
             case .yuyv:
-                run(YUYVPixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out, reference: reference)
+                run(YUYVPixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out, reference: reference, none)
             case .nv12:
                 run(NV12Pixels(y: image.plane0, yStride: image.stride0, uv: image.plane1!, uvStride: image.stride1),
-                    image, m, tw, th, border, lut, out, reference: reference)
+                    image, m, tw, th, border, lut, out, reference: reference, none)
             case .grey:
-                run(GreyPixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out, reference: reference)
+                run(GreyPixels(base: image.plane0, stride: image.stride0), image, m, tw, th, border, lut, out, reference: reference, none)
             }
         }
     }
@@ -157,32 +164,31 @@ public enum RoiWarp {
 
     @inline(__always)
     static func run<P: PixelSource, T>(_ px: P, _ image: PixelImage, _ m: Matrix3, _ tw: Int, _ th: Int, _ border: Border,
-                                       _ lut: UnsafeBufferPointer<T>, _ out: UnsafeMutableBufferPointer<T>, reference: Bool) {
+                                       _ lut: UnsafeBufferPointer<T>, _ out: UnsafeMutableBufferPointer<T>, reference: Bool,
+                                       _ sampleInterior: (UnsafePointer<Int32>, UnsafePointer<Int32>, Int, UnsafeMutablePointer<T>) -> Int) {
         if reference {
             runReference(px, image, m, tw, th, border, lut, out)
         } else {
-            runRows(px, image, m, tw, th, border, lut, out, interiorSampled: false) { _, _, _, _ in true }
+            runRows(px, image, m, tw, th, border, lut, out, sampleInterior)
         }
     }
 
     /// The warp one row at a time, equal to `runReference` value for value. The sub-pixel
     /// positions of a row come first, four at a time (`rowPositions`): the matrix out of the LU
     /// solve is affine only up to rounding (m6, m7 ~1e-17), so every pixel pays OpenCV's double
-    /// division, which vector lanes share. The blend then uses weights of 10 bits: OpenCV's
-    /// `(32·S + 2^14) >> 15` over its 15-bit weights W·32 is `(S + 512) >> 10` over W, and
-    /// S ≤ 1024 · 255 needs no clamp. Integer arithmetic wraps (every value is bounded as stated,
-    /// so no overflow traps) and one unsigned compare per axis finds the interior. With
-    /// `interiorSampled`, `sampleInterior` has written every interior pixel of a run of positions
-    /// (a kernel's `sampleRGB24`), and the loop only fills in the border's, where it says there
-    /// are some.
+    /// division, which vector lanes share. `sampleInterior` then writes what it can of a run of
+    /// positions (a kernel's `sampleRGB24`: the interior ones) and says how many it left; the
+    /// loop here does the rest. The blend uses weights of 10 bits: OpenCV's `(32·S + 2^14) >> 15`
+    /// over its 15-bit weights W·32 is `(S + 512) >> 10` over W, and S ≤ 1024 · 255 needs no
+    /// clamp. Integer arithmetic wraps (every value is bounded as stated, so no overflow traps)
+    /// and one unsigned compare per axis finds the interior (`PixelPlane.isInterior`).
     @inline(never)
     static func runRows<P: PixelSource, T>(_ px: P, _ image: PixelImage, _ m: Matrix3, _ tw: Int, _ th: Int, _ border: Border,
-                                           _ lut: UnsafeBufferPointer<T>, _ out: UnsafeMutableBufferPointer<T>, interiorSampled: Bool,
-                                           _ sampleInterior: (UnsafePointer<Int32>, UnsafePointer<Int32>, Int, UnsafeMutablePointer<T>) -> Bool) {
+                                           _ lut: UnsafeBufferPointer<T>, _ out: UnsafeMutableBufferPointer<T>,
+                                           _ sampleInterior: (UnsafePointer<Int32>, UnsafePointer<Int32>, Int, UnsafeMutablePointer<T>) -> Int) {
         let W = image.width, H = image.height
         let l = lut.baseAddress!
         let replicate = border == .replicate
-        let innerX = UInt(bitPattern: W - 1), innerY = UInt(bitPattern: H - 1)
         let bounded = positionsAreBounded(m, tw: tw, th: th)
         // Positions for `chunk` pixels at a time: 512 bytes, which the standard library always
         // places on the stack (a whole 256-pixel row's 2 KiB went to the heap, in a debug build).
@@ -197,30 +203,32 @@ public enum RoiWarp {
                     let count = min(chunk, tw - start)
                     rowPositions(m, y: y, from: start, count: count, bounded: bounded, x: fxs, y: fys)
                     start += count
-                    if interiorSampled {
-                        // Most ROIs lie inside the frame: the scan for border pixels only runs
-                        // where the kernel left some.
-                        if sampleInterior(fxs, fys, count, dst) {
-                            for x in 0 ..< count where UInt(bitPattern: Int(fxs[x] &>> 5)) >= innerX || UInt(bitPattern: Int(fys[x] &>> 5)) >= innerY {
-                                edgePixel(px, Int(fxs[x]), Int(fys[x]), W, H, replicate: replicate, l, dst + 3 * x)
+                    let left = sampleInterior(fxs, fys, count, dst)
+                    if left == count {
+                        // Nothing sampled: no kernel, or no interior position in the run.
+                        for x in 0 ..< count {
+                            let fx = Int(fxs[x]), fy = Int(fys[x])
+                            let sx = fx &>> 5, sy = fy &>> 5
+                            if PixelPlane.isInterior(sx, sy, width: W, height: H) {
+                                let (w00, w01, w10, w11) = weights(fx, fy)
+                                // The interior blends and stores on its own path: merged with the
+                                // edge paths, all twelve samples would be live at once and spill.
+                                blend(dst, l, w00, w01, w10, w11, px.rgb(sx, sy), px.rgb(sx &+ 1, sy), px.rgb(sx, sy &+ 1), px.rgb(sx &+ 1, sy &+ 1))
+                            } else {
+                                edgePixel(px, fx, fy, W, H, replicate: replicate, l, dst)
                             }
+                            dst += 3
                         }
-                        dst += 3 * count
                         continue
                     }
-                    for x in 0 ..< count {
-                        let fx = Int(fxs[x]), fy = Int(fys[x])
-                        let sx = fx &>> 5, sy = fy &>> 5
-                        if UInt(bitPattern: sx) < innerX && UInt(bitPattern: sy) < innerY {
-                            let (w00, w01, w10, w11) = weights(fx, fy)
-                            // The interior blends and stores on its own path: merged with the edge
-                            // paths, all twelve samples would be live at once and spill.
-                            blend(dst, l, w00, w01, w10, w11, px.rgb(sx, sy), px.rgb(sx &+ 1, sy), px.rgb(sx, sy &+ 1), px.rgb(sx &+ 1, sy &+ 1))
-                        } else {
-                            edgePixel(px, fx, fy, W, H, replicate: replicate, l, dst)
+                    // Most ROIs lie inside the frame: the scan for border pixels only runs where
+                    // the kernel left some.
+                    if left > 0 {
+                        for x in 0 ..< count where !PixelPlane.isInterior(Int(fxs[x] &>> 5), Int(fys[x] &>> 5), width: W, height: H) {
+                            edgePixel(px, Int(fxs[x]), Int(fys[x]), W, H, replicate: replicate, l, dst + 3 * x)
                         }
-                        dst += 3
                     }
+                    dst += 3 * count
                 }
             }
         }

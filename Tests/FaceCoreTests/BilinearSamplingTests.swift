@@ -46,7 +46,7 @@ import Testing
                 let fx = (0 ..< count).map { _ in position(w) }, fy = (0 ..< count).map { _ in position(h) }
                 var ref = [Int16](repeating: 0x5a5a, count: 3 * count + 8)
                 let skipped = BilinearSampling.rgb24Reference(image.plane, x: fx, y: fy, count: count, table: table, &ref)
-                let outside = zip(fx, fy).filter { !BilinearSampling.isInterior(Int($0 >> 5), Int($1 >> 5), width: w, height: h) }.count
+                let outside = zip(fx, fy).filter { !PixelPlane.isInterior(Int($0 >> 5), Int($1 >> 5), width: w, height: h) }.count
                 #expect(skipped == outside)
                 if spread == 0 && count > 0 { #expect(!ref.prefix(3 * count).contains(0x5a5a), "interior positions left unwritten") }
                 for isa in KernelISA.available {
