@@ -98,8 +98,12 @@ extension TiledConvolution {
         case .byteWindows:
             convByteWindows(g, input: input, weights: body, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
         default:
-            conv(g, input: input, weights: body.assumingMemoryBound(to: SIMD8<Int32>.self), bias: bias, multipliers: multipliers, r,
-                 output: output, scratch: scratch)
+            let w = body.assumingMemoryBound(to: SIMD8<Int32>.self)
+            if narrowPointwise(g, Epilogue(r)) {
+                convNarrowPointwise(g, input: input, weights: w, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
+            } else {
+                conv(g, input: input, weights: w, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
+            }
         }
     }
 

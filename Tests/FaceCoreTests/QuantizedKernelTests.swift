@@ -174,6 +174,28 @@ import Testing
         }
     }
 
+    /// 8 and 16 output channels over a direct 1×1 layer (the AVX-512 copy's own loops for the
+    /// landmark model's narrow layers): pixel counts below, at and past whole tiles (the last
+    /// pixels through the general loop), several rows, reductions from one pair to 48, every
+    /// requantization form, with and without a folded PRELU and a RELU clamp.
+    @Test func narrowPointwiseMatchesReference() {
+        var rng = FuzzHarness.Random(seed: 13)
+        var index = 0
+        for (h, w) in [(1, 3), (1, 4), (2, 9), (5, 6), (16, 16)] {
+            for cin in [2, 8, 16, 32, 96] {
+                for cout in [8, 16] {
+                    let g = ConvGeometry(inH: h, inW: w, inC: cin, outH: h, outW: w, outC: cout, kh: 1, kw: 1,
+                                         strideH: 1, strideW: 1, dilationH: 1, dilationW: 1, padTop: 0, padLeft: 0)
+                    for wide in [false, true] {
+                        Self.checkTiled(depthwise: false, g, wide: wide, index: index, short: index % 3 == 1, prelu: true,
+                                        lo: index % 5 == 4 ? 0 : -32767, &rng)
+                        index += 1
+                    }
+                }
+            }
+        }
+    }
+
     /// 1×1 convolutions over int8-range inputs (`ConvGeometry.byteInput`): the AVX-512 copy
     /// multiplies bytes (VPDPBUSD) where the weights are bytes (`TiledConvolution.takesBytes`),
     /// the other copies and int16 weights run the int16 kernels; all bit-exact. The blend-shape
