@@ -99,8 +99,8 @@ extension TiledConvolution {
             convByteWindows(g, input: input, weights: body, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
         default:
             let w = body.assumingMemoryBound(to: SIMD8<Int32>.self)
-            if narrowPointwise(g, Epilogue(r)) {
-                convNarrowPointwise(g, input: input, weights: w, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
+            if pointwise(g, Epilogue(r)) {
+                convPointwise(g, input: input, weights: w, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
             } else {
                 conv(g, input: input, weights: w, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
             }

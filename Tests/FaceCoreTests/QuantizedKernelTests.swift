@@ -174,16 +174,17 @@ import Testing
         }
     }
 
-    /// 8 and 16 output channels over a direct 1×1 layer (the AVX-512 copy's own loops for the
-    /// landmark model's narrow layers): pixel counts below, at and past whole tiles (the last
-    /// pixels through the general loop), several rows, reductions from one pair to 48, every
-    /// requantization form, with and without a folded PRELU and a RELU clamp.
-    @Test func narrowPointwiseMatchesReference() {
+    /// Direct 1×1 layers as the AVX-512 copy's own loops take them (channel blocks outside,
+    /// pixels inside; `convPointwise`): pixel counts below, at and past whole tiles (the last
+    /// pixels through the general loop), several rows, reductions from one pair to 48, one
+    /// block, block pairs, an odd last block and one overlapping the block before (36, 97),
+    /// every requantization form, with and without a folded PRELU and a RELU clamp.
+    @Test func pointwiseMatchesReference() {
         var rng = FuzzHarness.Random(seed: 13)
         var index = 0
         for (h, w) in [(1, 3), (1, 4), (2, 9), (5, 6), (16, 16)] {
             for cin in [2, 8, 16, 32, 96] {
-                for cout in [8, 16] {
+                for cout in [8, 16, 24, 36, 97] {
                     let g = ConvGeometry(inH: h, inW: w, inC: cin, outH: h, outW: w, outC: cout, kh: 1, kw: 1,
                                          strideH: 1, strideW: 1, dilationH: 1, dilationW: 1, padTop: 0, padLeft: 0)
                     for wide in [false, true] {

@@ -1,1 +1,0 @@
-../FaceKernels/TiledConvolution+NarrowPointwise.swift
