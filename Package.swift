@@ -76,7 +76,7 @@ let package = Package(
         // modules of their own so that x86_64 builds can carry a second copy of the kernels,
         // FaceKernelsAVX2 (the same files, linked), chosen at run time (FaceCore/KernelISA.swift).
         .target(name: "FaceKernelTypes", swiftSettings: coreSettings),
-        .target(name: "FaceKernels", dependencies: ["FaceKernelTypes"], swiftSettings: coreSettings),
+        .target(name: "FaceKernels", dependencies: ["FaceKernelTypes", "CCPUFeatures"], swiftSettings: coreSettings),
         // CPUID for that choice (Swift has no way to ask).
         .target(name: "CCPUFeatures"),
         // The readers of outside data (TFLite, zip, .npy, the model file) and the graph they
