@@ -1,4 +1,7 @@
 import FaceKernelTypes
+#if arch(arm64)
+internal import CCPUFeatures
+#endif
 
 /// Integer kernels: int16 activations, int8 or int16 weights (`WeightPlane`), int32 accumulators, requantization by
 /// int32 mantissa + shared shift (`FixedPoint`). The convolution references here are plain
@@ -188,6 +191,12 @@ public enum QuantizedKernels {
             return
         }
         #endif
+        #if arch(arm64)
+        if c % 8 == 0 && c > 0 {
+            addPReLUNEON(a, b, ma, mb, sh, lo, hi, positive: mp, negative: mn, channels: c, shp, out, count: n)
+            return
+        }
+        #endif
         if c == 16 {
             // The landmark model's widest residual blocks: both slope vectors in registers.
             let s0 = TiledConvolution.load32(mn), s1 = TiledConvolution.load32(mn + 8)
@@ -266,6 +275,51 @@ public enum QuantizedKernels {
         var x = SIMD8<Int16>()
         for j in 0 ..< 8 { x[j] = Int16(truncatingIfNeeded: v[j]) }
         return x
+    }
+    #endif
+
+    #if arch(arm64)
+    /// `addPReLU` in NEON, 8 elements per step: a·ma + b·mb by `SMULL`/`SMLAL` of the int16
+    /// values (the sum exact in int32), the rounding shifts as `SRSHL` by −shift (which is
+    /// ⌊(x + 2^(s-1)) / 2^s⌋), the clamps after a saturating narrow (`SQXTN`: lo and hi lie inside
+    /// int16, so clamping the narrowed value is the same), the slope chosen on the sign and
+    /// multiplied by `SMULL` again. Written on int32 lanes, the same steps became 32-bit `MUL`s,
+    /// which hold the A72's and A76's multiply pipe for two cycles each.
+    static func addPReLUNEON(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ ma: Int32, _ mb: Int32, _ sh: Int32,
+                             _ lo: Int32, _ hi: Int32, positive mp: Int32, negative mn: UnsafePointer<Int32>, channels c: Int,
+                             _ shp: Int32, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
+        let ma16 = Int16(truncatingIfNeeded: ma), mb16 = Int16(truncatingIfNeeded: mb)
+        let down = SIMD4<Int32>(repeating: -sh), downP = SIMD4<Int32>(repeating: -shp)
+        let low = SIMD8<Int16>(repeating: Int16(truncatingIfNeeded: lo)), high = SIMD8<Int16>(repeating: Int16(truncatingIfNeeded: hi))
+        let positive = SIMD8<Int16>(repeating: Int16(truncatingIfNeeded: mp)), floor = SIMD8<Int16>(repeating: -32767)
+        @inline(__always) func step(_ o: Int, _ slopes: SIMD8<Int16>) {
+            let x = UnsafeRawPointer(a + o).loadUnaligned(as: SIMD8<Int16>.self), y = UnsafeRawPointer(b + o).loadUnaligned(as: SIMD8<Int16>.self)
+            let sumLow: SIMD4<Int32> = vrshlq_s32(vmlal_n_s16(vmull_n_s16(x.lowHalf, ma16), y.lowHalf, mb16), down)
+            let sumHigh: SIMD4<Int32> = vrshlq_s32(vmlal_high_n_s16(vmull_high_n_s16(x, ma16), y, mb16), down)
+            let v: SIMD8<Int16> = vminq_s16(vmaxq_s16(vqmovn_high_s32(vqmovn_s32(sumLow), sumHigh), low), high)
+            let m: SIMD8<Int16> = vbslq_s16(vcltzq_s16(v), slopes, positive)
+            let pLow: SIMD4<Int32> = vrshlq_s32(vmull_s16(v.lowHalf, m.lowHalf), downP)
+            let pHigh: SIMD4<Int32> = vrshlq_s32(vmull_high_s16(v, m), downP)
+            let y16: SIMD8<Int16> = vmaxq_s16(vqmovn_high_s32(vqmovn_s32(pLow), pHigh), floor)
+            UnsafeMutableRawPointer(out + o).storeBytes(of: y16, as: SIMD8<Int16>.self)
+        }
+        // Each block's slopes as int16 (they are 14-bit, `Quantizer.elementwiseBits`), once.
+        withUnsafeTemporaryAllocation(of: SIMD8<Int16>.self, capacity: c / 8) { sv in
+            for k in 0 ..< c / 8 {
+                let w = TiledConvolution.load32(mn + 8 * k)
+                sv[k] = vmovn_high_s32(vmovn_s32(w.lowHalf), w.highHalf)
+            }
+            var i = 0
+            if c == 16 {
+                let s0 = sv[0], s1 = sv[1]
+                while i < n { step(i, s0); step(i + 8, s1); i += 16 }
+                return
+            }
+            while i < n {
+                for k in 0 ..< c / 8 { step(i + 8 * k, sv[k]) }
+                i += c
+            }
+        }
     }
     #endif
 
