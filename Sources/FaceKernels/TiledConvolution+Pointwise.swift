@@ -149,4 +149,73 @@ extension TiledConvolution {
         UnsafeMutableRawPointer(high).storeBytes(of: h, as: SIMD8<Int16>.self)
     }
 }
+#elseif FACEKIT_AVX2
+import FaceKernelTypes
+
+/// The AVX2 copy's direct 1×1 CONV_2D, shaped as the AVX-512 copy's (above): channel blocks
+/// outside, pixels inside, so each pass's epilogue constants (`BlockConstants`) are loaded once
+/// and its branches taken once, where the general tile loop reloaded them for every tile. Two
+/// blocks per pass (8 accumulators of 8 lanes for 4 pixels, each activation pair broadcast once
+/// for both), an odd last block alone; the multiply-adds are `mac4x16`'s and `mac4x8`'s and the
+/// epilogue `requantStore4x8`'s, so the output is `conv`'s bit for bit.
+extension TiledConvolution {
+    /// Whether `convPointwise` takes the layer: direct, one to four blocks, a 32-bit lane
+    /// epilogue (the one `requantStore4x8` runs). Each pass reads the whole input again; with
+    /// more blocks (the blend-shape model's 64 to 384 channels over inputs of up to 48 KiB) the
+    /// general loop, which reads each tile's inputs once for every block, was as fast or faster.
+    @inline(__always)
+    static func pointwise(_ g: ConvGeometry, _ r: Epilogue) -> Bool {
+        direct(g) && g.outC >= lanes && g.outC <= 4 * lanes && (r.lanes || r.wide)
+    }
+
+    /// Runs a layer `pointwise` takes: whole tiles here, the last pixels through the general
+    /// loop as a one-row layer of their own.
+    static func convPointwise(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
+                              bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ requantization: Requant,
+                              output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
+        let r = Epilogue(requantization), pixels = g.outH * g.outW, whole = pixels / tile * tile
+        let nb = blocks(g.outC), np = pairs(g, depthwise: false)
+        var b = 0
+        while b < nb {
+            let two = b + 1 < nb
+            conv1x1Int16Tile4px16(g, input, weights + b * np, two ? weights + (b + 1) * np : nil, bias, multipliers, r, output,
+                                  channels: (blockStart(b, g.outC), two ? blockStart(b + 1, g.outC) : 0), tiles: whole / tile)
+            b += two ? 2 : 1
+        }
+        guard whole < pixels else { return }
+        var rest = g
+        rest.inH = 1; rest.outH = 1; rest.inW = pixels - whole; rest.outW = pixels - whole
+        conv2dTiles4px(rest, input: input + whole * g.inC, weights: weights, dot: nil, bias: bias, multipliers: multipliers, requantization,
+                       output: output + whole * g.outC, scratch: scratch)
+    }
+
+    /// Blocks `w` and `v` (of the channels from `channels.0` and `channels.1`; `v` nil: `w`
+    /// alone) over `tiles` tiles of 4 pixels.
+    @inline(never)
+    static func conv1x1Int16Tile4px16(_ g: ConvGeometry, _ input: UnsafePointer<Int16>, _ w: UnsafePointer<SIMD8<Int32>>,
+                                      _ v: UnsafePointer<SIMD8<Int32>>?, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ r: Epilogue,
+                                      _ output: UnsafeMutablePointer<Int16>, channels: (Int, Int), tiles: Int) {
+        let np = pairs(g, depthwise: false), pixelBytes = 2 * g.inC, n = g.outC
+        let k = BlockConstants(channels.0, bias, m, r), l = BlockConstants(channels.1, bias, m, r)
+        var a = UnsafeRawPointer(input), out = output
+        if let v {
+            for _ in 0 ..< tiles {
+                var c0 = SIMD8<Int32>(), c1 = c0, c2 = c0, c3 = c0, d0 = c0, d1 = c0, d2 = c0, d3 = c0
+                mac4x16(a, pixelBytes, 2 * pixelBytes, 3 * pixelBytes, w, v, np, &c0, &c1, &c2, &c3, &d0, &d1, &d2, &d3)
+                requantStore4x8(c0, c1, c2, c3, k, r, out + channels.0, n)
+                requantStore4x8(d0, d1, d2, d3, l, r, out + channels.1, n)
+                a += 4 * pixelBytes
+                out += 4 * n
+            }
+            return
+        }
+        for _ in 0 ..< tiles {
+            var c0 = SIMD8<Int32>(), c1 = c0, c2 = c0, c3 = c0
+            mac4x8(a, pixelBytes, 2 * pixelBytes, 3 * pixelBytes, w, np, &c0, &c1, &c2, &c3)
+            requantStore4x8(c0, c1, c2, c3, k, r, out + channels.0, n)
+            a += 4 * pixelBytes
+            out += 4 * n
+        }
+    }
+}
 #endif

@@ -268,6 +268,11 @@ public enum TiledConvolution {
                             bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
                             _ requantization: Requant,
                             output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
+        #if FACEKIT_AVX2
+        if pointwise(g, Epilogue(requantization)) {
+            return convPointwise(g, input: input, weights: weights, bias: bias, multipliers: multipliers, requantization, output: output, scratch: scratch)
+        }
+        #endif
         conv2dTiles4px(g, input: input, weights: weights, dot: nil, bias: bias, multipliers: multipliers, requantization, output: output, scratch: scratch)
     }
 

@@ -174,7 +174,7 @@ import Testing
         }
     }
 
-    /// Direct 1×1 layers as the AVX-512 copy's own loops take them (channel blocks outside,
+    /// Direct 1×1 layers as the AVX-512 and AVX2 copies' own loops take them (channel blocks outside,
     /// pixels inside; `convPointwise`): pixel counts below, at and past whole tiles (the last
     /// pixels through the general loop), several rows, reductions from one pair to 48, one
     /// block, block pairs, an odd last block and one overlapping the block before (36, 97),
