@@ -45,9 +45,7 @@ extension TiledConvolution {
             conv1x1Int16Tile4px8(g, input, weights + b * np, bias, multipliers, r, output, channel: blockStart(b, g.outC), tiles: whole / tile)
         }
         guard whole < pixels else { return }
-        var rest = g
-        rest.inH = 1; rest.outH = 1; rest.inW = pixels - whole; rest.outW = pixels - whole
-        conv(rest, input: input + whole * g.inC, weights: weights, bias: bias, multipliers: multipliers, requantization,
+        conv(lastPixels(g, from: whole), input: input + whole * g.inC, weights: weights, bias: bias, multipliers: multipliers, requantization,
              output: output + whole * g.outC, scratch: scratch)
     }
 
@@ -183,9 +181,7 @@ extension TiledConvolution {
             b += two ? 2 : 1
         }
         guard whole < pixels else { return }
-        var rest = g
-        rest.inH = 1; rest.outH = 1; rest.inW = pixels - whole; rest.outW = pixels - whole
-        conv2dTiles4px(rest, input: input + whole * g.inC, weights: weights, dot: nil, bias: bias, multipliers: multipliers, requantization,
+        conv2dTiles4px(lastPixels(g, from: whole), input: input + whole * g.inC, weights: weights, dot: nil, bias: bias, multipliers: multipliers, requantization,
                        output: output + whole * g.outC, scratch: scratch)
     }
 
@@ -216,6 +212,18 @@ extension TiledConvolution {
             a += 4 * pixelBytes
             out += 4 * n
         }
+    }
+}
+#endif
+
+#if FACEKIT_AVX512 || FACEKIT_AVX2
+extension TiledConvolution {
+    /// A direct layer's pixels from `first` on as a one-row layer of their own: what
+    /// `convPointwise` leaves to the general loop.
+    static func lastPixels(_ g: ConvGeometry, from first: Int) -> ConvGeometry {
+        var rest = g
+        rest.inH = 1; rest.outH = 1; rest.inW = g.outH * g.outW - first; rest.outW = rest.inW
+        return rest
     }
 }
 #endif
