@@ -22,31 +22,27 @@ extension TiledConvolution {
         direct(g) && g.outC >= lanes && (r.lanes || r.wide || r.whole)
     }
 
-    /// Runs a layer `pointwise` takes: whole tiles here, the last pixels (fewer than a tile)
-    /// through `conv` as a one-row layer of their own.
-    static func convPointwise(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
-                              bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ requantization: Requant,
-                              output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
-        let r = Epilogue(requantization), pixels = g.outH * g.outW, whole = pixels / tile * tile
+    /// The passes over a layer's first `tiles` tiles: four blocks at a time, then two, then one.
+    @inline(__always)
+    static func pointwisePasses(_ g: ConvGeometry, _ input: UnsafePointer<Int16>, _ weights: UnsafePointer<SIMD8<Int32>>,
+                                _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ r: Epilogue,
+                                _ output: UnsafeMutablePointer<Int16>, tiles: Int) {
         let nb = blocks(g.outC), np = pairs(g, depthwise: false)
         var b = 0
         while b + 3 < nb {
-            conv1x1Int16Tile4px32(g, input, weights + b * np, np, bias, multipliers, r, output,
+            conv1x1Int16Tile4px32(g, input, weights + b * np, np, bias, m, r, output,
                                   channels: (blockStart(b, g.outC), blockStart(b + 1, g.outC), blockStart(b + 2, g.outC), blockStart(b + 3, g.outC)),
-                                  tiles: whole / tile)
+                                  tiles: tiles)
             b += 4
         }
         while b + 1 < nb {
-            conv1x1Int16Tile4px16(g, input, weights + b * np, weights + (b + 1) * np, bias, multipliers, r, output,
-                                  channels: (blockStart(b, g.outC), blockStart(b + 1, g.outC)), tiles: whole / tile)
+            conv1x1Int16Tile4px16(g, input, weights + b * np, weights + (b + 1) * np, bias, m, r, output,
+                                  channels: (blockStart(b, g.outC), blockStart(b + 1, g.outC)), tiles: tiles)
             b += 2
         }
         if b < nb {
-            conv1x1Int16Tile4px8(g, input, weights + b * np, bias, multipliers, r, output, channel: blockStart(b, g.outC), tiles: whole / tile)
+            conv1x1Int16Tile4px8(g, input, weights + b * np, bias, m, r, output, channel: blockStart(b, g.outC), tiles: tiles)
         }
-        guard whole < pixels else { return }
-        conv(lastPixels(g, from: whole), input: input + whole * g.inC, weights: weights, bias: bias, multipliers: multipliers, requantization,
-             output: output + whole * g.outC, scratch: scratch)
     }
 
     /// Four blocks (from `w`, `blockStep` apart, of the channels from `channels.0` … `.3`) over
@@ -166,23 +162,19 @@ extension TiledConvolution {
         direct(g) && g.outC >= lanes && g.outC <= 4 * lanes && (r.lanes || r.wide)
     }
 
-    /// Runs a layer `pointwise` takes: whole tiles here, the last pixels through the general
-    /// loop as a one-row layer of their own.
-    static func convPointwise(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
-                              bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ requantization: Requant,
-                              output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
-        let r = Epilogue(requantization), pixels = g.outH * g.outW, whole = pixels / tile * tile
+    /// The passes over a layer's first `tiles` tiles: two blocks at a time, an odd last one alone.
+    @inline(__always)
+    static func pointwisePasses(_ g: ConvGeometry, _ input: UnsafePointer<Int16>, _ weights: UnsafePointer<SIMD8<Int32>>,
+                                _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ r: Epilogue,
+                                _ output: UnsafeMutablePointer<Int16>, tiles: Int) {
         let nb = blocks(g.outC), np = pairs(g, depthwise: false)
         var b = 0
         while b < nb {
             let two = b + 1 < nb
-            conv1x1Int16Tile4px16(g, input, weights + b * np, two ? weights + (b + 1) * np : nil, bias, multipliers, r, output,
-                                  channels: (blockStart(b, g.outC), two ? blockStart(b + 1, g.outC) : 0), tiles: whole / tile)
+            conv1x1Int16Tile4px16(g, input, weights + b * np, two ? weights + (b + 1) * np : nil, bias, m, r, output,
+                                  channels: (blockStart(b, g.outC), two ? blockStart(b + 1, g.outC) : 0), tiles: tiles)
             b += two ? 2 : 1
         }
-        guard whole < pixels else { return }
-        conv2dTiles4px(lastPixels(g, from: whole), input: input + whole * g.inC, weights: weights, dot: nil, bias: bias, multipliers: multipliers, requantization,
-                       output: output + whole * g.outC, scratch: scratch)
     }
 
     /// Blocks `w` and `v` (of the channels from `channels.0` and `channels.1`; `v` nil: `w`
@@ -192,9 +184,10 @@ extension TiledConvolution {
                                       _ v: UnsafePointer<SIMD8<Int32>>?, _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ r: Epilogue,
                                       _ output: UnsafeMutablePointer<Int16>, channels: (Int, Int), tiles: Int) {
         let np = pairs(g, depthwise: false), pixelBytes = 2 * g.inC, n = g.outC
-        let k = BlockConstants(channels.0, bias, m, r), l = BlockConstants(channels.1, bias, m, r)
+        let k = BlockConstants(channels.0, bias, m, r)
         var a = UnsafeRawPointer(input), out = output
         if let v {
+            let l = BlockConstants(channels.1, bias, m, r)
             for _ in 0 ..< tiles {
                 var c0 = SIMD8<Int32>(), c1 = c0, c2 = c0, c3 = c0, d0 = c0, d1 = c0, d2 = c0, d3 = c0
                 mac4x16(a, pixelBytes, 2 * pixelBytes, 3 * pixelBytes, w, v, np, &c0, &c1, &c2, &c3, &d0, &d1, &d2, &d3)
@@ -218,12 +211,19 @@ extension TiledConvolution {
 
 #if FACEKIT_AVX512 || FACEKIT_AVX2
 extension TiledConvolution {
-    /// A direct layer's pixels from `first` on as a one-row layer of their own: what
-    /// `convPointwise` leaves to the general loop.
-    static func lastPixels(_ g: ConvGeometry, from first: Int) -> ConvGeometry {
+    /// Runs a layer `pointwise` takes: the copy's passes (`pointwisePasses`) over its whole
+    /// tiles, then the last pixels (fewer than a tile) through the general tile loop as a
+    /// one-row layer of their own.
+    static func convPointwise(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>,
+                              bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ requantization: Requant,
+                              output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
+        let pixels = g.outH * g.outW, whole = pixels / tile * tile
+        pointwisePasses(g, input, weights, bias, multipliers, Epilogue(requantization), output, tiles: whole / tile)
+        guard whole < pixels else { return }
         var rest = g
-        rest.inH = 1; rest.outH = 1; rest.inW = g.outH * g.outW - first; rest.outW = rest.inW
-        return rest
+        rest.inH = 1; rest.outH = 1; rest.inW = pixels - whole; rest.outW = pixels - whole
+        conv2dTiles4px(rest, input: input + whole * g.inC, weights: weights, dot: nil, bias: bias, multipliers: multipliers, requantization,
+                       output: output + whole * g.outC, scratch: scratch)
     }
 }
 #endif
