@@ -78,7 +78,8 @@ extension TiledConvolution {
     /// Scratch bytes `conv2dDot` needs: `conv`'s, a contiguous copy of one pixel's kernel rows,
     /// and the split bytes of a tile's pixels.
     public static func dotScratchBytes(_ g: ConvGeometry) -> Int {
-        scratchBytes(g) + (1 + tile) * dotChunks(g) * 32 + 64
+        let tiles = scratchBytes(g) + (1 + tile) * dotChunks(g) * 32 + 64
+        return planeWindows(g) ? max(tiles, planesBytes(g)) : tiles
     }
 
     /// Packs HWIO weights for `conv2dDot`: byte weights when every weight is a signed byte (any
@@ -130,7 +131,9 @@ extension TiledConvolution {
         }
     }
 
-    /// CONV_2D on a plane packed by `packDot`; scratch holds `dotScratchBytes(g)`.
+    /// CONV_2D on a plane packed by `packDot`; scratch holds `dotScratchBytes(g)`. Layers whose
+    /// windows all lie inside the input read them from byte planes (`conv2dPlanes`), the others
+    /// tile by tile.
     /// Never inlined: a caller is compiled for the baseline CPU, which has no `SDOT` (the same
     /// for `packAndRunDot`).
     @inline(never)
@@ -139,6 +142,15 @@ extension TiledConvolution {
                                output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
         let body = plane + dotHeader, pairLayout = body.assumingMemoryBound(to: SIMD8<Int32>.self)
         switch DotLayout(rawValue: plane.load(as: Int32.self)) {
+        case .int8 where planeWindows(g):
+            let r = Epilogue(requantization)
+            if g.byteInput {
+                conv2dPlanesDotBytesTile4x8(g, input, body, bias, multipliers, r, output, scratch)
+            } else {
+                conv2dPlanesDotInt8Tile4x8(g, input, body, bias, multipliers, r, output, scratch)
+            }
+        case .int16 where planeWindows(g):
+            conv2dPlanesDotInt16Tile4x8(g, input, body, bias, multipliers, Epilogue(requantization), output, scratch)
         case .int8:
             conv2dTiles4px(g, input: input, weights: pairLayout, dot: body, byteWeights: true, bias: bias, multipliers: multipliers,
                       requantization, output: output, scratch: scratch)
@@ -360,9 +372,18 @@ extension TiledConvolution {
     /// 16 int16 as their high bytes (signed) and low bytes − 128 (the sign bit flipped).
     @inline(__always)
     static func splitChunk(_ v: SIMD16<Int16>, _ dst: UnsafeMutableRawPointer) {
-        let b = unsafeBitCast(v, to: SIMD32<UInt8>.self)
-        dst.storeBytes(of: b.oddHalf, as: SIMD16<UInt8>.self)
-        (dst + 16).storeBytes(of: b.evenHalf ^ 0x80, as: SIMD16<UInt8>.self)
+        let b = unsafeBitCast(v, to: (SIMD16<UInt8>, SIMD16<UInt8>).self)
+        let odd: SIMD16<UInt8> = vuzp2q_u8(b.0, b.1), even: SIMD16<UInt8> = vuzp1q_u8(b.0, b.1)
+        dst.storeBytes(of: odd, as: SIMD16<UInt8>.self)
+        (dst + 16).storeBytes(of: even ^ 0x80, as: SIMD16<UInt8>.self)
+    }
+
+    /// The 16 int16 at `p` as their high bytes and their low bytes, each one `UZP` (the
+    /// generic `oddHalf` became a byte insert per lane).
+    @inline(__always)
+    static func byteHalves(_ p: UnsafeRawPointer) -> (SIMD16<UInt8>, SIMD16<UInt8>) {
+        let a = p.loadUnaligned(as: SIMD16<UInt8>.self), b = p.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self)
+        return (vuzp2q_u8(a, b), vuzp1q_u8(a, b))
     }
 }
 #endif

@@ -851,7 +851,7 @@ public enum TiledConvolution {
     @inline(__always)
     static func wholeProduct(_ a: SIMD8<Int32>, _ m: SIMD8<Int32>, shift: Int) -> SIMD8<Int32> {
         #if arch(arm64)
-        return product64(a, m, shift: shift)
+        return roundedProduct(a, m, shift: shift)
         #else
         let round = Int64(1) &<< Int64(shift - 1), s = Int64(shift)
         var y = SIMD8<Int32>()
@@ -861,19 +861,24 @@ public enum TiledConvolution {
     }
 
     #if arch(arm64)
-    /// ⌊(a·m + 2^(s-1)) / 2^s⌋ per lane, exact for any int32 a and m whose result fits int32 (as
-    /// every lane form's bounds and `Requant.whole` guarantee): `SMULL`/`SMULL2` to 64 bits,
-    /// `SRSHL` by −s (a rounding shift right, which is that formula), `UZP1` of the low halves.
-    /// Two multiplies per 4 lanes, each at the multiply pipe's full rate, where the 16-bit splits
-    /// of the other forms take two or four 32-bit `MUL`s, which hold the pipe of the A72 and A76
-    /// for two cycles each.
+    /// ⌊(a·m + 2^(s-1)) / 2^s⌋ per lane (the 64-bit formula), exact for any int32 a and
+    /// 0 ≤ m < 2^s, which every lane form and `Requant.whole` guarantee; two instructions per
+    /// 4 lanes.
+    ///
+    /// For s ≤ 31, m·2^(31-s) < 2^31 is exact and `SQRDMULH` of a by it is
+    /// ⌊(2·a·m·2^(31-s) + 2^31) / 2^32⌋: numerator and divisor scaled by 2^(32-s), the formula.
+    /// For s > 31, `SQDMULH` gives h = ⌊a·m / 2^31⌋, then `SRSHL` by 31 − s rounds h: with
+    /// a·m = 2^31·h + l, 0 ≤ l < 2^31, the formula is ⌊(h + 2^(s-32) + l/2^31) / 2^(s-31)⌋,
+    /// and a fraction below 1 added to an integer numerator never reaches the next multiple of
+    /// the divisor, so l drops out. Both saturate only for a = m = −2^31. (`SMULL`/`SMULL2`,
+    /// `SRSHL` by −s and `UZP1` give the same in five; the 16-bit splits of the x86 forms take
+    /// 32-bit `MUL`s, which hold the multiply pipe of the A72 and A76 for two cycles each.)
     @inline(__always)
-    static func product64(_ a: SIMD8<Int32>, _ m: SIMD8<Int32>, shift: Int) -> SIMD8<Int32> {
-        let s = SIMD2<Int64>(repeating: -Int64(shift))
+    static func roundedProduct(_ a: SIMD8<Int32>, _ m: SIMD8<Int32>, shift: Int) -> SIMD8<Int32> {
+        let c = SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: 31 - shift))
         @inline(__always) func four(_ x: SIMD4<Int32>, _ y: SIMD4<Int32>) -> SIMD4<Int32> {
-            let low: SIMD2<Int64> = vrshlq_s64(vmull_s32(x.lowHalf, y.lowHalf), s)
-            let high: SIMD2<Int64> = vrshlq_s64(vmull_high_s32(x, y), s)
-            return vuzp1q_s32(unsafeBitCast(low, to: SIMD4<Int32>.self), unsafeBitCast(high, to: SIMD4<Int32>.self))
+            if shift > 31 { return vrshlq_s32(vqdmulhq_s32(x, y), c) }
+            return vqrdmulhq_s32(x, vshlq_s32(y, c))
         }
         return SIMD8(lowHalf: four(a.lowHalf, m.lowHalf), highHalf: four(a.highHalf, m.highHalf))
     }
@@ -921,7 +926,7 @@ public enum TiledConvolution {
     @inline(__always)
     static func shortProduct(_ a: SIMD8<Int32>, _ mv: SIMD8<Int32>, shift: Int) -> SIMD8<Int32> {
         #if arch(arm64)
-        return product64(a, mv, shift: shift)
+        return roundedProduct(a, mv, shift: shift)
         #else
         // aH·m as one PMADDWD per 4 lanes: the pair (aL, aH) against (0, m).
         #if FACEKIT_WIDE_VECTORS
@@ -968,7 +973,7 @@ public enum TiledConvolution {
         let merged = (ue & 0xffff_ffff) | (uo &<< 32)
         return unsafeBitCast(merged, to: SIMD8<Int32>.self) &- SIMD8(repeating: Int32(truncatingIfNeeded: Int64(1) &<< Int64(62 - shift)))
         #elseif arch(arm64)
-        return product64(a, m, shift: shift)
+        return roundedProduct(a, m, shift: shift)
         #else
         return wideProduct(a, mH: m &>> 14, mL: m & 0x3fff, shift: shift)
         #endif

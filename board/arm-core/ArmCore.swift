@@ -156,13 +156,16 @@ func kernelSweep(count: Int) -> KernelStats {
     var stats = KernelStats()
     for t in 0 ..< count {
         let dw = t % 3 == 2
-        let kh = [1, 3, 5][rng.below(3)], kw = rng.below(4) == 0 ? [1, 3, 5][rng.below(3)] : kh
+        // In one CONV_2D of four, windows inside the input over channels in fours (the
+        // dot-product copy's byte-plane path): 1×1 or 2×2 kernels, no padding, no dilation.
+        let inside = !dw && t % 4 == 1
+        let kh = inside ? rng.range(1, 2) : [1, 3, 5][rng.below(3)], kw = inside ? kh : rng.below(4) == 0 ? [1, 3, 5][rng.below(3)] : kh
         let sh = rng.range(1, 2), sw = rng.below(4) == 0 ? rng.range(1, 2) : sh
-        let dh = rng.below(5) == 0 ? 2 : 1, dwl = rng.below(5) == 0 ? 2 : 1
+        let dh = !inside && rng.below(5) == 0 ? 2 : 1, dwl = !inside && rng.below(5) == 0 ? 2 : 1
         let inH = rng.range(1, 12), inW = rng.range(1, 12)
-        let inC = dw ? rng.range(1, 70) : rng.range(1, 40)
+        let inC = dw ? rng.range(1, 70) : inside ? 4 * rng.range(1, 40) : rng.range(1, 40)
         let outC = dw ? inC : rng.range(1, 72)
-        let padT = rng.range(0, kh / 2 * dh), padL = rng.range(0, kw / 2 * dwl)
+        let padT = inside ? 0 : rng.range(0, kh / 2 * dh), padL = inside ? 0 : rng.range(0, kw / 2 * dwl)
         let outH = max(1, (inH + 2 * padT - dh * (kh - 1) - 1) / sh + 1)
         let outW = max(1, (inW + 2 * padL - dwl * (kw - 1) - 1) / sw + 1)
         var g = ConvGeometry(inH: inH, inW: inW, inC: inC, outH: outH, outW: outW, outC: outC, kh: kh, kw: kw,
@@ -179,7 +182,10 @@ func kernelSweep(count: Int) -> KernelStats {
         let wide = t % 4 == 0
         for i in 0 ..< nIn { x[i] = g.byteInput ? Int16(rng.range(-127, 127)) : wide ? Int16(truncatingIfNeeded: rng.next()) : Int16(rng.range(-4096, 4096)) }
         if int16 {
-            for i in 0 ..< nW { w16[i] = Int16(truncatingIfNeeded: rng.next()) }
+            // Half of them at most 32639, which the dot-product copy takes as high and low bytes
+            // (above it, its pair layout).
+            let bytePairs = rng.below(2) == 0
+            for i in 0 ..< nW { w16[i] = Int16(truncatingIfNeeded: rng.next()); if bytePairs { w16[i] = min(w16[i], 32639) } }
         } else {
             for i in 0 ..< nW { w[i] = Int8(truncatingIfNeeded: rng.next()) }
         }

@@ -1,0 +1,236 @@
+#if arch(arm64) && FACEKIT_DOTPROD
+import FaceKernelTypes
+internal import CCPUFeatures
+
+/// CONV_2D with `SDOT` on byte planes, bit-exact with `conv`: the layer's whole input is split
+/// into bytes once — the high bytes and the low bytes − 128 as two planes, or with byte inputs
+/// the values' own bytes as one — and every window is then read in place from the planes, with
+/// the weights `packDot` laid out and the arithmetic of `TiledConvolution+DotProduct.swift`.
+///
+/// For the layers whose windows all lie inside the input (no padding, no dilation) and whose
+/// channels come in fours, so that no group of 4 reduction steps straddles a kernel row
+/// (`planeWindows`): the 1×1 and 2×2 layers that hold most of the landmark model's
+/// multiply-adds. Their reductions are short (8 to 256 steps), and splitting each tile's pixels
+/// into scratch, as `conv2dDotTile4x8` does for any geometry, cost such a tile about as much as
+/// its multiply-adds: a copy and a split per pixel, a scalar tail for 8 channels, a 16-step
+/// chunk half of zeros, and a call per tile. Here the split is one vector pass per layer, a
+/// reduction runs group by group (8 channels are two groups, not a chunk of 16), the layer is
+/// one call, and with byte weights both halves of a block share one loop (16 accumulators), so
+/// each activation vector is loaded once per block.
+extension TiledConvolution {
+    /// Whether `conv2dPlanes` runs the layer: every window inside the input, channels in fours.
+    static func planeWindows(_ g: ConvGeometry) -> Bool {
+        g.inC % 4 == 0 && g.padTop == 0 && g.padLeft == 0 && g.dilationH == 1 && g.dilationW == 1
+            && (g.outH - 1) * g.strideH + g.kh <= g.inH && (g.outW - 1) * g.strideW + g.kw <= g.inW
+    }
+
+    /// Scratch bytes of the two planes, each followed by 16 bytes that a group's vector load may
+    /// read past the last pixel (lanes no `SDOT` uses).
+    static func planesBytes(_ g: ConvGeometry) -> Int { 2 * (g.inH * g.inW * g.inC + 16) }
+
+    /// Which kernel a layer's planes run through.
+    enum PlaneKernel {
+        /// Byte inputs and byte weights: one plane, one `SDOT` per group and pixel.
+        case bytes
+        /// Byte weights on split inputs: two `SDOT`s per group and pixel.
+        case int8
+        /// int16 weights on split inputs: four `SDOT`s per group and pixel.
+        case int16
+    }
+
+    /// `conv2dPlanes` on byte weights and byte inputs.
+    @inline(never)
+    static func conv2dPlanesDotBytesTile4x8(_ g: ConvGeometry, _ input: UnsafePointer<Int16>, _ body: UnsafeRawPointer,
+                                            _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
+                                            _ output: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
+        conv2dPlanes(g, input, body, .bytes, bias, multipliers, r, output, scratch)
+    }
+
+    /// `conv2dPlanes` on byte weights.
+    @inline(never)
+    static func conv2dPlanesDotInt8Tile4x8(_ g: ConvGeometry, _ input: UnsafePointer<Int16>, _ body: UnsafeRawPointer,
+                                           _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
+                                           _ output: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
+        conv2dPlanes(g, input, body, .int8, bias, multipliers, r, output, scratch)
+    }
+
+    /// `conv2dPlanes` on int16 weights.
+    @inline(never)
+    static func conv2dPlanesDotInt16Tile4x8(_ g: ConvGeometry, _ input: UnsafePointer<Int16>, _ body: UnsafeRawPointer,
+                                            _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
+                                            _ output: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
+        conv2dPlanes(g, input, body, .int16, bias, multipliers, r, output, scratch)
+    }
+
+    /// The layer: the planes split, then tiles of 4 output pixels in raster order (a tile may
+    /// cross an output row; a short last tile repeats pixel 0), each against every block.
+    @inline(__always)
+    static func conv2dPlanes(_ g: ConvGeometry, _ input: UnsafePointer<Int16>, _ body: UnsafeRawPointer, _ kernel: PlaneKernel,
+                             _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
+                             _ output: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
+        let n = g.inH * g.inW * g.inC, lowPlane = n + 16
+        splitPlanes(input, n, scratch, scratch + lowPlane, narrowing: kernel == .bytes)
+        let planes = UnsafeRawPointer(scratch), rowGroups = g.kw * g.inC / 4, rowBytes = g.inW * g.inC
+        let pixelBytes = g.strideW * g.inC, lineBytes = g.strideH * g.inW * g.inC
+        let byteWeights = kernel != .int16, halfBytes = 4 * dotChunks(g) * dotGroupBytes(byteWeights: byteWeights)
+        let blockBytes = dotBlockBytes(g, byteWeights: byteWeights), pixels = g.outH * g.outW
+        var p = 0, oy = 0, ox = 0
+        @inline(__always) func nextWindow() -> Int {
+            let o = oy * lineBytes + ox * pixelBytes
+            ox += 1
+            if ox == g.outW { ox = 0; oy += 1 }
+            return o
+        }
+        while p < pixels {
+            let count = min(tile, pixels - p)
+            let o0 = nextWindow(), o1 = count > 1 ? nextWindow() : o0
+            let o2 = count > 2 ? nextWindow() : o0, o3 = count > 3 ? nextWindow() : o0
+            let windows = Windows(o0, o1, o2, o3, rowBytes: rowBytes, kh: g.kh, rowGroups: rowGroups)
+            for b in 0 ..< blocks(g.outC) {
+                let w = body + b * blockBytes
+                let c: (SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>)
+                switch kernel {
+                case .bytes: c = planeBytes4x8(planes, windows, w, halfBytes)
+                case .int8: c = planeInt8x4x8(planes, lowPlane, windows, w, halfBytes)
+                case .int16: c = planeInt16x4x8(planes, lowPlane, windows, w, halfBytes)
+                }
+                storeTile4x8(b, count, c.0, c.1, c.2, c.3, g.outC, bias, multipliers, r, output + p * g.outC)
+            }
+            p += count
+        }
+    }
+
+    /// A tile's four windows: each pixel's byte offset in a plane, and the kernel rows' shape.
+    struct Windows {
+        let o0: Int, o1: Int, o2: Int, o3: Int, rowBytes: Int, kh: Int, rowGroups: Int
+        @inline(__always) init(_ o0: Int, _ o1: Int, _ o2: Int, _ o3: Int, rowBytes: Int, kh: Int, rowGroups: Int) {
+            self.o0 = o0; self.o1 = o1; self.o2 = o2; self.o3 = o3; self.rowBytes = rowBytes; self.kh = kh; self.rowGroups = rowGroups
+        }
+
+        /// The four pixels' 16 bytes at `a` (a kernel row's start in a plane, plus the groups done).
+        @inline(__always)
+        func load(_ a: UnsafeRawPointer) -> (SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>) {
+            (a.loadUnaligned(fromByteOffset: o0, as: SIMD4<Int32>.self), a.loadUnaligned(fromByteOffset: o1, as: SIMD4<Int32>.self),
+             a.loadUnaligned(fromByteOffset: o2, as: SIMD4<Int32>.self), a.loadUnaligned(fromByteOffset: o3, as: SIMD4<Int32>.self))
+        }
+
+        /// Runs `step(a, q, j)` for every group of every kernel row, in the weights' order:
+        /// `a` the plane address of the 16 bytes holding the group (lane `j`, a constant at each
+        /// call), `q` the group's index in the reduction. Four groups share one load address.
+        @inline(__always)
+        func walk(_ planes: UnsafeRawPointer, _ load: (UnsafeRawPointer) -> Void, _ step: (Int, Int) -> Void) {
+            var q = 0
+            for row in 0 ..< kh {
+                var a = planes + row * rowBytes
+                for _ in 0 ..< rowGroups / 4 {
+                    load(a)
+                    step(q, 0); step(q + 1, 1); step(q + 2, 2); step(q + 3, 3)
+                    a += 16; q += 4
+                }
+                let left = rowGroups % 4
+                if left > 0 {
+                    load(a)
+                    step(q, 0)
+                    if left > 1 { step(q + 1, 1) }
+                    if left > 2 { step(q + 2, 2) }
+                    q += left
+                }
+            }
+        }
+    }
+
+    /// Four pixels' bytes against one block (both halves): one `SDOT` per group, pixel and half.
+    @inline(__always)
+    static func planeBytes4x8(_ planes: UnsafeRawPointer, _ s: Windows, _ w: UnsafeRawPointer, _ halfBytes: Int)
+        -> (SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>) {
+        var a0 = SIMD4<Int32>(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0
+        var x0 = a0, x1 = a0, x2 = a0, x3 = a0
+        s.walk(planes, { (x0, x1, x2, x3) = s.load($0) }) { q, j in
+            let u = w.loadUnaligned(fromByteOffset: 16 * q, as: SIMD16<Int8>.self)
+            let v = w.loadUnaligned(fromByteOffset: halfBytes + 16 * q, as: SIMD16<Int8>.self)
+            sdot4(&a0, &a1, &a2, &a3, u, x0, x1, x2, x3, j)
+            sdot4(&b0, &b1, &b2, &b3, v, x0, x1, x2, x3, j)
+        }
+        return (SIMD8(lowHalf: a0, highHalf: b0), SIMD8(lowHalf: a1, highHalf: b1), SIMD8(lowHalf: a2, highHalf: b2), SIMD8(lowHalf: a3, highHalf: b3))
+    }
+
+    /// Four pixels' split bytes against one block of byte weights (both halves): per group,
+    /// pixel and half, B from the high bytes and D from the low bytes − 128 (acc = 256·B + D,
+    /// D starting from the block's corrections).
+    @inline(__always)
+    static func planeInt8x4x8(_ planes: UnsafeRawPointer, _ lowPlane: Int, _ s: Windows, _ w: UnsafeRawPointer, _ halfBytes: Int)
+        -> (SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>) {
+        let corrections = w.loadUnaligned(fromByteOffset: 2 * halfBytes, as: SIMD8<Int32>.self)
+        var b0 = SIMD4<Int32>(), b1 = b0, b2 = b0, b3 = b0, e0 = b0, e1 = b0, e2 = b0, e3 = b0
+        var d0 = corrections.lowHalf, d1 = d0, d2 = d0, d3 = d0
+        var f0 = corrections.highHalf, f1 = f0, f2 = f0, f3 = f0
+        var h0 = b0, h1 = b0, h2 = b0, h3 = b0, l0 = b0, l1 = b0, l2 = b0, l3 = b0
+        s.walk(planes, { a in (h0, h1, h2, h3) = s.load(a); (l0, l1, l2, l3) = s.load(a + lowPlane) }) { q, j in
+            let u = w.loadUnaligned(fromByteOffset: 16 * q, as: SIMD16<Int8>.self)
+            let v = w.loadUnaligned(fromByteOffset: halfBytes + 16 * q, as: SIMD16<Int8>.self)
+            sdot4(&b0, &b1, &b2, &b3, u, h0, h1, h2, h3, j)
+            sdot4(&d0, &d1, &d2, &d3, u, l0, l1, l2, l3, j)
+            sdot4(&e0, &e1, &e2, &e3, v, h0, h1, h2, h3, j)
+            sdot4(&f0, &f1, &f2, &f3, v, l0, l1, l2, l3, j)
+        }
+        @inline(__always) func pixel(_ b: SIMD4<Int32>, _ d: SIMD4<Int32>, _ e: SIMD4<Int32>, _ f: SIMD4<Int32>) -> SIMD8<Int32> {
+            SIMD8(lowHalf: (b &<< 8) &+ d, highHalf: (e &<< 8) &+ f)
+        }
+        return (pixel(b0, d0, e0, f0), pixel(b1, d1, e1, f1), pixel(b2, d2, e2, f2), pixel(b3, d3, e3, f3))
+    }
+
+    /// Four pixels' split bytes against one block of int16 weights, one half at a time (12
+    /// accumulators each; both at once would need 36 registers): per group and pixel, four
+    /// `SDOT`s into A, B and D (acc = 65536·A + 256·B + D).
+    @inline(__always)
+    static func planeInt16x4x8(_ planes: UnsafeRawPointer, _ lowPlane: Int, _ s: Windows, _ w: UnsafeRawPointer, _ halfBytes: Int)
+        -> (SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>) {
+        let corrections = w.loadUnaligned(fromByteOffset: 2 * halfBytes, as: SIMD8<Int32>.self)
+        @inline(__always) func half(_ wq: UnsafeRawPointer, _ c: SIMD4<Int32>) -> (SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>) {
+            var a0 = SIMD4<Int32>(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0
+            var d0 = c, d1 = c, d2 = c, d3 = c
+            var h0 = a0, h1 = a0, h2 = a0, h3 = a0, l0 = a0, l1 = a0, l2 = a0, l3 = a0
+            s.walk(planes, { a in (h0, h1, h2, h3) = s.load(a); (l0, l1, l2, l3) = s.load(a + lowPlane) }) { q, j in
+                let wh = wq.loadUnaligned(fromByteOffset: 32 * q, as: SIMD16<Int8>.self)
+                let wl = wq.loadUnaligned(fromByteOffset: 32 * q + 16, as: SIMD16<Int8>.self)
+                sdot4(&a0, &a1, &a2, &a3, wh, h0, h1, h2, h3, j)
+                sdot4(&b0, &b1, &b2, &b3, wl, h0, h1, h2, h3, j)
+                sdot4(&b0, &b1, &b2, &b3, wh, l0, l1, l2, l3, j)
+                sdot4(&d0, &d1, &d2, &d3, wl, l0, l1, l2, l3, j)
+            }
+            return (combine(a0, b0, d0), combine(a1, b1, d1), combine(a2, b2, d2), combine(a3, b3, d3))
+        }
+        let p = half(w, corrections.lowHalf), q = half(w + halfBytes, corrections.highHalf)
+        return (SIMD8(lowHalf: p.0, highHalf: q.0), SIMD8(lowHalf: p.1, highHalf: q.1),
+                SIMD8(lowHalf: p.2, highHalf: q.2), SIMD8(lowHalf: p.3, highHalf: q.3))
+    }
+
+    /// `n` int16 values as a plane of high bytes (signed) at `high` and one of low bytes − 128
+    /// (the sign bit flipped) at `low`; `narrowing` (byte inputs): the values' own bytes at `high`.
+    @inline(__always)
+    static func splitPlanes(_ x: UnsafePointer<Int16>, _ n: Int, _ high: UnsafeMutableRawPointer, _ low: UnsafeMutableRawPointer,
+                            narrowing: Bool) {
+        var i = 0
+        while i + 16 <= n {
+            let (odd, even) = byteHalves(UnsafeRawPointer(x + i))
+            if narrowing {
+                (high + i).storeBytes(of: even, as: SIMD16<UInt8>.self)
+            } else {
+                (high + i).storeBytes(of: odd, as: SIMD16<UInt8>.self)
+                (low + i).storeBytes(of: even ^ 0x80, as: SIMD16<UInt8>.self)
+            }
+            i += 16
+        }
+        while i < n {
+            let v = UInt16(bitPattern: x[i])
+            if narrowing {
+                (high + i).storeBytes(of: UInt8(truncatingIfNeeded: v), as: UInt8.self)
+            } else {
+                (high + i).storeBytes(of: UInt8(truncatingIfNeeded: v >> 8), as: UInt8.self)
+                (low + i).storeBytes(of: UInt8(truncatingIfNeeded: v) ^ 0x80, as: UInt8.self)
+            }
+            i += 1
+        }
+    }
+}
+#endif
