@@ -8,9 +8,9 @@ internal import CCPUFeatures
 /// the weights `packDot` laid out and the arithmetic of `TiledConvolution+DotProduct.swift`.
 ///
 /// For the layers whose windows all lie inside the input (no padding, no dilation) and whose
-/// channels come in fours, so that no group of 4 reduction steps straddles a kernel row
-/// (`planeWindows`): the 1×1 and 2×2 layers that hold most of the landmark model's
-/// multiply-adds. Their reductions are short (8 to 256 steps), and splitting each tile's pixels
+/// groups of 4 reduction steps do not straddle kernel rows (`planeWindows`): the 1×1 and 2×2
+/// layers that hold most of the landmark model's multiply-adds, and the blend-shape model's
+/// 1×1 layers over 97 channels. Their reductions are short (8 to 256 steps), and splitting each tile's pixels
 /// into scratch, as `conv2dDotTile4x8` does for any geometry, cost such a tile about as much as
 /// its multiply-adds: a copy and a split per pixel, a scalar tail for 8 channels, a 16-step
 /// chunk half of zeros, and a call per tile. Here the split is one vector pass per layer, a
@@ -18,9 +18,12 @@ internal import CCPUFeatures
 /// one call, and with byte weights both halves of a block share one loop (16 accumulators), so
 /// each activation vector is loaded once per block.
 extension TiledConvolution {
-    /// Whether `conv2dPlanes` runs the layer: every window inside the input, channels in fours.
+    /// Whether `conv2dPlanes` runs the layer: every window inside the input, and its rows in
+    /// whole groups of 4 steps or a single row. A single row's last group may end past the
+    /// window: the packed weights are zero there (`packDot` pads the reduction), so the bytes
+    /// read past it, the next pixel's or the plane's slack, add nothing.
     static func planeWindows(_ g: ConvGeometry) -> Bool {
-        g.inC % 4 == 0 && g.padTop == 0 && g.padLeft == 0 && g.dilationH == 1 && g.dilationW == 1
+        (g.kh == 1 || g.kw * g.inC % 4 == 0) && g.padTop == 0 && g.padLeft == 0 && g.dilationH == 1 && g.dilationW == 1
             && (g.outH - 1) * g.strideH + g.kh <= g.inH && (g.outW - 1) * g.strideW + g.kw <= g.inW
     }
 
@@ -70,7 +73,7 @@ extension TiledConvolution {
                              _ output: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
         let n = g.inH * g.inW * g.inC, lowPlane = n + 16
         splitPlanes(input, n, scratch, scratch + lowPlane, narrowing: kernel == .bytes)
-        let planes = UnsafeRawPointer(scratch), rowGroups = g.kw * g.inC / 4, rowBytes = g.inW * g.inC
+        let planes = UnsafeRawPointer(scratch), rowGroups = (g.kw * g.inC + 3) / 4, rowBytes = g.inW * g.inC
         let pixelBytes = g.strideW * g.inC, lineBytes = g.strideH * g.inW * g.inC
         let byteWeights = kernel != .int16, halfBytes = 4 * dotChunks(g) * dotGroupBytes(byteWeights: byteWeights)
         let blockBytes = dotBlockBytes(g, byteWeights: byteWeights), pixels = g.outH * g.outW

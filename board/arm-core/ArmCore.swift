@@ -156,14 +156,14 @@ func kernelSweep(count: Int) -> KernelStats {
     var stats = KernelStats()
     for t in 0 ..< count {
         let dw = t % 3 == 2
-        // In one CONV_2D of four, windows inside the input over channels in fours (the
-        // dot-product copy's byte-plane path): 1×1 or 2×2 kernels, no padding, no dilation.
+        // In one CONV_2D of four, windows inside the input (the dot-product copy's byte-plane
+        // path): 1×1 or 2×2 kernels, no padding, no dilation, channels in fours or any count.
         let inside = !dw && t % 4 == 1
         let kh = inside ? rng.range(1, 2) : [1, 3, 5][rng.below(3)], kw = inside ? kh : rng.below(4) == 0 ? [1, 3, 5][rng.below(3)] : kh
         let sh = rng.range(1, 2), sw = rng.below(4) == 0 ? rng.range(1, 2) : sh
         let dh = !inside && rng.below(5) == 0 ? 2 : 1, dwl = !inside && rng.below(5) == 0 ? 2 : 1
         let inH = rng.range(1, 12), inW = rng.range(1, 12)
-        let inC = dw ? rng.range(1, 70) : inside ? 4 * rng.range(1, 40) : rng.range(1, 40)
+        let inC = dw ? rng.range(1, 70) : inside ? (rng.below(2) == 0 ? 4 * rng.range(1, 40) : rng.range(1, 160)) : rng.range(1, 40)
         let outC = dw ? inC : rng.range(1, 72)
         let padT = inside ? 0 : rng.range(0, kh / 2 * dh), padL = inside ? 0 : rng.range(0, kw / 2 * dwl)
         let outH = max(1, (inH + 2 * padT - dh * (kh - 1) - 1) / sh + 1)
