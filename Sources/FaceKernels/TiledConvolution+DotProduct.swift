@@ -347,24 +347,34 @@ extension TiledConvolution {
     /// One pixel's reduction values (`segments` runs of `rowPairs` pairs, `segmentStep` bytes
     /// apart) as chunks of 16 high bytes then 16 low bytes − 128, the last chunk zero-filled;
     /// `narrowing` (byte inputs, a constant at each call): as chunks of the 16 values' own bytes.
-    /// Several runs are first copied together into `temp`.
+    /// Several runs are first copied together into `temp` (`dotChunks` chunks of room), zeros
+    /// after them, so that every chunk is whole: the runs are short (a 3×3 window over 3
+    /// channels is three runs of 20 bytes), and a `memcpy` call per run and a value-by-value
+    /// last chunk cost the landmark model's first layer more than its multiply-adds.
     @inline(__always)
     static func splitPixel(_ src: UnsafeRawPointer, _ segments: Int, _ rowPairs: Int, _ segmentStep: Int, _ k: Int,
                            _ temp: UnsafeMutableRawPointer, _ dst: UnsafeMutableRawPointer, narrowing: Bool = false) {
-        var row = src
+        var row = src, values = k
         if segments > 1 {
-            let rowBytes = 4 * rowPairs
-            for s in 0 ..< segments { (temp + s * rowBytes).copyMemory(from: src + s * segmentStep, byteCount: rowBytes) }
-            row = UnsafeRawPointer(temp)
+            let rowBytes = 4 * rowPairs, end = segments * rowBytes, room = 2 * dotChunk * ((k + dotChunk - 1) / dotChunk)
+            for s in 0 ..< segments {
+                let from = src + s * segmentStep, to = temp + s * rowBytes
+                var o = 0
+                while o + 16 <= rowBytes { (to + o).storeBytes(of: from.loadUnaligned(fromByteOffset: o, as: SIMD4<UInt32>.self), as: SIMD4<UInt32>.self); o += 16 }
+                while o < rowBytes { (to + o).storeBytes(of: from.loadUnaligned(fromByteOffset: o, as: UInt32.self), as: UInt32.self); o += 4 }
+            }
+            var o = end
+            while o < room { (temp + o).storeBytes(of: 0, as: UInt32.self); o += 4 }
+            row = UnsafeRawPointer(temp); values = room / 2
         }
-        let full = k / dotChunk, step = narrowing ? 16 : 32
+        let full = values / dotChunk, step = narrowing ? 16 : 32
         @inline(__always) func chunk(_ v: SIMD16<Int16>, _ d: UnsafeMutableRawPointer) {
             if narrowing { d.storeBytes(of: unsafeBitCast(v, to: SIMD32<UInt8>.self).evenHalf, as: SIMD16<UInt8>.self) } else { splitChunk(v, d) }
         }
         for c in 0 ..< full { chunk(row.loadUnaligned(fromByteOffset: 32 * c, as: SIMD16<Int16>.self), dst + step * c) }
-        if full * dotChunk < k {
+        if full * dotChunk < values {
             var v = SIMD16<Int16>()
-            for j in 0 ..< k - full * dotChunk { v[j] = row.loadUnaligned(fromByteOffset: 32 * full + 2 * j, as: Int16.self) }
+            for j in 0 ..< values - full * dotChunk { v[j] = row.loadUnaligned(fromByteOffset: 32 * full + 2 * j, as: Int16.self) }
             chunk(v, dst + step * full)
         }
     }
