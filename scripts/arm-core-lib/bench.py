@@ -121,8 +121,49 @@ def mca_costs(llvm, cpu, blocks, text, workdir, tag):
     return costs
 
 
+PAGE = 4096
+FLOW = re.compile(r"^(b|br|blr|bl|ret|b\.\w+|cbz|cbnz|tbz|tbnz|svc|brk|udf)\b")
+
+
+def join_page_splits(llvm, blocks):
+    """QEMU ends a translation block at a guest page boundary, so straight-line code that
+    crosses one is counted as two blocks, and costed apart each half loses the overlap with
+    the other (a loop body split so came out at nearly twice its cycles, and where the split
+    falls moves with every code change). A block that falls through into one starting at a
+    page boundary is joined with it for costing, for the executions that came that way.
+    Returns (blocks to cost, [(joined key, first key, second key, first's share)])."""
+    start = {va: (va, n, c, w) for va, n, c, w in blocks}
+    ends = [b for b in blocks if (b[0] + 4 * b[1]) % PAGE == 0 and (b[0] + 4 * b[1]) in start]
+    if not ends:
+        return blocks, []
+    last = disassemble(llvm, [b[3][-1] for b in ends])
+    left = {(va, n): c for va, n, c, _ in blocks}
+    joined = {}
+    for va, n, c, w in sorted(ends):
+        b = start[va + 4 * n]
+        if FLOW.match(last.get(w[-1], "b")):
+            continue
+        take = min(c, left[(b[0], b[1])])
+        if take > 0:
+            left[(b[0], b[1])] -= take
+            joined[(va, n)] = (b, take)
+    out, joins = [], []
+    for va, n, c, w in blocks:
+        rest = left[(va, n)]
+        if (va, n) in joined:
+            b, take = joined[(va, n)]
+            out.append((va, n + b[1], take, w + b[3]))
+            joins.append(((va, n + b[1]), (va, n), (b[0], b[1]), n / (n + b[1])))
+            rest -= take
+        if rest > 0:
+            out.append((va, n, rest, w))
+    return out, joins
+
+
 def estimate(llvm, cpu, blocks, workdir, tag, text=None, hot=HOT):
     """Cycles of the counted window, with the hot blocks' costs for attribution."""
+    original = blocks
+    blocks, joins = join_page_splits(llvm, blocks)
     total_insns = sum(n * c for _, n, c, _ in blocks)
     order = sorted(blocks, key=lambda b: -b[1] * b[2])
     hot_blocks, acc = [], 0
@@ -137,7 +178,16 @@ def estimate(llvm, cpu, blocks, workdir, tag, text=None, hot=HOT):
     hot_ins = sum(n * c for va, n, c, _ in hot_blocks if (va, n) in costs)
     cpi = hot_cyc / hot_ins if hot_ins else 1.0
     cold_ins = total_insns - hot_ins
-    per_block = {(va, n): (costs[(va, n)] * c if (va, n) in costs else n * c * cpi) for va, n, c, _ in blocks}
+    per_block = {}
+    for va, n, c, _ in blocks:
+        per_block[(va, n)] = per_block.get((va, n), 0) + (costs[(va, n)] * c if (va, n) in costs else n * c * cpi)
+    # A joined block's cycles go back to its two halves by their instruction counts.
+    for key, a, b, share in joins:
+        cyc = per_block.pop(key, 0)
+        per_block[a] = per_block.get(a, 0) + cyc * share
+        per_block[b] = per_block.get(b, 0) + cyc * (1 - share)
+    for va, n, c, _ in original:
+        per_block.setdefault((va, n), 0)
     return {"instructions": total_insns, "cycles": hot_cyc + cold_ins * cpi, "hot_fraction": hot_ins / max(total_insns, 1),
             "hot_blocks": len(costs), "blocks": len(blocks), "cpi_hot": cpi, "per_block": per_block}
 
