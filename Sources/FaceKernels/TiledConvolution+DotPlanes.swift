@@ -28,8 +28,8 @@ extension TiledConvolution {
     }
 
     /// Scratch bytes of the two planes, each followed by 16 bytes that a group's vector load may
-    /// read past the last pixel (lanes no `SDOT` uses).
-    static func planesBytes(_ g: ConvGeometry) -> Int { 2 * (g.inH * g.inW * g.inC + 16) }
+    /// read past the last pixel (lanes no `SDOT` uses), then a chunk's window offsets.
+    static func planesBytes(_ g: ConvGeometry) -> Int { planeOffsetsStart(g) + planeChunk * MemoryLayout<Int>.stride }
 
     /// Which kernel a layer's planes run through.
     enum PlaneKernel {
@@ -65,8 +65,17 @@ extension TiledConvolution {
         conv2dPlanes(g, input, body, .int16, bias, multipliers, r, output, scratch)
     }
 
-    /// The layer: the planes split, then tiles of 4 output pixels in raster order (a tile may
-    /// cross an output row; a short last tile repeats pixel 0), each against every block.
+    /// Output pixels whose windows are computed once and then run against every block, so that a
+    /// block's epilogue constants are set up once per chunk, not per tile.
+    static let planeChunk = 64
+
+    /// Byte offset in scratch of a chunk's window offsets (after the two planes, 16-aligned).
+    static func planeOffsetsStart(_ g: ConvGeometry) -> Int { (2 * (g.inH * g.inW * g.inC + 16) + 15) / 16 * 16 }
+
+    /// The layer: the planes split, then chunks of output pixels in raster order; within a
+    /// chunk, block by block, tiles of 4 pixels (a tile may cross an output row; a short last
+    /// tile repeats the chunk's pixel 0). The accumulators start from the bias (and the block's
+    /// corrections), so the epilogue (`PlaneEpilogue`) is a multiply and a narrowing.
     @inline(__always)
     static func conv2dPlanes(_ g: ConvGeometry, _ input: UnsafePointer<Int16>, _ body: UnsafeRawPointer, _ kernel: PlaneKernel,
                              _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
@@ -74,32 +83,145 @@ extension TiledConvolution {
         let n = g.inH * g.inW * g.inC, lowPlane = n + 16
         splitPlanes(input, n, scratch, scratch + lowPlane, narrowing: kernel == .bytes)
         let planes = UnsafeRawPointer(scratch), rowGroups = (g.kw * g.inC + 3) / 4, rowBytes = g.inW * g.inC
+        let offsets = (scratch + planeOffsetsStart(g)).assumingMemoryBound(to: Int.self)
         let pixelBytes = g.strideW * g.inC, lineBytes = g.strideH * g.inW * g.inC
         let byteWeights = kernel != .int16, halfBytes = 4 * dotChunks(g) * dotGroupBytes(byteWeights: byteWeights)
-        let blockBytes = dotBlockBytes(g, byteWeights: byteWeights), pixels = g.outH * g.outW
+        let blockBytes = dotBlockBytes(g, byteWeights: byteWeights), pixels = g.outH * g.outW, outC = g.outC
+        // Every lane form is `roundedProduct` here, one `SQRDMULH` for shifts up to 31; a layer
+        // without one keeps `storeTile4x8` (the bias then stays out of the accumulators).
+        let rounded = (r.lanes || r.wide || r.whole) && r.shift <= 31
         var p = 0, oy = 0, ox = 0
-        @inline(__always) func nextWindow() -> Int {
-            let o = oy * lineBytes + ox * pixelBytes
-            ox += 1
-            if ox == g.outW { ox = 0; oy += 1 }
-            return o
-        }
         while p < pixels {
-            let count = min(tile, pixels - p)
-            let o0 = nextWindow(), o1 = count > 1 ? nextWindow() : o0
-            let o2 = count > 2 ? nextWindow() : o0, o3 = count > 3 ? nextWindow() : o0
-            let windows = Windows(o0, o1, o2, o3, rowBytes: rowBytes, kh: g.kh, rowGroups: rowGroups)
-            for b in 0 ..< blocks(g.outC) {
-                let w = body + b * blockBytes
-                let c: (SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>)
-                switch kernel {
-                case .bytes: c = planeBytes4x8(planes, windows, w, halfBytes)
-                case .int8: c = planeInt8x4x8(planes, lowPlane, windows, w, halfBytes)
-                case .int16: c = planeInt16x4x8(planes, lowPlane, windows, w, halfBytes)
+            let count = min(planeChunk, pixels - p), tiles = (count + tile - 1) / tile
+            for i in 0 ..< count {
+                offsets[i] = oy * lineBytes + ox * pixelBytes
+                ox += 1
+                if ox == g.outW { ox = 0; oy += 1 }
+            }
+            for i in count ..< tiles * tile { offsets[i] = offsets[0] }
+            for b in 0 ..< blocks(outC) {
+                let w = body + b * blockBytes, first = blockStart(b, outC), width = min(lanes, outC - first)
+                var start = rounded ? PlaneEpilogue.lanes(bias + first, width) : SIMD8<Int32>()
+                if kernel != .bytes { start &+= w.loadUnaligned(fromByteOffset: 2 * halfBytes, as: SIMD8<Int32>.self) }
+                let k = PlaneEpilogue(first, width, multipliers, r), out = output + p * outC
+                let t = PlaneTiles(planes: planes, lowPlane: lowPlane, offsets: offsets, rowBytes: rowBytes, kh: g.kh, rowGroups: rowGroups,
+                                   weights: w, halfBytes: halfBytes, start: start, count: count, block: b, first: first, width: width,
+                                   outC: outC, rounded: rounded)
+                if r.negative != nil {
+                    planeTiles(t, kernel, k, true, bias, multipliers, r, out)
+                } else {
+                    planeTiles(t, kernel, k, false, bias, multipliers, r, out)
                 }
-                storeTile4x8(b, count, c.0, c.1, c.2, c.3, g.outC, bias, multipliers, r, output + p * g.outC)
             }
             p += count
+        }
+    }
+
+    /// One block's pass over a chunk of pixels.
+    struct PlaneTiles {
+        let planes: UnsafeRawPointer, lowPlane: Int, offsets: UnsafeMutablePointer<Int>, rowBytes: Int, kh: Int, rowGroups: Int
+        let weights: UnsafeRawPointer, halfBytes: Int, start: SIMD8<Int32>, count: Int, block: Int, first: Int, width: Int
+        let outC: Int, rounded: Bool
+    }
+
+    /// A block's tiles over a chunk (`out` the chunk's first output pixel), `prelu` a constant at
+    /// each call so that each form gets its own loop. Whole tiles of a full block take a loop of
+    /// their own, with no branch between the multiply-adds and the stores, so that the
+    /// accumulators' combining shifts overlap the epilogue's multiplies.
+    @_transparent
+    static func planeTiles(_ t: PlaneTiles, _ kernel: PlaneKernel, _ k: PlaneEpilogue, _ prelu: Bool, _ bias: UnsafePointer<Int32>,
+                           _ multipliers: UnsafePointer<Int32>, _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>) {
+        var i = 0
+        if t.rounded && t.width == lanes {
+            while i + tile <= t.count {
+                let c = planeTile(t, kernel, i)
+                k.store4x8(c.0, c.1, c.2, c.3, prelu, out + i * t.outC + t.first, t.outC)
+                i += tile
+            }
+        }
+        while i < t.count {
+            let c = planeTile(t, kernel, i)
+            let left = min(tile, t.count - i), o0 = out + i * t.outC
+            if t.rounded {
+                k.storeSome(c.0, c.1, c.2, c.3, prelu, o0 + t.first, t.outC, left, t.width)
+            } else {
+                storeTile4x8(t.block, left, c.0, c.1, c.2, c.3, t.outC, bias, multipliers, r, o0)
+            }
+            i += tile
+        }
+    }
+
+    /// The accumulators of the tile at pixel `i` of the chunk.
+    @_transparent
+    static func planeTile(_ t: PlaneTiles, _ kernel: PlaneKernel, _ i: Int) -> (SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>) {
+        let o = t.offsets + i
+        let windows = Windows(o[0], o[1], o[2], o[3], rowBytes: t.rowBytes, kh: t.kh, rowGroups: t.rowGroups)
+        switch kernel {
+        case .bytes: return planeBytes4x8(t.planes, windows, t.weights, t.halfBytes, t.start)
+        case .int8: return planeInt8x4x8(t.planes, t.lowPlane, windows, t.weights, t.halfBytes, t.start)
+        case .int16: return planeInt16x4x8(t.planes, t.lowPlane, windows, t.weights, t.halfBytes, t.start)
+        }
+    }
+
+    /// A block's requantization on the plane path, its constants set up once: the accumulators
+    /// already hold the bias, so an output is ⌊(a·m + 2^(s-1)) / 2^s⌋ as `roundedProduct` computes
+    /// it for s ≤ 31, `SQRDMULH` by m pre-shifted by 31 − s, then clamped to [lo, hi]. The folded
+    /// PRELU picks a negative lane's mantissa before the one multiply: its signed negative
+    /// mantissa (−m where the layer flips a negative accumulator, since a·(−m) = (−a)·m, the
+    /// same product and rounding).
+    struct PlaneEpilogue {
+        let positive: SIMD8<Int32>, negative: SIMD8<Int32>, lo: SIMD8<Int16>, hi: SIMD8<Int16>
+
+        @inline(__always) init(_ first: Int, _ width: Int, _ m: UnsafePointer<Int32>, _ r: Epilogue) {
+            lo = SIMD8(repeating: r.lo); hi = SIMD8(repeating: r.hi)
+            let up = SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: max(31 - r.shift, 0)))
+            positive = PlaneEpilogue.lanes(m + first, width) &<< up
+            if let nl = r.negative {
+                let magnitude = PlaneEpilogue.lanes(nl + first, width), flip = PlaneEpilogue.lanes(nl + r.flips + first, width)
+                negative = ((magnitude ^ flip) &- flip) &<< up
+            } else {
+                negative = SIMD8()
+            }
+        }
+
+        /// `width` values at `p`, zeros past them (a layer of fewer than 8 channels).
+        @inline(__always) static func lanes(_ p: UnsafePointer<Int32>, _ width: Int) -> SIMD8<Int32> {
+            if width == TiledConvolution.lanes { return load32(p) }
+            var v = SIMD8<Int32>()
+            for j in 0 ..< width { v[j] = p[j] }
+            return v
+        }
+
+        @inline(__always) func four(_ a: SIMD4<Int32>, _ p: SIMD4<Int32>, _ n: SIMD4<Int32>, _ prelu: Bool) -> SIMD4<Int32> {
+            vqrdmulhq_s32(a, prelu ? vbslq_s32(vcltzq_s32(a), n, p) : p)
+        }
+
+        /// One pixel's 8 outputs, saturated to int16 and clamped.
+        @inline(__always) func value(_ a: SIMD8<Int32>, _ prelu: Bool) -> SIMD8<Int16> {
+            let y = vqmovn_high_s32(vqmovn_s32(four(a.lowHalf, positive.lowHalf, negative.lowHalf, prelu)),
+                                    four(a.highHalf, positive.highHalf, negative.highHalf, prelu))
+            return vminq_s16(vmaxq_s16(y, lo), hi)
+        }
+
+        /// A full tile of a full block: four pixels `n` values apart.
+        @_transparent
+        func store4x8(_ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>, _ prelu: Bool,
+                      _ out: UnsafeMutablePointer<Int16>, _ n: Int) {
+            UnsafeMutableRawPointer(out).storeBytes(of: value(c0, prelu), as: SIMD8<Int16>.self)
+            UnsafeMutableRawPointer(out + n).storeBytes(of: value(c1, prelu), as: SIMD8<Int16>.self)
+            UnsafeMutableRawPointer(out + 2 * n).storeBytes(of: value(c2, prelu), as: SIMD8<Int16>.self)
+            UnsafeMutableRawPointer(out + 3 * n).storeBytes(of: value(c3, prelu), as: SIMD8<Int16>.self)
+        }
+
+        /// The first `count` pixels of a tile, `width` channels each. Out of line: the last tile
+        /// of a chunk, or a layer of fewer than 8 channels.
+        @inline(never)
+        func storeSome(_ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>, _ prelu: Bool,
+                       _ out: UnsafeMutablePointer<Int16>, _ n: Int, _ count: Int, _ width: Int) {
+            for i in 0 ..< count {
+                let v = value(i == 0 ? c0 : i == 1 ? c1 : i == 2 ? c2 : c3, prelu)
+                for j in 0 ..< width { out[i * n + j] = v[j] }
+            }
         }
     }
 
@@ -144,10 +266,10 @@ extension TiledConvolution {
 
     /// Four pixels' bytes against one block (both halves): one `SDOT` per group, pixel and half.
     @inline(__always)
-    static func planeBytes4x8(_ planes: UnsafeRawPointer, _ s: Windows, _ w: UnsafeRawPointer, _ halfBytes: Int)
+    static func planeBytes4x8(_ planes: UnsafeRawPointer, _ s: Windows, _ w: UnsafeRawPointer, _ halfBytes: Int, _ start: SIMD8<Int32>)
         -> (SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>) {
-        var a0 = SIMD4<Int32>(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0
-        var x0 = a0, x1 = a0, x2 = a0, x3 = a0
+        var a0 = start.lowHalf, a1 = a0, a2 = a0, a3 = a0, b0 = start.highHalf, b1 = b0, b2 = b0, b3 = b0
+        var x0 = SIMD4<Int32>(), x1 = x0, x2 = x0, x3 = x0
         s.walk(planes, { (x0, x1, x2, x3) = s.load($0) }) { q, j in
             let u = w.loadUnaligned(fromByteOffset: 16 * q, as: SIMD16<Int8>.self)
             let v = w.loadUnaligned(fromByteOffset: halfBytes + 16 * q, as: SIMD16<Int8>.self)
@@ -159,14 +281,13 @@ extension TiledConvolution {
 
     /// Four pixels' split bytes against one block of byte weights (both halves): per group,
     /// pixel and half, B from the high bytes and D from the low bytes − 128 (acc = 256·B + D,
-    /// D starting from the block's corrections).
+    /// D starting from `start`: the bias and the block's corrections).
     @inline(__always)
-    static func planeInt8x4x8(_ planes: UnsafeRawPointer, _ lowPlane: Int, _ s: Windows, _ w: UnsafeRawPointer, _ halfBytes: Int)
-        -> (SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>) {
-        let corrections = w.loadUnaligned(fromByteOffset: 2 * halfBytes, as: SIMD8<Int32>.self)
+    static func planeInt8x4x8(_ planes: UnsafeRawPointer, _ lowPlane: Int, _ s: Windows, _ w: UnsafeRawPointer, _ halfBytes: Int,
+                              _ start: SIMD8<Int32>) -> (SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>) {
         var b0 = SIMD4<Int32>(), b1 = b0, b2 = b0, b3 = b0, e0 = b0, e1 = b0, e2 = b0, e3 = b0
-        var d0 = corrections.lowHalf, d1 = d0, d2 = d0, d3 = d0
-        var f0 = corrections.highHalf, f1 = f0, f2 = f0, f3 = f0
+        var d0 = start.lowHalf, d1 = d0, d2 = d0, d3 = d0
+        var f0 = start.highHalf, f1 = f0, f2 = f0, f3 = f0
         var h0 = b0, h1 = b0, h2 = b0, h3 = b0, l0 = b0, l1 = b0, l2 = b0, l3 = b0
         s.walk(planes, { a in (h0, h1, h2, h3) = s.load(a); (l0, l1, l2, l3) = s.load(a + lowPlane) }) { q, j in
             let u = w.loadUnaligned(fromByteOffset: 16 * q, as: SIMD16<Int8>.self)
@@ -186,9 +307,8 @@ extension TiledConvolution {
     /// accumulators each; both at once would need 36 registers): per group and pixel, four
     /// `SDOT`s into A, B and D (acc = 65536·A + 256·B + D).
     @inline(__always)
-    static func planeInt16x4x8(_ planes: UnsafeRawPointer, _ lowPlane: Int, _ s: Windows, _ w: UnsafeRawPointer, _ halfBytes: Int)
-        -> (SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>) {
-        let corrections = w.loadUnaligned(fromByteOffset: 2 * halfBytes, as: SIMD8<Int32>.self)
+    static func planeInt16x4x8(_ planes: UnsafeRawPointer, _ lowPlane: Int, _ s: Windows, _ w: UnsafeRawPointer, _ halfBytes: Int,
+                               _ start: SIMD8<Int32>) -> (SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>) {
         @inline(__always) func half(_ wq: UnsafeRawPointer, _ c: SIMD4<Int32>) -> (SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>) {
             var a0 = SIMD4<Int32>(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0
             var d0 = c, d1 = c, d2 = c, d3 = c
@@ -203,7 +323,7 @@ extension TiledConvolution {
             }
             return (combine(a0, b0, d0), combine(a1, b1, d1), combine(a2, b2, d2), combine(a3, b3, d3))
         }
-        let p = half(w, corrections.lowHalf), q = half(w + halfBytes, corrections.highHalf)
+        let p = half(w, start.lowHalf), q = half(w + halfBytes, start.highHalf)
         return (SIMD8(lowHalf: p.0, highHalf: q.0), SIMD8(lowHalf: p.1, highHalf: q.1),
                 SIMD8(lowHalf: p.2, highHalf: q.2), SIMD8(lowHalf: p.3, highHalf: q.3))
     }
