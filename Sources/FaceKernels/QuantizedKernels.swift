@@ -293,10 +293,7 @@ public enum QuantizedKernels {
         let low = SIMD8<Int16>(repeating: Int16(truncatingIfNeeded: lo)), high = SIMD8<Int16>(repeating: Int16(truncatingIfNeeded: hi))
         let positive = SIMD8<Int16>(repeating: Int16(truncatingIfNeeded: mp)), floor = SIMD8<Int16>(repeating: -32767)
         @inline(__always) func step(_ o: Int, _ slopes: SIMD8<Int16>) {
-            let x = UnsafeRawPointer(a + o).loadUnaligned(as: SIMD8<Int16>.self), y = UnsafeRawPointer(b + o).loadUnaligned(as: SIMD8<Int16>.self)
-            let sumLow: SIMD4<Int32> = vrshlq_s32(vmlal_n_s16(vmull_n_s16(x.lowHalf, ma16), y.lowHalf, mb16), down)
-            let sumHigh: SIMD4<Int32> = vrshlq_s32(vmlal_high_n_s16(vmull_high_n_s16(x, ma16), y, mb16), down)
-            let v: SIMD8<Int16> = vminq_s16(vmaxq_s16(vqmovn_high_s32(vqmovn_s32(sumLow), sumHigh), low), high)
+            let v = sumNEON(a + o, b + o, ma16, mb16, down, low, high)
             let m: SIMD8<Int16> = vbslq_s16(vcltzq_s16(v), slopes, positive)
             let pLow: SIMD4<Int32> = vrshlq_s32(vmull_s16(v.lowHalf, m.lowHalf), downP)
             let pHigh: SIMD4<Int32> = vrshlq_s32(vmull_high_s16(v, m), downP)
@@ -320,6 +317,39 @@ public enum QuantizedKernels {
                 i += c
             }
         }
+    }
+
+    /// The ADD's clamped ⌊(a·ma + b·mb + 2^(s-1)) / 2^s⌋ for 8 lanes, as `addPReLUNEON` computes it
+    /// (`down` = −s in every lane).
+    @inline(__always)
+    static func sumNEON(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ ma16: Int16, _ mb16: Int16, _ down: SIMD4<Int32>,
+                        _ low: SIMD8<Int16>, _ high: SIMD8<Int16>) -> SIMD8<Int16> {
+        let x = UnsafeRawPointer(a).loadUnaligned(as: SIMD8<Int16>.self), y = UnsafeRawPointer(b).loadUnaligned(as: SIMD8<Int16>.self)
+        let sumLow: SIMD4<Int32> = vrshlq_s32(vmlal_n_s16(vmull_n_s16(x.lowHalf, ma16), y.lowHalf, mb16), down)
+        let sumHigh: SIMD4<Int32> = vrshlq_s32(vmlal_high_n_s16(vmull_high_n_s16(x, ma16), y, mb16), down)
+        return vminq_s16(vmaxq_s16(vqmovn_high_s32(vqmovn_s32(sumLow), sumHigh), low), high)
+    }
+
+    /// `binary`'s flat ADD rows on aarch64, 8 elements per step (`sumNEON`): the whole steps of
+    /// `n`, whose count it returns. Only for multipliers of at most 14 bits (the quantizer's,
+    /// `Quantizer.elementwiseBits`), shifts of at most 31 and clamps inside int16: then
+    /// |a·ma + b·mb| < 2^30, so the widening multiplies and `SRSHL`'s rounding give the
+    /// wrapping int32 formula's result.
+    /// Written on int32 lanes (`weightedSum`), the products were 32-bit `MUL`/`MLA`s, which hold
+    /// the multiply pipe for two cycles each.
+    static func addNEON(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ p: BinaryParams,
+                        _ out: UnsafeMutablePointer<Int16>, count n: Int) -> Int {
+        let bits: ClosedRange<Int64> = -(1 << 14) + 1 ... (1 << 14) - 1, int16: ClosedRange<Int64> = -32768 ... 32767
+        guard bits.contains(p.m0), bits.contains(p.m1), (0 ... 31).contains(p.s0), int16.contains(p.lo), int16.contains(p.hi) else { return 0 }
+        let ma16 = Int16(truncatingIfNeeded: p.m0), mb16 = Int16(truncatingIfNeeded: p.m1)
+        let down = SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: -p.s0))
+        let low = SIMD8<Int16>(repeating: Int16(truncatingIfNeeded: p.lo)), high = SIMD8<Int16>(repeating: Int16(truncatingIfNeeded: p.hi))
+        var i = 0
+        while i + 8 <= n {
+            UnsafeMutableRawPointer(out + i).storeBytes(of: sumNEON(a + i, b + i, ma16, mb16, down, low, high), as: SIMD8<Int16>.self)
+            i += 8
+        }
+        return i
     }
     #endif
 
@@ -457,6 +487,9 @@ public enum QuantizedKernels {
                 let ma = Int32(p.m0), mb = Int32(p.m1), r = Int32(round0), sh = Int32(s0), lo = Int32(p.lo), hi = Int32(p.hi)
                 if sa == 1 && sb == 1 {
                     var i = 0
+                    #if arch(arm64)
+                    i = addNEON(pa, pb, p, o, count: d3)
+                    #endif
                     while i + 8 <= d3 {
                         store8((weightedSum(pa + i, pb + i, ma, mb) &+ r) &>> sh, o + i, lo: Int16(lo), hi: Int16(hi))
                         i += 8
