@@ -327,7 +327,14 @@ public enum QuantizedKernels {
         let x = UnsafeRawPointer(a).loadUnaligned(as: SIMD8<Int16>.self), y = UnsafeRawPointer(b).loadUnaligned(as: SIMD8<Int16>.self)
         let sumLow: SIMD4<Int32> = vrshlq_s32(vmlal_n_s16(vmull_n_s16(x.lowHalf, ma16), y.lowHalf, mb16), down)
         let sumHigh: SIMD4<Int32> = vrshlq_s32(vmlal_high_n_s16(vmull_high_n_s16(x, ma16), y, mb16), down)
-        return vminq_s16(vmaxq_s16(vqmovn_high_s32(vqmovn_s32(sumLow), sumHigh), low), high)
+        return narrowClamped(sumLow, sumHigh, low, high)
+    }
+
+    /// Two halves of int32 lanes saturated to int16 (`SQXTN`, `SQXTN2`) and clamped to [lo, hi]:
+    /// the same as clamping the int32 values, since lo and hi lie inside int16.
+    @inline(__always)
+    static func narrowClamped(_ low: SIMD4<Int32>, _ high: SIMD4<Int32>, _ lo: SIMD8<Int16>, _ hi: SIMD8<Int16>) -> SIMD8<Int16> {
+        vminq_s16(vmaxq_s16(vqmovn_high_s32(vqmovn_s32(low), high), lo), hi)
     }
 
     /// `binary`'s flat ADD rows on aarch64, 8 elements per step (`sumNEON`): the whole steps of

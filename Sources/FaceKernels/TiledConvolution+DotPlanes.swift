@@ -101,7 +101,7 @@ extension TiledConvolution {
             for i in count ..< tiles * tile { offsets[i] = offsets[0] }
             for b in 0 ..< blocks(outC) {
                 let w = body + b * blockBytes, first = blockStart(b, outC), width = min(lanes, outC - first)
-                var start = rounded ? PlaneEpilogue.lanes(bias + first, width) : SIMD8<Int32>()
+                var start = rounded ? load32(bias + first, width) : SIMD8<Int32>()
                 if kernel != .bytes { start &+= w.loadUnaligned(fromByteOffset: 2 * halfBytes, as: SIMD8<Int32>.self) }
                 let k = PlaneEpilogue(first, width, multipliers, r), out = output + p * outC
                 let t = PlaneTiles(planes: planes, lowPlane: lowPlane, offsets: offsets, rowBytes: rowBytes, kh: g.kh, rowGroups: rowGroups,
@@ -175,21 +175,13 @@ extension TiledConvolution {
         @inline(__always) init(_ first: Int, _ width: Int, _ m: UnsafePointer<Int32>, _ r: Epilogue) {
             lo = SIMD8(repeating: r.lo); hi = SIMD8(repeating: r.hi)
             let up = SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: max(31 - r.shift, 0)))
-            positive = PlaneEpilogue.lanes(m + first, width) &<< up
+            positive = load32(m + first, width) &<< up
             if let nl = r.negative {
-                let magnitude = PlaneEpilogue.lanes(nl + first, width), flip = PlaneEpilogue.lanes(nl + r.flips + first, width)
+                let magnitude = load32(nl + first, width), flip = load32(nl + r.flips + first, width)
                 negative = ((magnitude ^ flip) &- flip) &<< up
             } else {
                 negative = SIMD8()
             }
-        }
-
-        /// `width` values at `p`, zeros past them (a layer of fewer than 8 channels).
-        @inline(__always) static func lanes(_ p: UnsafePointer<Int32>, _ width: Int) -> SIMD8<Int32> {
-            if width == TiledConvolution.lanes { return load32(p) }
-            var v = SIMD8<Int32>()
-            for j in 0 ..< width { v[j] = p[j] }
-            return v
         }
 
         @inline(__always) func four(_ a: SIMD4<Int32>, _ p: SIMD4<Int32>, _ n: SIMD4<Int32>, _ prelu: Bool) -> SIMD4<Int32> {
@@ -198,9 +190,8 @@ extension TiledConvolution {
 
         /// One pixel's 8 outputs, saturated to int16 and clamped.
         @inline(__always) func value(_ a: SIMD8<Int32>, _ prelu: Bool) -> SIMD8<Int16> {
-            let y = vqmovn_high_s32(vqmovn_s32(four(a.lowHalf, positive.lowHalf, negative.lowHalf, prelu)),
-                                    four(a.highHalf, positive.highHalf, negative.highHalf, prelu))
-            return vminq_s16(vmaxq_s16(y, lo), hi)
+            QuantizedKernels.narrowClamped(four(a.lowHalf, positive.lowHalf, negative.lowHalf, prelu),
+                                           four(a.highHalf, positive.highHalf, negative.highHalf, prelu), lo, hi)
         }
 
         /// A full tile of a full block: four pixels `n` values apart.

@@ -1016,6 +1016,15 @@ public enum TiledConvolution {
         SIMD8(Int32(v[0]), Int32(v[1]), Int32(v[2]), Int32(v[3]), Int32(v[4]), Int32(v[5]), Int32(v[6]), Int32(v[7]))
     }
 
+    /// Eight int32 channels; a partial block reads only `width` and leaves zeros.
+    @inline(__always)
+    static func load32(_ p: UnsafePointer<Int32>, _ width: Int) -> SIMD8<Int32> {
+        if width == lanes { return load32(p) }
+        var v = SIMD8<Int32>()
+        for j in 0 ..< width { v[j] = p[j] }
+        return v
+    }
+
     /// Eight int16 channels; a partial block reads only `width` and leaves zeros.
     @inline(__always)
     static func load16(_ p: UnsafePointer<Int16>, _ width: Int) -> SIMD8<Int16> {
