@@ -10,7 +10,8 @@
 //       --check-kernels: for the first case of each model, every convolution / depthwise layer is
 //       recomputed with the reference kernel on the real activations and compared.
 //   armcore kernels [count]
-//       Reference vs optimized conv2d / depthwise on random geometries and data (fixed seed).
+//       Reference vs optimized conv2d / depthwise on random geometries and data (fixed seed), then
+//       ADD and ADD + PRELU vs their scalar formula on random layouts and parameters.
 //   armcore layers <file.fkm>
 //       One line per operator (kind, geometry, MACs), for scripts/arm-cost-projection.
 //   armcore convert <bundle.task> <calibration list> <out.fkm>
@@ -206,6 +207,91 @@ func kernelSweep(count: Int) -> KernelStats {
     return stats
 }
 
+/// `binary`'s ADD and `addPReLU` in every kernel copy this CPU runs, against their scalar
+/// formula, on random lengths and layouts. The draws reach the
+/// edges of the NEON forms' guards: multipliers at ±(2^14 − 1) and just beyond, shifts 0 and
+/// 31, clamps at the int16 limits, inputs at ±32767 and −32768; those beyond a guard must take
+/// the portable path and agree too.
+func elementwiseSweep(count: Int) -> KernelStats {
+    var rng = SplitMix(s: 0xadd_5eed)
+    var stats = KernelStats()
+    let edge = (1 << 14) - 1
+    for t in 0 ..< count {
+        // Multipliers: the guard's edges, zero, any 14-bit value, or (one test in eight) beyond
+        // the guard up to 2^15 − 1.
+        let beyond = t % 8 == 7
+        func mantissa() -> Int64 {
+            if beyond && rng.below(2) == 0 { return Int64((rng.below(2) == 0 ? 1 : -1) * rng.range(edge + 1, (1 << 15) - 1)) }
+            switch rng.below(6) {
+            case 0: return Int64(edge)
+            case 1: return Int64(-edge)
+            case 2: return 0
+            default: return Int64(rng.range(-edge, edge))
+            }
+        }
+        let m0 = mantissa(), m1 = mantissa()
+        let s0 = [0, 31, rng.range(1, 31), rng.range(10, 16)][rng.below(4)]
+        let lo = Int64([-32768, -32767, rng.range(-32768, 0)][rng.below(3)]), hi = Int64([32767, rng.range(0, 32767)][rng.below(2)])
+        var p = BinaryParams(m0: m0, m1: m1, s0: s0, lo: lo, hi: hi)
+        // Layouts: one flat row (rows × width, operands alike), or b broadcast along each row.
+        let rows = rng.range(1, 4), width = rng.below(3) == 0 ? rng.range(1, 20) : rng.range(1, 200)
+        let broadcast = rng.below(4) == 0
+        let n = rows * width, nb = broadcast ? width : n
+        let extremes = rng.below(4) == 0
+        func value() -> Int16 { extremes ? [Int16.min, -32767, 32767, 0][rng.below(4)] : Int16(truncatingIfNeeded: rng.next()) }
+        var a = [Int16](repeating: 0, count: n), b = [Int16](repeating: 0, count: nb)
+        for i in 0 ..< n { a[i] = value() }
+        for i in 0 ..< nb { b[i] = value() }
+        // `binary`'s ADD is the int32 formula (sums wrap); inside the NEON guard the sums cannot
+        // wrap, and it must equal the 64-bit one.
+        let r32: Int32 = s0 == 0 ? 0 : 1 << Int32(s0 - 1)
+        var bad = 0
+        func sum(_ x: Int16, _ y: Int16) -> Int64 {
+            let v32 = (Int32(x) &* Int32(p.m0) &+ Int32(y) &* Int32(p.m1) &+ r32) &>> Int32(p.s0)
+            let v64 = FixedPoint.apply(Int64(x) * p.m0 + Int64(y) * p.m1, 1, p.s0)
+            if !beyond && Int64(v32) != v64 { bad += 1 }
+            return min(max(Int64(v32), p.lo), p.hi)
+        }
+        var want = [Int16](repeating: 0, count: n), got = [Int16](repeating: 0, count: n + 8)
+        for i in 0 ..< n { want[i] = Int16(truncatingIfNeeded: sum(a[i], b[broadcast ? i % width : i])) }
+        mix(&stats.hash, want, n)
+        let bc = Broadcast4(out: [rows, width], a: [rows, width], b: broadcast ? [1, width] : [rows, width])
+        for isa in KernelISA.available {
+            for i in 0 ..< n + 8 { got[i] = 0x5a5a }
+            isa.kernels.binary(.add, bc, a, b, p, &got)
+            for i in 0 ..< n where got[i] != want[i] { bad += 1 }
+            for i in n ..< n + 8 where got[i] != 0x5a5a { bad += 1 }
+        }
+        // The same operands through ADD → PRELU, flat, with rows of `c` channels (8-channel blocks
+        // take the NEON form): its contract is 14-bit multipliers throughout.
+        if !beyond && !broadcast {
+            let cs = [1, 3, 8, 16, 24, 32, 64], c = cs[rng.below(cs.count)], pixels = max(1, n / c), np = pixels * c
+            let mp = Int32(rng.range(0, edge)), ps = [0, 31, rng.range(1, 31), 14][rng.below(4)]
+            var mn = [Int32](repeating: 0, count: c)
+            for k in 0 ..< c { mn[k] = Int32([edge, -edge, 0, rng.range(-edge, edge)][rng.below(4)]) }
+            var wantP = [Int16](repeating: 0, count: np)
+            if np <= n {
+                for i in 0 ..< np {
+                    let v = sum(a[i], b[i]), m = Int64(v >= 0 ? mp : mn[i % c])
+                    wantP[i] = FixedPoint.clamp16(FixedPoint.apply(v * m, 1, ps))
+                }
+                mix(&stats.hash, wantP, np)
+                for isa in KernelISA.available {
+                    for i in 0 ..< np + 8 { got[i] = 0x5a5a }
+                    isa.kernels.addPReLU(a, b, p, positive: mp, negative: mn, channels: c, shift: ps, &got, count: np)
+                    for i in 0 ..< np where got[i] != wantP[i] { bad += 1 }
+                    for i in np ..< np + 8 where got[i] != 0x5a5a { bad += 1 }
+                }
+            }
+        }
+        if bad == 0 { stats.passed += 1 } else {
+            stats.failed += 1
+            print("elementwise MISMATCH: test \(t) \(rows)x\(width)\(broadcast ? " broadcast" : "") m0 \(p.m0) m1 \(p.m1) s0 \(p.s0) clamp \(p.lo)...\(p.hi): \(bad) values")
+        }
+    }
+    return stats
+}
+
 /// Recomputes every conv / depthwise layer of one inference with the reference kernel on the
 /// real activations (step by step, while the layer's input is still live in the arena).
 func checkModelKernels(_ fused: QuantizedEngine, stats: inout KernelStats, int16Layers: inout Int) {
@@ -320,7 +406,9 @@ func runLayers(_ fkm: String) -> Int32 {
 func runKernels(_ count: Int) -> Int32 {
     let s = kernelSweep(count: count)
     print("kernels: \(s.passed) passed, \(s.failed) failed (reference vs optimized, random geometries; kernel copies: \(copyNames())), ref hash \(hex(s.hash))")
-    return s.failed == 0 ? 0 : 1
+    let e = elementwiseSweep(count: count)
+    print("element-wise: \(e.passed) passed, \(e.failed) failed (ADD and ADD + PRELU vs the scalar formula, random layouts; kernel copies: \(copyNames())), ref hash \(hex(e.hash))")
+    return s.failed == 0 && e.failed == 0 ? 0 : 1
 }
 
 func runConvert(_ task: String, _ calibList: String, _ outPath: String) -> Int32 {

@@ -5,7 +5,9 @@
 #   - the three int8 models (detector, landmarks, blendshapes) on every real face crop in
 #     testdata/reference/model-io/<model>/*/input.npy: int16 output tensors and float outputs;
 #   - reference vs optimized conv2d / depthwise kernels: random geometries, and every conv layer
-#     of one real inference per model (on each target, and the hashes compared across targets).
+#     of one real inference per model (on each target, and the hashes compared across targets);
+#   - ADD and ADD + PRELU in every kernel copy vs their scalar formula: random layouts, and
+#     parameters at and beyond the edges of the NEON forms' guards.
 # Fails too when FaceCore stops compiling in Embedded Swift.
 # The model file is converted by the host driver (the same steps as `facekit model convert`) into
 # .cache/arm-core/facekit.fkm, or taken from $FACEKIT_ARM_FKM.
