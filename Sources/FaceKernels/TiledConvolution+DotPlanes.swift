@@ -7,10 +7,11 @@ internal import CCPUFeatures
 /// the values' own bytes as one — and every window is then read in place from the planes, with
 /// the weights `packDot` laid out and the arithmetic of `TiledConvolution+DotProduct.swift`.
 ///
-/// For the layers whose windows all lie inside the input (no padding, no dilation) and whose
-/// groups of 4 reduction steps do not straddle kernel rows (`planeWindows`): the 1×1 and 2×2
-/// layers that hold most of the landmark model's multiply-adds, and the blend-shape model's
-/// 1×1 layers over 97 channels. Their reductions are short (8 to 256 steps), and splitting each tile's pixels
+/// For the layers without dilation (`planeWindows`): the 1×1 and 2×2 layers that hold most of
+/// the landmark model's multiply-adds, the blend-shape model's 1×1 layers over 97 channels, and
+/// the first layers of the detector and the landmark model (5×5 and 3×3, stride 2, over 3
+/// channels, padded). Where windows reach past the input, the planes hold the layer's padding
+/// as zeros (`planeShape`). Their reductions are short (8 to 256 steps), and splitting each tile's pixels
 /// into scratch, as `conv2dDotTile4x8` does for any geometry, cost such a tile about as much as
 /// its multiply-adds: a copy and a split per pixel, a scalar tail for 8 channels, a 16-step
 /// chunk half of zeros, and a call per tile. Here the split is one vector pass per layer, a
@@ -18,13 +19,25 @@ internal import CCPUFeatures
 /// one call, and with byte weights both halves of a block share one loop (16 accumulators), so
 /// each activation vector is loaded once per block.
 extension TiledConvolution {
-    /// Whether `conv2dPlanes` runs the layer: every window inside the input, and its rows in
-    /// whole groups of 4 steps or a single row. A single row's last group may end past the
-    /// window: the packed weights are zero there (`packDot` pads the reduction), so the bytes
-    /// read past it, the next pixel's or the plane's slack, add nothing.
-    static func planeWindows(_ g: ConvGeometry) -> Bool {
-        (g.kh == 1 || g.kw * g.inC % 4 == 0) && g.padTop == 0 && g.padLeft == 0 && g.dilationH == 1 && g.dilationW == 1
-            && (g.outH - 1) * g.strideH + g.kh <= g.inH && (g.outW - 1) * g.strideW + g.kw <= g.inW
+    /// Whether `conv2dPlanes` runs the layer: no dilation, so that a kernel row's kw·inC values
+    /// are contiguous in a plane. A row's last group of 4 steps may end past the window: the
+    /// packed weights are zero there (`dotRowSteps`, `packDot`), so the bytes read past it, the
+    /// next pixel's or the plane's slack, add nothing.
+    static func planeWindows(_ g: ConvGeometry) -> Bool { g.dilationH == 1 && g.dilationW == 1 }
+
+    /// The planes' rows and columns of pixels: the input's own where every window lies inside
+    /// it; else the rows and columns the windows span, the padding among them as zeros
+    /// (`padded`), and input pixels no window reads left out.
+    static func planeShape(_ g: ConvGeometry) -> (rows: Int, columns: Int, padded: Bool) {
+        let rows = (g.outH - 1) * g.strideH + g.kh, columns = (g.outW - 1) * g.strideW + g.kw
+        if g.padTop == 0 && g.padLeft == 0 && rows <= g.inH && columns <= g.inW { return (g.inH, g.inW, false) }
+        return (rows, columns, true)
+    }
+
+    /// Bytes of one plane.
+    static func planeBytes(_ g: ConvGeometry) -> Int {
+        let shape = planeShape(g)
+        return shape.rows * shape.columns * g.inC
     }
 
     /// Scratch bytes of the two planes, each followed by 16 bytes that a group's vector load may
@@ -70,7 +83,7 @@ extension TiledConvolution {
     static let planeChunk = 64
 
     /// Byte offset in scratch of a chunk's window offsets (after the two planes, 16-aligned).
-    static func planeOffsetsStart(_ g: ConvGeometry) -> Int { (2 * (g.inH * g.inW * g.inC + 16) + 15) / 16 * 16 }
+    static func planeOffsetsStart(_ g: ConvGeometry) -> Int { (2 * (planeBytes(g) + 16) + 15) / 16 * 16 }
 
     /// The layer: the planes split, then chunks of output pixels in raster order; within a
     /// chunk, block by block, tiles of 4 pixels (a tile may cross an output row; a short last
@@ -80,16 +93,21 @@ extension TiledConvolution {
     static func conv2dPlanes(_ g: ConvGeometry, _ input: UnsafePointer<Int16>, _ body: UnsafeRawPointer, _ kernel: PlaneKernel,
                              _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
                              _ output: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
-        let n = g.inH * g.inW * g.inC, lowPlane = n + 16
-        splitPlanes(input, n, scratch, scratch + lowPlane, narrowing: kernel == .bytes)
-        let planes = UnsafeRawPointer(scratch), rowGroups = (g.kw * g.inC + 3) / 4, rowBytes = g.inW * g.inC
+        let shape = planeShape(g), lowPlane = planeBytes(g) + 16
+        if shape.padded {
+            splitPaddedPlanes(g, input, shape.rows, shape.columns, scratch, scratch + lowPlane, narrowing: kernel == .bytes)
+        } else {
+            splitPlanes(input, g.inH * g.inW * g.inC, scratch, scratch + lowPlane, narrowing: kernel == .bytes)
+        }
+        let planes = UnsafeRawPointer(scratch), rowGroups = (g.kw * g.inC + 3) / 4, rowBytes = shape.columns * g.inC
         let offsets = (scratch + planeOffsetsStart(g)).assumingMemoryBound(to: Int.self)
-        let pixelBytes = g.strideW * g.inC, lineBytes = g.strideH * g.inW * g.inC
+        let pixelBytes = g.strideW * g.inC, lineBytes = g.strideH * rowBytes
         let byteWeights = kernel != .int16, halfBytes = 4 * dotChunks(g) * dotGroupBytes(byteWeights: byteWeights)
         let blockBytes = dotBlockBytes(g, byteWeights: byteWeights), pixels = g.outH * g.outW, outC = g.outC
-        // Every lane form is `roundedProduct` here, one `SQRDMULH` for shifts up to 31; a layer
-        // without one keeps `storeTile4x8` (the bias then stays out of the accumulators).
-        let rounded = (r.lanes || r.wide || r.whole) && r.shift <= 31
+        // Every lane form is `roundedProduct` here: one `SQRDMULH` for shifts up to 31, else
+        // `SQDMULH` and `SRSHL` (`long`); a layer without one keeps `storeTile4x8` (the bias then
+        // stays out of the accumulators).
+        let rounded = r.lanes || r.wide || r.whole, long = r.shift > 31
         var p = 0, oy = 0, ox = 0
         while p < pixels {
             let count = min(planeChunk, pixels - p), tiles = (count + tile - 1) / tile
@@ -107,10 +125,11 @@ extension TiledConvolution {
                 let t = PlaneTiles(planes: planes, lowPlane: lowPlane, offsets: offsets, rowBytes: rowBytes, kh: g.kh, rowGroups: rowGroups,
                                    weights: w, halfBytes: halfBytes, start: start, count: count, block: b, first: first, width: width,
                                    outC: outC, rounded: rounded)
-                if r.negative != nil {
-                    planeTiles(t, kernel, k, true, bias, multipliers, r, out)
-                } else {
-                    planeTiles(t, kernel, k, false, bias, multipliers, r, out)
+                switch (r.negative != nil, long) {
+                case (true, false): planeTiles(t, kernel, k, true, false, bias, multipliers, r, out)
+                case (false, false): planeTiles(t, kernel, k, false, false, bias, multipliers, r, out)
+                case (true, true): planeTiles(t, kernel, k, true, true, bias, multipliers, r, out)
+                case (false, true): planeTiles(t, kernel, k, false, true, bias, multipliers, r, out)
                 }
             }
             p += count
@@ -124,18 +143,18 @@ extension TiledConvolution {
         let outC: Int, rounded: Bool
     }
 
-    /// A block's tiles over a chunk (`out` the chunk's first output pixel), `prelu` a constant at
-    /// each call so that each form gets its own loop. Whole tiles of a full block take a loop of
+    /// A block's tiles over a chunk (`out` the chunk's first output pixel), `prelu` and `long`
+    /// constants at each call so that each form gets its own loop. Whole tiles of a full block take a loop of
     /// their own, with no branch between the multiply-adds and the stores, so that the
     /// accumulators' combining shifts overlap the epilogue's multiplies.
     @_transparent
-    static func planeTiles(_ t: PlaneTiles, _ kernel: PlaneKernel, _ k: PlaneEpilogue, _ prelu: Bool, _ bias: UnsafePointer<Int32>,
+    static func planeTiles(_ t: PlaneTiles, _ kernel: PlaneKernel, _ k: PlaneEpilogue, _ prelu: Bool, _ long: Bool, _ bias: UnsafePointer<Int32>,
                            _ multipliers: UnsafePointer<Int32>, _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>) {
         var i = 0
         if t.rounded && t.width == lanes {
             while i + tile <= t.count {
                 let c = planeTile(t, kernel, i)
-                k.store4x8(c.0, c.1, c.2, c.3, prelu, out + i * t.outC + t.first, t.outC)
+                k.store4x8(c.0, c.1, c.2, c.3, prelu, long, out + i * t.outC + t.first, t.outC)
                 i += tile
             }
         }
@@ -143,7 +162,7 @@ extension TiledConvolution {
             let c = planeTile(t, kernel, i)
             let left = min(tile, t.count - i), o0 = out + i * t.outC
             if t.rounded {
-                k.storeSome(c.0, c.1, c.2, c.3, prelu, o0 + t.first, t.outC, left, t.width)
+                k.storeSome(c.0, c.1, c.2, c.3, prelu, long, o0 + t.first, t.outC, left, t.width)
             } else {
                 storeTile4x8(t.block, left, c.0, c.1, c.2, c.3, t.outC, bias, multipliers, r, o0)
             }
@@ -165,15 +184,17 @@ extension TiledConvolution {
 
     /// A block's requantization on the plane path, its constants set up once: the accumulators
     /// already hold the bias, so an output is ⌊(a·m + 2^(s-1)) / 2^s⌋ as `roundedProduct` computes
-    /// it for s ≤ 31, `SQRDMULH` by m pre-shifted by 31 − s, then clamped to [lo, hi]. The folded
+    /// it, then clamped to [lo, hi]: for s ≤ 31 `SQRDMULH` by m pre-shifted by 31 − s, for
+    /// s > 31 (`long`) `SQDMULH` by m, then `SRSHL` by 31 − s. The folded
     /// PRELU picks a negative lane's mantissa before the one multiply: its signed negative
     /// mantissa (−m where the layer flips a negative accumulator, since a·(−m) = (−a)·m, the
     /// same product and rounding).
     struct PlaneEpilogue {
-        let positive: SIMD8<Int32>, negative: SIMD8<Int32>, lo: SIMD8<Int16>, hi: SIMD8<Int16>
+        let positive: SIMD8<Int32>, negative: SIMD8<Int32>, lo: SIMD8<Int16>, hi: SIMD8<Int16>, down: SIMD4<Int32>
 
         @inline(__always) init(_ first: Int, _ width: Int, _ m: UnsafePointer<Int32>, _ r: Epilogue) {
             lo = SIMD8(repeating: r.lo); hi = SIMD8(repeating: r.hi)
+            down = SIMD4(repeating: Int32(truncatingIfNeeded: min(31 - r.shift, 0)))
             let up = SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: max(31 - r.shift, 0)))
             positive = load32(m + first, width) &<< up
             if let nl = r.negative {
@@ -184,33 +205,34 @@ extension TiledConvolution {
             }
         }
 
-        @inline(__always) func four(_ a: SIMD4<Int32>, _ p: SIMD4<Int32>, _ n: SIMD4<Int32>, _ prelu: Bool) -> SIMD4<Int32> {
-            vqrdmulhq_s32(a, prelu ? vbslq_s32(vcltzq_s32(a), n, p) : p)
+        @inline(__always) func four(_ a: SIMD4<Int32>, _ p: SIMD4<Int32>, _ n: SIMD4<Int32>, _ prelu: Bool, _ long: Bool) -> SIMD4<Int32> {
+            let m = prelu ? vbslq_s32(vcltzq_s32(a), n, p) : p
+            return long ? vrshlq_s32(vqdmulhq_s32(a, m), down) : vqrdmulhq_s32(a, m)
         }
 
         /// One pixel's 8 outputs, saturated to int16 and clamped.
-        @inline(__always) func value(_ a: SIMD8<Int32>, _ prelu: Bool) -> SIMD8<Int16> {
-            QuantizedKernels.narrowClamped(four(a.lowHalf, positive.lowHalf, negative.lowHalf, prelu),
-                                           four(a.highHalf, positive.highHalf, negative.highHalf, prelu), lo, hi)
+        @inline(__always) func value(_ a: SIMD8<Int32>, _ prelu: Bool, _ long: Bool) -> SIMD8<Int16> {
+            QuantizedKernels.narrowClamped(four(a.lowHalf, positive.lowHalf, negative.lowHalf, prelu, long),
+                                           four(a.highHalf, positive.highHalf, negative.highHalf, prelu, long), lo, hi)
         }
 
         /// A full tile of a full block: four pixels `n` values apart.
         @_transparent
-        func store4x8(_ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>, _ prelu: Bool,
+        func store4x8(_ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>, _ prelu: Bool, _ long: Bool,
                       _ out: UnsafeMutablePointer<Int16>, _ n: Int) {
-            UnsafeMutableRawPointer(out).storeBytes(of: value(c0, prelu), as: SIMD8<Int16>.self)
-            UnsafeMutableRawPointer(out + n).storeBytes(of: value(c1, prelu), as: SIMD8<Int16>.self)
-            UnsafeMutableRawPointer(out + 2 * n).storeBytes(of: value(c2, prelu), as: SIMD8<Int16>.self)
-            UnsafeMutableRawPointer(out + 3 * n).storeBytes(of: value(c3, prelu), as: SIMD8<Int16>.self)
+            UnsafeMutableRawPointer(out).storeBytes(of: value(c0, prelu, long), as: SIMD8<Int16>.self)
+            UnsafeMutableRawPointer(out + n).storeBytes(of: value(c1, prelu, long), as: SIMD8<Int16>.self)
+            UnsafeMutableRawPointer(out + 2 * n).storeBytes(of: value(c2, prelu, long), as: SIMD8<Int16>.self)
+            UnsafeMutableRawPointer(out + 3 * n).storeBytes(of: value(c3, prelu, long), as: SIMD8<Int16>.self)
         }
 
         /// The first `count` pixels of a tile, `width` channels each. Out of line: the last tile
         /// of a chunk, or a layer of fewer than 8 channels.
         @inline(never)
-        func storeSome(_ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>, _ prelu: Bool,
+        func storeSome(_ c0: SIMD8<Int32>, _ c1: SIMD8<Int32>, _ c2: SIMD8<Int32>, _ c3: SIMD8<Int32>, _ prelu: Bool, _ long: Bool,
                        _ out: UnsafeMutablePointer<Int16>, _ n: Int, _ count: Int, _ width: Int) {
             for i in 0 ..< count {
-                let v = value(i == 0 ? c0 : i == 1 ? c1 : i == 2 ? c2 : c3, prelu)
+                let v = value(i == 0 ? c0 : i == 1 ? c1 : i == 2 ? c2 : c3, prelu, long)
                 for j in 0 ..< width { out[i * n + j] = v[j] }
             }
         }
@@ -317,6 +339,30 @@ extension TiledConvolution {
         let p = half(w, start.lowHalf), q = half(w + halfBytes, start.highHalf)
         return (SIMD8(lowHalf: p.0, highHalf: q.0), SIMD8(lowHalf: p.1, highHalf: q.1),
                 SIMD8(lowHalf: p.2, highHalf: q.2), SIMD8(lowHalf: p.3, highHalf: q.3))
+    }
+
+    /// The planes of a padded layer (`planeShape`): every byte first the split of a zero (high 0,
+    /// low 0 − 128; with byte inputs 0), then the input rows the windows reach split into
+    /// place, `padTop` rows and `padLeft` pixels in.
+    static func splitPaddedPlanes(_ g: ConvGeometry, _ x: UnsafePointer<Int16>, _ rows: Int, _ columns: Int,
+                                  _ high: UnsafeMutableRawPointer, _ low: UnsafeMutableRawPointer, narrowing: Bool) {
+        let n = rows * columns * g.inC
+        fill(high, n, 0)
+        if !narrowing { fill(low, n, 0x80) }
+        let values = min(g.inW, columns - g.padLeft) * g.inC
+        guard values > 0 else { return }
+        for y in 0 ..< min(g.inH, rows - g.padTop) {
+            let at = ((y + g.padTop) * columns + g.padLeft) * g.inC
+            splitPlanes(x + y * g.inW * g.inC, values, high + at, low + at, narrowing: narrowing)
+        }
+    }
+
+    /// `n` bytes of `value` at `p`, 16 at a time.
+    static func fill(_ p: UnsafeMutableRawPointer, _ n: Int, _ value: UInt8) {
+        let v = SIMD16<UInt8>(repeating: value)
+        var i = 0
+        while i + 16 <= n { (p + i).storeBytes(of: v, as: SIMD16<UInt8>.self); i += 16 }
+        while i < n { (p + i).storeBytes(of: value, as: UInt8.self); i += 1 }
     }
 
     /// `n` int16 values as a plane of high bytes (signed) at `high` and one of low bytes − 128

@@ -59,7 +59,14 @@ extension TiledConvolution {
         case int8 = 2
     }
 
-    static func dotChunks(_ g: ConvGeometry) -> Int { (2 * pairs(g, depthwise: false) + dotChunk - 1) / dotChunk }
+    static func dotChunks(_ g: ConvGeometry) -> Int { (g.kh * dotRowSteps(g) + dotChunk - 1) / dotChunk }
+
+    /// Reduction steps of one kernel row in a dot-product plane: `conv`'s kw·inC, padded to an
+    /// even count; for a layer of several kernel rows that the byte planes read in place,
+    /// padded to whole groups of 4, so that no `SDOT` group straddles two rows.
+    static func dotRowSteps(_ g: ConvGeometry) -> Int {
+        g.kh > 1 && planeWindows(g) ? (g.kw * g.inC + 3) / 4 * 4 : 2 * convRowPairs(g)
+    }
 
     /// Bytes of one group of 4 reduction steps × 4 channels: wh and wl, or the bytes alone.
     static func dotGroupBytes(byteWeights: Bool) -> Int { byteWeights ? 16 : 32 }
@@ -98,9 +105,9 @@ extension TiledConvolution {
         let body = plane + dotHeader
         guard layout != .pairs else { packConv(g, weights: w, into: body.assumingMemoryBound(to: SIMD8<Int32>.self)); return }
         let byteWeights = layout == .int8, groupBytes = dotGroupBytes(byteWeights: byteWeights)
-        let rowLength = 2 * convRowPairs(g), k = 2 * pairs(g, depthwise: false), chunks = dotChunks(g), halfBytes = 4 * chunks * groupBytes
-        // The weight at reduction step p (kernel rows of `rowLength` steps, an odd row's last
-        // step a zero) for output channel c.
+        let rowLength = dotRowSteps(g), k = g.kh * rowLength, chunks = dotChunks(g), halfBytes = 4 * chunks * groupBytes
+        // The weight at reduction step p (kernel rows of `rowLength` steps, past kw·inC zeros)
+        // for output channel c.
         func weight(_ p: Int, _ c: Int) -> Int32 {
             let r = p % rowLength
             return p < k && c < n && r < row ? w[((p / rowLength) * row + r) * n + c] : 0

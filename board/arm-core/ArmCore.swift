@@ -157,8 +157,9 @@ func kernelSweep(count: Int) -> KernelStats {
     var stats = KernelStats()
     for t in 0 ..< count {
         let dw = t % 3 == 2
-        // In one CONV_2D of four, windows inside the input (the dot-product copy's byte-plane
-        // path): 1×1 or 2×2 kernels, no padding, no dilation, channels in fours or any count.
+        // In one CONV_2D of four, windows inside the input (the dot-product copy's planes in the
+        // input's own layout): 1×1 or 2×2 kernels, no padding, no dilation, channels in fours or
+        // any count. The others without dilation take padded planes there.
         let inside = !dw && t % 4 == 1
         let kh = inside ? rng.range(1, 2) : [1, 3, 5][rng.below(3)], kw = inside ? kh : rng.below(4) == 0 ? [1, 3, 5][rng.below(3)] : kh
         let sh = rng.range(1, 2), sw = rng.below(4) == 0 ? rng.range(1, 2) : sh
