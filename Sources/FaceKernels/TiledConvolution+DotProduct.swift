@@ -138,9 +138,9 @@ extension TiledConvolution {
         }
     }
 
-    /// CONV_2D on a plane packed by `packDot`; scratch holds `dotScratchBytes(g)`. Layers whose
-    /// windows all lie inside the input read them from byte planes (`conv2dPlanes`), the others
-    /// tile by tile.
+    /// CONV_2D on a plane packed by `packDot`; scratch holds `dotScratchBytes(g)`. Layers without
+    /// dilation read their windows from byte planes (`conv2dPlanes`, padded where windows reach
+    /// past the input), the others tile by tile.
     /// Never inlined: a caller is compiled for the baseline CPU, which has no `SDOT` (the same
     /// for `packAndRunDot`).
     @inline(never)
