@@ -3,6 +3,8 @@ import FaceKernelTypes
 /// This compiled copy's kernels as a `KernelCopy`. The same source is compiled into every copy;
 /// the copy built for the Armv8.2 dot product (`FACEKIT_DOTPROD`) runs its CONV_2D through
 /// `conv2dDot`, whose weights have a layout of their own, and everything else as the others do.
+/// The portable aarch64 copy runs 1×1 layers over int8 inputs through `convBytes` (its planes
+/// with a header of their own).
 public enum KernelFunctions: KernelCopy {
     public static func packedBytes(_ g: ConvGeometry, depthwise dw: Bool) -> Int {
         #if arch(arm64) && FACEKIT_DOTPROD
@@ -10,6 +12,9 @@ public enum KernelFunctions: KernelCopy {
         #endif
         #if FACEKIT_AVX512
         if !dw { return TiledConvolution.widePlaneBytes(g) }
+        #endif
+        #if arch(arm64) && !FACEKIT_DOTPROD
+        if !dw && TiledConvolution.takesWideningBytes(g) { return TiledConvolution.bytePlaneBytes(g) }
         #endif
         return TiledConvolution.packedBytes(g, depthwise: dw)
     }
@@ -19,6 +24,8 @@ public enum KernelFunctions: KernelCopy {
         return TiledConvolution.dotScratchBytes(g)
         #elseif FACEKIT_AVX512
         return TiledConvolution.wideScratchBytes(g)
+        #elseif arch(arm64)
+        return TiledConvolution.takesWideningBytes(g) ? TiledConvolution.byteScratchBytes(g) : TiledConvolution.scratchBytes(g)
         #else
         return TiledConvolution.scratchBytes(g)
         #endif
@@ -30,6 +37,9 @@ public enum KernelFunctions: KernelCopy {
         #elseif FACEKIT_AVX512
         TiledConvolution.packConvWide(g, weights: weights, into: plane)
         #else
+        #if arch(arm64)
+        if TiledConvolution.takesWideningBytes(g) { return TiledConvolution.packConvBytes(g, weights: weights, into: plane) }
+        #endif
         TiledConvolution.packConv(g, weights: weights, into: plane.assumingMemoryBound(to: SIMD8<Int32>.self))
         #endif
     }
@@ -41,6 +51,11 @@ public enum KernelFunctions: KernelCopy {
         #elseif FACEKIT_AVX512
         TiledConvolution.convWide(g, input: input, plane: weights, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
         #else
+        #if arch(arm64)
+        if TiledConvolution.takesWideningBytes(g) {
+            return TiledConvolution.convBytes(g, input: input, plane: weights, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
+        }
+        #endif
         TiledConvolution.conv(g, input: input, weights: weights.assumingMemoryBound(to: SIMD8<Int32>.self), bias: bias, multipliers: multipliers,
                               r, output: output, scratch: scratch)
         #endif
@@ -58,6 +73,11 @@ public enum KernelFunctions: KernelCopy {
         #endif
         #if FACEKIT_AVX512
         if !dw { return TiledConvolution.packAndRunWide(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: output) }
+        #endif
+        #if arch(arm64) && !FACEKIT_DOTPROD
+        if !dw && TiledConvolution.takesWideningBytes(g) {
+            return TiledConvolution.packAndRunBytes(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: output)
+        }
         #endif
         TiledConvolution.packAndRun(depthwise: dw, g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: output)
     }

@@ -161,23 +161,27 @@ func kernelSweep(count: Int) -> KernelStats {
         // input's own layout): 1×1 or 2×2 kernels, no padding, no dilation, channels in fours or
         // any count. The others without dilation take padded planes there.
         let inside = !dw && t % 4 == 1
-        let kh = inside ? rng.range(1, 2) : [1, 3, 5][rng.below(3)], kw = inside ? kh : rng.below(4) == 0 ? [1, 3, 5][rng.below(3)] : kh
-        let sh = rng.range(1, 2), sw = rng.below(4) == 0 ? rng.range(1, 2) : sh
-        let dh = !inside && rng.below(5) == 0 ? 2 : 1, dwl = !inside && rng.below(5) == 0 ? 2 : 1
+        // In one of eight, a 1×1 CONV_2D over int8 values with byte weights, stride 1 (the
+        // portable aarch64 copy's byte kernel, `convBytes`).
+        let bytes1x1 = !dw && t % 8 == 3
+        let kh = bytes1x1 ? 1 : inside ? rng.range(1, 2) : [1, 3, 5][rng.below(3)]
+        let kw = bytes1x1 || inside ? kh : rng.below(4) == 0 ? [1, 3, 5][rng.below(3)] : kh
+        let sh = bytes1x1 ? 1 : rng.range(1, 2), sw = bytes1x1 ? 1 : rng.below(4) == 0 ? rng.range(1, 2) : sh
+        let dh = !inside && !bytes1x1 && rng.below(5) == 0 ? 2 : 1, dwl = !inside && !bytes1x1 && rng.below(5) == 0 ? 2 : 1
         let inH = rng.range(1, 12), inW = rng.range(1, 12)
-        let inC = dw ? rng.range(1, 70) : inside ? (rng.below(2) == 0 ? 4 * rng.range(1, 40) : rng.range(1, 160)) : rng.range(1, 40)
+        let inC = dw ? rng.range(1, 70) : inside || bytes1x1 ? (rng.below(2) == 0 ? 4 * rng.range(1, 40) : rng.range(1, 160)) : rng.range(1, 40)
         let outC = dw ? inC : rng.range(1, 72)
-        let padT = inside ? 0 : rng.range(0, kh / 2 * dh), padL = inside ? 0 : rng.range(0, kw / 2 * dwl)
+        let padT = inside || bytes1x1 ? 0 : rng.range(0, kh / 2 * dh), padL = inside || bytes1x1 ? 0 : rng.range(0, kw / 2 * dwl)
         let outH = max(1, (inH + 2 * padT - dh * (kh - 1) - 1) / sh + 1)
         let outW = max(1, (inW + 2 * padL - dwl * (kw - 1) - 1) / sw + 1)
         var g = ConvGeometry(inH: inH, inW: inW, inC: inC, outH: outH, outW: outW, outC: outC, kh: kh, kw: kw,
                                           strideH: sh, strideW: sw, dilationH: dh, dilationW: dwl, padTop: padT, padLeft: padL)
         let nIn = inH * inW * inC, nW = dw ? kh * kw * outC : kh * kw * inC * outC
         // int16 weights (the quantizer's choice for precise layers) in one test of three.
-        let int16 = rng.below(3) == 0
+        let int16 = !bytes1x1 && rng.below(3) == 0
         // A CONV_2D over int8 values (`ConvGeometry.byteInput`, the dot-product copy's one-SDOT
         // path with byte weights) in one test of four.
-        g.byteInput = !dw && rng.below(4) == 0
+        g.byteInput = bytes1x1 || !dw && rng.below(4) == 0
         var x = [Int16](repeating: 0, count: nIn), w = [Int8](repeating: 0, count: int16 ? 1 : nW), w16 = [Int16](repeating: 0, count: int16 ? nW : 1)
         var b = [Int32](repeating: 0, count: outC), m = [Int32](repeating: 0, count: outC)
         // Full int16 range in one test of four: the int32 accumulators wrap, identically.
