@@ -3,7 +3,7 @@ import FaceKernelTypes
 /// This compiled copy's kernels as a `KernelCopy`. The same source is compiled into every copy;
 /// the copy built for the Armv8.2 dot product (`FACEKIT_DOTPROD`) runs its CONV_2D through
 /// `conv2dDot`, whose weights have a layout of their own, and everything else as the others do.
-/// The portable aarch64 copy runs 1×1 layers over int8 inputs through `convBytes` (its planes
+/// The portable aarch64 copy runs layers over int8 inputs through `convBytes` (its planes
 /// with a header of their own).
 public enum KernelFunctions: KernelCopy {
     public static func packedBytes(_ g: ConvGeometry, depthwise dw: Bool) -> Int {

@@ -19,19 +19,6 @@ import FaceKernelTypes
 /// holds channel j's 4 weights, zeros past the last input channel), then every channel's
 /// correction as int32.
 extension TiledConvolution {
-    /// Bytes before an AVX-512 CONV_2D plane's weights; the first int32 is its `PlaneLayout`.
-    static let planeHeader = 64
-
-    /// How `packConvWide` laid out a plane.
-    enum PlaneLayout: Int32 {
-        /// `packConv`'s pair layout, run by `conv`.
-        case pairs = 0
-        /// Byte weights for byte inputs, run by `convBytes`.
-        case bytes = 1
-        /// Byte weights for byte inputs of a wider kernel, run by `convByteWindows`.
-        case byteWindows = 2
-    }
-
     /// Whether a convolution takes `convBytes`: 1×1, stride 1, no padding, byte inputs, byte
     /// weights, at least 16 output channels, and past the whole blocks of 16 either at most 8
     /// (stored as the layer's last block of 8, `blockStart`) or a whole 8 more.

@@ -394,13 +394,5 @@ extension TiledConvolution {
         dst.storeBytes(of: odd, as: SIMD16<UInt8>.self)
         (dst + 16).storeBytes(of: even ^ 0x80, as: SIMD16<UInt8>.self)
     }
-
-    /// The 16 int16 at `p` as their high bytes and their low bytes, each one `UZP` (the
-    /// generic `oddHalf` became a byte insert per lane).
-    @inline(__always)
-    static func byteHalves(_ p: UnsafeRawPointer) -> (SIMD16<UInt8>, SIMD16<UInt8>) {
-        let a = p.loadUnaligned(as: SIMD16<UInt8>.self), b = p.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self)
-        return (vuzp2q_u8(a, b), vuzp1q_u8(a, b))
-    }
 }
 #endif

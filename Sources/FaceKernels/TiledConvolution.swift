@@ -39,6 +39,21 @@ public enum TiledConvolution {
 
     static func blocks(_ channels: Int) -> Int { (channels + lanes - 1) / lanes }
 
+    /// Bytes before the weights of a CONV_2D plane with a header (the AVX-512 copy's planes, and
+    /// the portable aarch64 copy's for 1×1 layers over int8 inputs); the first int32 is its
+    /// `PlaneLayout`.
+    static let planeHeader = 64
+
+    /// How a plane with a header is laid out (`packConvWide`, `packConvBytes`).
+    enum PlaneLayout: Int32 {
+        /// `packConv`'s pair layout, run by `conv`.
+        case pairs = 0
+        /// Byte weights for byte inputs, run by `convBytes`.
+        case bytes = 1
+        /// Byte weights for byte inputs of a wider kernel, run by `convByteWindows` (AVX-512).
+        case byteWindows = 2
+    }
+
     /// First channel of block `b`. With 8 or more channels, a channel count that is not a
     /// multiple of 8 gets a last block that overlaps the one before it (channels c-8 ..< c): it
     /// recomputes a few channels to the same values, and every block runs the full-width
