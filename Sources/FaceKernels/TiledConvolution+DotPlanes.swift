@@ -11,13 +11,13 @@ internal import CCPUFeatures
 /// the landmark model's multiply-adds, the blend-shape model's 1×1 layers over 97 channels, and
 /// the first layers of the detector and the landmark model (5×5 and 3×3, stride 2, over 3
 /// channels, padded). Where windows reach past the input, the planes hold the layer's padding
-/// as zeros (`planeShape`). Their reductions are short (8 to 256 steps), and splitting each tile's pixels
-/// into scratch, as `conv2dDotTile4x8` does for any geometry, cost such a tile about as much as
-/// its multiply-adds: a copy and a split per pixel, a scalar tail for 8 channels, a 16-step
-/// chunk half of zeros, and a call per tile. Here the split is one vector pass per layer, a
-/// reduction runs group by group (8 channels are two groups, not a chunk of 16), the layer is
-/// one call, and with byte weights both halves of a block share one loop (16 accumulators), so
-/// each activation vector is loaded once per block.
+/// as zeros (`planeShape`). Their reductions are short (8 to 256 steps), and splitting each
+/// tile's pixels into scratch, as `conv2dDotTile4x8` does for any geometry, cost such a tile
+/// about as much as its multiply-adds: a copy and a split per pixel, a scalar tail for 8
+/// channels, a 16-step chunk half of zeros, and a call per tile. Here the split is one vector
+/// pass per layer, a reduction runs group by group (8 channels are two groups, not a chunk of
+/// 16), the layer is one call, and with byte weights both halves of a block share one loop (16
+/// accumulators), so each activation vector is loaded once per block.
 extension TiledConvolution {
     /// Whether `conv2dPlanes` runs the layer: no dilation, so that a kernel row's kw·inC values
     /// are contiguous in a plane. A row's last group of 4 steps may end past the window: the
@@ -129,9 +129,9 @@ extension TiledConvolution {
     }
 
     /// A block's tiles over a chunk (`out` the chunk's first output pixel), `prelu` and `long`
-    /// constants at each call so that each form gets its own loop. Whole tiles of a full block take a loop of
-    /// their own, with no branch between the multiply-adds and the stores, so that the
-    /// accumulators' combining shifts overlap the epilogue's multiplies.
+    /// constants at each call so that each form gets its own loop. Whole tiles of a full block
+    /// take a loop of their own, with no branch between the multiply-adds and the stores, so
+    /// that the accumulators' combining shifts overlap the epilogue's multiplies.
     @_transparent
     static func planeTiles(_ t: PlaneTiles, _ kernel: PlaneKernel, _ k: PlaneEpilogue, _ prelu: Bool, _ long: Bool, _ bias: UnsafePointer<Int32>,
                            _ multipliers: UnsafePointer<Int32>, _ r: Epilogue, _ out: UnsafeMutablePointer<Int16>) {
@@ -170,10 +170,10 @@ extension TiledConvolution {
     /// A block's requantization on the plane path, its constants set up once: the accumulators
     /// already hold the bias, so an output is ⌊(a·m + 2^(s-1)) / 2^s⌋ as `roundedProduct` computes
     /// it, then clamped to [lo, hi]: for s ≤ 31 `SQRDMULH` by m pre-shifted by 31 − s, for
-    /// s > 31 (`long`) `SQDMULH` by m, then `SRSHL` by 31 − s. The folded
-    /// PRELU picks a negative lane's mantissa before the one multiply: its signed negative
-    /// mantissa (−m where the layer flips a negative accumulator, since a·(−m) = (−a)·m, the
-    /// same product and rounding).
+    /// s > 31 (`long`) `SQDMULH` by m, then `SRSHL` by 31 − s. The folded PRELU picks a
+    /// negative lane's mantissa before the multiply: its signed negative mantissa (−m where the
+    /// layer flips a negative accumulator, since a·(−m) = (−a)·m, the same product and
+    /// rounding).
     struct PlaneEpilogue {
         let positive: SIMD8<Int32>, negative: SIMD8<Int32>, lo: SIMD8<Int16>, hi: SIMD8<Int16>, down: SIMD4<Int32>
 
