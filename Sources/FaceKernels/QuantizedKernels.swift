@@ -93,13 +93,25 @@ public enum QuantizedKernels {
     /// is exact (x − trunc(x) needs no more bits than x), decide the rounding in lanes.
     public static func quantize(_ x: UnsafePointer<Float>, inverseScale inv: Float, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
         #if arch(arm64)
-        // The same rounding (half away from zero, exact for |c| ≤ 32767) as one FRINTA per
-        // lane, which the loop vectorizes; x86's baseline has no such instruction (SSE4.1's
-        // ROUNDPS has no ties-away mode either) and keeps the integer form below.
-        for i in 0 ..< n {
+        // `FCVTAS` rounds half away from zero into int32, saturating, and takes NaN to 0;
+        // `SQXTN` saturates to int16 and the max lifts −32768 to −32767. Rounding before the
+        // clamp gives the same: a value beyond ±32767 rounds to one at least as far out. The
+        // clamps, NaN test and FRINTA written out per lane vectorized to 26 instructions per 8
+        // values; this is 7.
+        let scale = SIMD4<Float>(repeating: inv), floor = SIMD8<Int16>(repeating: -32767)
+        var i = 0
+        while i + 8 <= n {
+            let a = UnsafeRawPointer(x + i).loadUnaligned(as: SIMD4<Float>.self) * scale
+            let b = UnsafeRawPointer(x + i + 4).loadUnaligned(as: SIMD4<Float>.self) * scale
+            let v: SIMD8<Int16> = vmaxq_s16(vqmovn_high_s32(vqmovn_s32(vcvtaq_s32_f32(a)), vcvtaq_s32_f32(b)), floor)
+            UnsafeMutableRawPointer(out + i).storeBytes(of: v, as: SIMD8<Int16>.self)
+            i += 8
+        }
+        while i < n {
             let v = x[i] * inv
             let c = v.isNaN ? 0 : min(max(v, -32767), 32767)
             out[i] = Int16(truncatingIfNeeded: Int32(c.rounded(.toNearestOrAwayFromZero)))
+            i += 1
         }
         #else
         for i in 0 ..< n {

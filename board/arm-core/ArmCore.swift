@@ -11,7 +11,8 @@
 //       recomputed with the reference kernel on the real activations and compared.
 //   armcore kernels [count]
 //       Reference vs optimized conv2d / depthwise on random geometries and data (fixed seed), then
-//       ADD and ADD + PRELU vs their scalar formula on random layouts and parameters.
+//       ADD and ADD + PRELU vs their scalar formula on random layouts and parameters, and the
+//       input quantization vs its scalar formula (halves, clamp edges, infinities, NaN).
 //   armcore layers <file.fkm>
 //       One line per operator (kind, geometry, MACs), for scripts/arm-cost-projection.
 //   armcore convert <bundle.task> <calibration list> <out.fkm>
@@ -297,6 +298,36 @@ func elementwiseSweep(count: Int) -> KernelStats {
     return stats
 }
 
+/// The engine's input quantization in every kernel copy against its scalar formula (x / scale
+/// rounded half away from zero, clamped to ±32767, NaN to 0): `count` random arrays of random
+/// length, with halves, the clamp's edges, infinities and NaNs among the values.
+func quantizeSweep(count: Int) -> KernelStats {
+    var rng = SplitMix(s: 0x9a47_5eed)
+    var stats = KernelStats()
+    let edges: [Float] = [0.5, -0.5, 1.5, -2.5, 32766.5, -32766.5, 32767.4, 32767.5, -32767.5, 32768, -32768, -32769, 1e9, -1e9,
+                          .infinity, -.infinity, .nan, -0.0, 0.49999997, -0.49999997]
+    for t in 0 ..< count {
+        let n = rng.range(1, 70), inv: Float = t % 2 == 0 ? 1 : Float(rng.range(1, 4000)) / 8
+        var x = [Float](repeating: 0, count: n), want = [Int16](repeating: 0, count: n), got = [Int16](repeating: 0, count: n + 8)
+        for i in 0 ..< n {
+            x[i] = rng.below(3) == 0 ? edges[rng.below(edges.count)] / inv : Float(Int32(truncatingIfNeeded: rng.next()) % 80000) / 2 / inv
+            let v = x[i] * inv
+            let c = v.isNaN ? 0 : min(max(v, -32767), 32767)
+            want[i] = Int16(Int32(c.rounded(.toNearestOrAwayFromZero)))
+        }
+        mix(&stats.hash, want, n)
+        var bad = 0
+        for isa in KernelISA.available {
+            for i in 0 ..< n + 8 { got[i] = 0x5a5a }
+            isa.kernels.quantize(x, inverseScale: inv, &got, count: n)
+            for i in 0 ..< n where got[i] != want[i] { bad += 1 }
+            for i in n ..< n + 8 where got[i] != 0x5a5a { bad += 1 }
+        }
+        if bad == 0 { stats.passed += 1 } else { stats.failed += 1; print("quantize MISMATCH: test \(t), \(n) values: \(bad)") }
+    }
+    return stats
+}
+
 /// Recomputes every conv / depthwise layer of one inference with the reference kernel on the
 /// real activations (step by step, while the layer's input is still live in the arena).
 func checkModelKernels(_ fused: QuantizedEngine, stats: inout KernelStats, int16Layers: inout Int) {
@@ -413,7 +444,9 @@ func runKernels(_ count: Int) -> Int32 {
     print("kernels: \(s.passed) passed, \(s.failed) failed (reference vs optimized, random geometries; kernel copies: \(copyNames())), ref hash \(hex(s.hash))")
     let e = elementwiseSweep(count: count)
     print("element-wise: \(e.passed) passed, \(e.failed) failed (ADD and ADD + PRELU vs the scalar formula, random layouts; kernel copies: \(copyNames())), ref hash \(hex(e.hash))")
-    return s.failed == 0 && e.failed == 0 ? 0 : 1
+    let q = quantizeSweep(count: count)
+    print("quantize: \(q.passed) passed, \(q.failed) failed (input quantization vs the scalar formula; kernel copies: \(copyNames())), ref hash \(hex(q.hash))")
+    return s.failed == 0 && e.failed == 0 && q.failed == 0 ? 0 : 1
 }
 
 func runConvert(_ task: String, _ calibList: String, _ outPath: String) -> Int32 {
