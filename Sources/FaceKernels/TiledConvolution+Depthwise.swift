@@ -21,7 +21,22 @@ extension TiledConvolution {
         let xlo = (g.padLeft + g.strideW - 1) / g.strideW
         let xhi = min(g.outW, max(xlo, (g.inW - 1 - (g.kw - 1) * g.dilationW + g.padLeft) / g.strideW + 1))
         let interiorPairs = g.inW - 1 - (g.kw - 1) * g.dilationW + g.padLeft >= 0 ? (xhi - xlo) / 2 : 0
+        let strips = stripsFit(g, r)
         for oy in 0 ..< g.outH {
+            if strips {
+                // A row whose windows reach above or below the input, and the other rows' edge
+                // pixels, through the pair kernel on a padded copy of their windows.
+                let iy0 = oy * g.strideH - g.padTop
+                if iy0 < 0 || iy0 + 3 > g.inH || interiorPairs == 0 {
+                    depthwiseStrip(g, oy, 0, g.outW, input, weights, bias, multipliers, r, output)
+                    continue
+                }
+                depthwiseInterior2px(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, requantization, output)
+                if xlo > 0 { depthwiseStrip(g, oy, 0, xlo, input, weights, bias, multipliers, r, output) }
+                let right = xlo + 2 * interiorPairs
+                if right < g.outW { depthwiseStrip(g, oy, right, g.outW - right, input, weights, bias, multipliers, r, output) }
+                continue
+            }
             if interiorPairs > 0 {
                 depthwiseInterior2px(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, requantization, output)
             }
@@ -52,6 +67,56 @@ extension TiledConvolution {
                 }
             }
         }
+    }
+
+    /// Whether `depthwiseStrip` takes a layer's edges: the 3×3 pair kernel's layers
+    /// (`depthwise3x3x2px`), whose strip of a whole output row fits a stack buffer of 64 KB.
+    static func stripsFit(_ g: ConvGeometry, _ r: Epilogue) -> Bool {
+        let columns = (g.outW + 1) * g.strideW + 3
+        return g.kh == 3 && g.kw == 3 && g.dilationH == 1 && g.dilationW == 1 && g.outC >= lanes && (r.lanes || r.wide)
+            && (3 * columns + g.outW + 1) * g.outC <= 1 << 15
+    }
+
+    /// Pixels (oy, ox0 ..< ox0 + count) of a `stripsFit` layer: their windows' three rows copied
+    /// into a stack buffer, the padding as zeros, then `depthwise3x3x2px` on it (an odd count's
+    /// last pair reads one more window of the copy) into a row buffer, and `count` pixels
+    /// copied out. Pixel by pixel, with bounds checks per tap, these edges had cost a third as
+    /// much as the interior pixels of both face models, for a few percent of them.
+    @inline(never)
+    static func depthwiseStrip(_ g: ConvGeometry, _ oy: Int, _ ox0: Int, _ count: Int, _ input: UnsafePointer<Int16>,
+                               _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
+                               _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>) {
+        let c = g.outC, pairCount = (count + 1) / 2, columns = (2 * pairCount - 1) * g.strideW + 3, rowValues = columns * c
+        withUnsafeTemporaryAllocation(of: Int16.self, capacity: 3 * rowValues + 2 * pairCount * c) { buffer in
+            let strip = buffer.baseAddress!, rowOut = strip + 3 * rowValues
+            let iy0 = oy * g.strideH - g.padTop, ix0 = ox0 * g.strideW - g.padLeft
+            // The columns inside the input, one run per row.
+            let x0 = min(columns, max(0, -ix0)), x1 = max(x0, min(columns, g.inW - ix0))
+            for ky in 0 ..< 3 {
+                let iy = iy0 + ky, dst = strip + ky * rowValues
+                guard iy >= 0 && iy < g.inH && x1 > x0 else { copyValues(nil, dst, rowValues); continue }
+                copyValues(nil, dst, x0 * c)
+                copyValues(input + (iy * g.inW + ix0 + x0) * c, dst + x0 * c, (x1 - x0) * c)
+                copyValues(nil, dst + x1 * c, (columns - x1) * c)
+            }
+            var s = g
+            s.inH = 3; s.inW = columns; s.padTop = 0; s.padLeft = 0; s.outH = 1; s.outW = 2 * pairCount
+            depthwise3x3x2px(s, 0, 0, pairCount, strip, weights, bias, multipliers, r, rowOut, c: c, step: g.strideW * c)
+            copyValues(rowOut, output + (oy * g.outW + ox0) * c, count * c)
+        }
+    }
+
+    /// `n` values from `src` to `dst`, or zeros where `src` is nil, 8 at a time. (The standard
+    /// library's `initialize(from:count:)` became a call per element here.)
+    @inline(__always)
+    static func copyValues(_ src: UnsafePointer<Int16>?, _ dst: UnsafeMutablePointer<Int16>, _ n: Int) {
+        var i = 0
+        while i + lanes <= n {
+            let v = src.map { UnsafeRawPointer($0 + i).loadUnaligned(as: SIMD8<Int16>.self) } ?? SIMD8()
+            UnsafeMutableRawPointer(dst + i).storeBytes(of: v, as: SIMD8<Int16>.self)
+            i += lanes
+        }
+        while i < n { dst[i] = src?[i] ?? 0; i += 1 }
     }
 
     /// Pixels (oy, ox0 …< ox0 + 2·pairs), every window inside the input row: two pixels at a

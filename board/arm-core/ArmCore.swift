@@ -165,12 +165,16 @@ func kernelSweep(count: Int) -> KernelStats {
         // In one of eight, a 1×1 CONV_2D over int8 values with byte weights, stride 1 (the
         // portable aarch64 copy's byte kernel, `convBytes`).
         let bytes1x1 = !dw && t % 8 == 3
-        let kh = bytes1x1 ? 1 : inside ? rng.range(1, 2) : [1, 3, 5][rng.below(3)]
-        let kw = bytes1x1 || inside ? kh : rng.below(4) == 0 ? [1, 3, 5][rng.below(3)] : kh
+        // Half the DEPTHWISE_CONV_2Ds 3×3 without dilation over at least 8 channels with lane-form
+        // mantissas: the pair kernel (`depthwise3x3x2px`) and its padded strips at the edges.
+        let pairKernel = dw && t % 6 == 2
+        let kh = bytes1x1 ? 1 : pairKernel ? 3 : inside ? rng.range(1, 2) : [1, 3, 5][rng.below(3)]
+        let kw = bytes1x1 || inside || pairKernel ? kh : rng.below(4) == 0 ? [1, 3, 5][rng.below(3)] : kh
         let sh = bytes1x1 ? 1 : rng.range(1, 2), sw = bytes1x1 ? 1 : rng.below(4) == 0 ? rng.range(1, 2) : sh
-        let dh = !inside && !bytes1x1 && rng.below(5) == 0 ? 2 : 1, dwl = !inside && !bytes1x1 && rng.below(5) == 0 ? 2 : 1
+        let plain = inside || bytes1x1 || pairKernel
+        let dh = !plain && rng.below(5) == 0 ? 2 : 1, dwl = !plain && rng.below(5) == 0 ? 2 : 1
         let inH = rng.range(1, 12), inW = rng.range(1, 12)
-        let inC = dw ? rng.range(1, 70) : inside || bytes1x1 ? (rng.below(2) == 0 ? 4 * rng.range(1, 40) : rng.range(1, 160)) : rng.range(1, 40)
+        let inC = pairKernel ? rng.range(8, 70) : dw ? rng.range(1, 70) : inside || bytes1x1 ? (rng.below(2) == 0 ? 4 * rng.range(1, 40) : rng.range(1, 160)) : rng.range(1, 40)
         let outC = dw ? inC : rng.range(1, 72)
         let padT = inside || bytes1x1 ? 0 : rng.range(0, kh / 2 * dh), padL = inside || bytes1x1 ? 0 : rng.range(0, kw / 2 * dwl)
         let outH = max(1, (inH + 2 * padT - dh * (kh - 1) - 1) / sh + 1)
@@ -196,11 +200,21 @@ func kernelSweep(count: Int) -> KernelStats {
         } else {
             for i in 0 ..< nW { w[i] = Int8(truncatingIfNeeded: rng.next()) }
         }
-        for i in 0 ..< outC { b[i] = Int32(rng.range(-1 << 20, 1 << 20)); m[i] = Int32(rng.range(1 << 28, (1 << 31) - 1)) }
+        // Mantissas of the short lane form (below 2^15) in one test of four, of the wide one
+        // (below 2^29) in another, so that the lane epilogues and the kernels that need them
+        // (the 3×3 depthwise pair kernel, its padded strips) run; else up to 2^31.
+        let form = pairKernel ? rng.below(2) : rng.below(4)
+        for i in 0 ..< outC {
+            b[i] = Int32(rng.range(-1 << 20, 1 << 20))
+            m[i] = Int32(form == 0 ? rng.range(1 << 10, (1 << 15) - 1) : form == 1 ? rng.range(1 << 20, (1 << 29) - 1) : rng.range(1 << 28, (1 << 31) - 1))
+        }
         // A folded PRELU (signed negative-side mantissas) in one test of three.
         let fold = rng.below(3) == 0, shift = rng.range(30, 44)
         var n = [Int32](repeating: 0, count: outC)
-        for i in 0 ..< outC { n[i] = Int32(rng.range(-(1 << 30), 1 << 30)) }
+        // Inside the mantissas' lane form where they have one (`prepare` takes the negative side's
+        // magnitudes too).
+        let bound = form == 0 ? (1 << 15) - 1 : form == 1 ? (1 << 29) - 1 : 1 << 30
+        for i in 0 ..< outC { n[i] = Int32(rng.range(-bound, bound)) }
         let ok = x.withUnsafeBufferPointer { xp in w.withUnsafeBufferPointer { wp in b.withUnsafeBufferPointer { bp in m.withUnsafeBufferPointer { mp in
             w16.withUnsafeBufferPointer { w16p in n.withUnsafeBufferPointer { np in
                 let r = Requant(shift: shift, lo: -32767, hi: 32767, negative: fold ? np.baseAddress! : nil)
