@@ -22,74 +22,100 @@ extension TiledConvolution {
         let xhi = min(g.outW, max(xlo, (g.inW - 1 - (g.kw - 1) * g.dilationW + g.padLeft) / g.strideW + 1))
         let interiorPairs = g.inW - 1 - (g.kw - 1) * g.dilationW + g.padLeft >= 0 ? (xhi - xlo) / 2 : 0
         let strips = stripsFit(g, r)
-        for oy in 0 ..< g.outH {
-            if strips {
-                // A row whose windows reach above or below the input, and the other rows' edge
-                // pixels, through the pair kernel on a padded copy of their windows.
-                let iy0 = oy * g.strideH - g.padTop
-                if iy0 < 0 || iy0 + 3 > g.inH || interiorPairs == 0 {
-                    depthwiseStrip(g, oy, 0, g.outW, input, weights, bias, multipliers, r, output)
+        // The strips' buffer, on the stack for the whole layer (`withUnsafeTemporaryAllocation`
+        // of this size went to the heap).
+        var buffer = StripBuffer()
+        withUnsafeMutableBytes(of: &buffer) { raw in
+            let strip = raw.baseAddress!.assumingMemoryBound(to: Int16.self)
+            for oy in 0 ..< g.outH {
+                if strips {
+                    // A row whose windows reach above or below the input, and the other rows' edge
+                    // pixels, through the pair kernel on a padded copy of their windows.
+                    let iy0 = oy * g.strideH - g.padTop
+                    if iy0 < 0 || iy0 + 3 > g.inH || interiorPairs == 0 {
+                        depthwiseStrip(g, oy, 0, g.outW, input, weights, bias, multipliers, r, output, strip)
+                        continue
+                    }
+                    depthwiseInterior2px(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, requantization, output)
+                    if xlo > 0 { depthwiseStrip(g, oy, 0, xlo, input, weights, bias, multipliers, r, output, strip) }
+                    let right = xlo + 2 * interiorPairs
+                    if right < g.outW { depthwiseStrip(g, oy, right, g.outW - right, input, weights, bias, multipliers, r, output, strip) }
                     continue
                 }
-                depthwiseInterior2px(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, requantization, output)
-                if xlo > 0 { depthwiseStrip(g, oy, 0, xlo, input, weights, bias, multipliers, r, output) }
-                let right = xlo + 2 * interiorPairs
-                if right < g.outW { depthwiseStrip(g, oy, right, g.outW - right, input, weights, bias, multipliers, r, output) }
-                continue
-            }
-            if interiorPairs > 0 {
-                depthwiseInterior2px(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, requantization, output)
-            }
-            var ox = 0
-            while ox < g.outW {
-                if interiorPairs > 0 && ox == xlo { ox += 2 * interiorPairs; continue }
-                defer { ox += 1 }
-                let out = output + (oy * g.outW + ox) * c
-                for b in 0 ..< nb {
-                    let first = blockStart(b, c), width = min(lanes, c - first)
-                    var acc = SIMD8<Int32>()
-                    let wb = weights + b * np
-                    // Channels of tap (iy, ix), zeros outside the input.
-                    @inline(__always) func tap(_ iy: Int, _ kx: Int) -> SIMD8<Int16> {
-                        let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
-                        if kx >= g.kw || ix < 0 || ix >= g.inW { return SIMD8() }
-                        return load16(input + (iy * g.inW + ix) * c + first, width)
-                    }
-                    for ky in 0 ..< g.kh {
-                        let iy = oy * g.strideH + ky * g.dilationH - g.padTop
-                        if iy < 0 || iy >= g.inH { continue }
-                        for h in 0 ..< hp {
-                            let x = TapPair(tap(iy, 2 * h), tap(iy, 2 * h + 1))
-                            acc &+= x.dot(wb[ky * hp + h])
+                if interiorPairs > 0 {
+                    depthwiseInterior2px(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, requantization, output)
+                }
+                var ox = 0
+                while ox < g.outW {
+                    if interiorPairs > 0 && ox == xlo { ox += 2 * interiorPairs; continue }
+                    defer { ox += 1 }
+                    let out = output + (oy * g.outW + ox) * c
+                    for b in 0 ..< nb {
+                        let first = blockStart(b, c), width = min(lanes, c - first)
+                        var acc = SIMD8<Int32>()
+                        let wb = weights + b * np
+                        // Channels of tap (iy, ix), zeros outside the input.
+                        @inline(__always) func tap(_ iy: Int, _ kx: Int) -> SIMD8<Int16> {
+                            let ix = ox * g.strideW + kx * g.dilationW - g.padLeft
+                            if kx >= g.kw || ix < 0 || ix >= g.inW { return SIMD8() }
+                            return load16(input + (iy * g.inW + ix) * c + first, width)
                         }
+                        for ky in 0 ..< g.kh {
+                            let iy = oy * g.strideH + ky * g.dilationH - g.padTop
+                            if iy < 0 || iy >= g.inH { continue }
+                            for h in 0 ..< hp {
+                                let x = TapPair(tap(iy, 2 * h), tap(iy, 2 * h + 1))
+                                acc &+= x.dot(wb[ky * hp + h])
+                            }
+                        }
+                        requantStore1xN(acc, first, width, bias, multipliers, r, out + first)
                     }
-                    requantStore1xN(acc, first, width, bias, multipliers, r, out + first)
                 }
             }
         }
     }
 
     /// Whether `depthwiseStrip` takes a layer's edges: the 3×3 pair kernel's layers
-    /// (`depthwise3x3x2px`), whose strip of a whole output row fits a stack buffer of 64 KB.
+    /// (`depthwise3x3x2px`) whose strip of one pixel pair fits `StripBuffer`.
     static func stripsFit(_ g: ConvGeometry, _ r: Epilogue) -> Bool {
-        let columns = (g.outW + 1) * g.strideW + 3
-        return g.kh == 3 && g.kw == 3 && g.dilationH == 1 && g.dilationW == 1 && g.outC >= lanes && (r.lanes || r.wide)
-            && (3 * columns + g.outW + 1) * g.outC <= 1 << 15
+        g.kh == 3 && g.kw == 3 && g.dilationH == 1 && g.dilationW == 1 && g.outC >= lanes && (r.lanes || r.wide) && stripPairs(g) >= 1
     }
 
-    /// Pixels (oy, ox0 ..< ox0 + count) of a `stripsFit` layer: their windows' three rows copied
-    /// into a stack buffer, the padding as zeros, then `depthwise3x3x2px` on it (an odd count's
-    /// last pair reads one more window of the copy) into a row buffer, and `count` pixels
-    /// copied out. Pixel by pixel, with bounds checks per tap, these edges had cost a third as
-    /// much as the interior pixels of both face models, for a few percent of them.
+    /// Pixel pairs of one strip: its three rows of (2·pairs − 1)·strideW + 3 pixels and the pairs'
+    /// outputs within `StripBuffer.capacity` values.
+    static func stripPairs(_ g: ConvGeometry) -> Int {
+        (StripBuffer.capacity / g.outC - 9 + 3 * g.strideW) / (6 * g.strideW + 2)
+    }
+
+    /// 4096 int16 values (8 KB) held on the stack.
+    struct StripBuffer {
+        static let capacity = 4096
+        typealias Quarter = (SIMD64<Int16>, SIMD64<Int16>, SIMD64<Int16>, SIMD64<Int16>)
+        typealias Eighths = (Quarter, Quarter, Quarter, Quarter)
+        var values: (Eighths, Eighths, Eighths, Eighths)
+        init() {
+            let q: Quarter = (SIMD64(), SIMD64(), SIMD64(), SIMD64())
+            let e: Eighths = (q, q, q, q)
+            values = (e, e, e, e)
+        }
+    }
+
+    /// Pixels (oy, ox0 ..< ox0 + count) of a `stripsFit` layer, `stripPairs` pairs at a time:
+    /// their windows' three rows copied into `strip`, the padding as zeros, then
+    /// `depthwise3x3x2px` on it (an odd count's last pair reads one more window of the copy) into
+    /// the rest of `strip`, and the pixels copied out. Pixel by pixel, with bounds checks per tap,
+    /// these edges had cost a third as much as the interior pixels of both face models, for a
+    /// few percent of them.
     @inline(never)
     static func depthwiseStrip(_ g: ConvGeometry, _ oy: Int, _ ox0: Int, _ count: Int, _ input: UnsafePointer<Int16>,
                                _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
-                               _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>) {
-        let c = g.outC, pairCount = (count + 1) / 2, columns = (2 * pairCount - 1) * g.strideW + 3, rowValues = columns * c
-        withUnsafeTemporaryAllocation(of: Int16.self, capacity: 3 * rowValues + 2 * pairCount * c) { buffer in
-            let strip = buffer.baseAddress!, rowOut = strip + 3 * rowValues
-            let iy0 = oy * g.strideH - g.padTop, ix0 = ox0 * g.strideW - g.padLeft
+                               _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>, _ strip: UnsafeMutablePointer<Int16>) {
+        let c = g.outC, most = stripPairs(g), iy0 = oy * g.strideH - g.padTop
+        var done = 0
+        while done < count {
+            let pairCount = min(most, (count - done + 1) / 2), n = min(2 * pairCount, count - done)
+            let columns = (2 * pairCount - 1) * g.strideW + 3, rowValues = columns * c, rowOut = strip + 3 * rowValues
+            let ix0 = (ox0 + done) * g.strideW - g.padLeft
             // The columns inside the input, one run per row.
             let x0 = min(columns, max(0, -ix0)), x1 = max(x0, min(columns, g.inW - ix0))
             for ky in 0 ..< 3 {
@@ -102,7 +128,8 @@ extension TiledConvolution {
             var s = g
             s.inH = 3; s.inW = columns; s.padTop = 0; s.padLeft = 0; s.outH = 1; s.outW = 2 * pairCount
             depthwise3x3x2px(s, 0, 0, pairCount, strip, weights, bias, multipliers, r, rowOut, c: c, step: g.strideW * c)
-            copyValues(rowOut, output + (oy * g.outW + ox0) * c, count * c)
+            copyValues(rowOut, output + (oy * g.outW + ox0 + done) * c, n * c)
+            done += n
         }
     }
 
