@@ -68,18 +68,23 @@ public enum KernelFunctions: KernelCopy {
 
     public static func packAndRun(depthwise dw: Bool, _ g: ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
                                   bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ r: Requant, output: UnsafeMutablePointer<Int16>) {
-        #if arch(arm64) && FACEKIT_DOTPROD
-        if !dw { return TiledConvolution.packAndRunDot(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: output) }
-        #endif
-        #if FACEKIT_AVX512
-        if !dw { return TiledConvolution.packAndRunWide(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: output) }
-        #endif
-        #if arch(arm64) && !FACEKIT_DOTPROD
-        if !dw && TiledConvolution.takesWideningBytes(g) {
-            return TiledConvolution.packAndRunBytes(g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: output)
-        }
-        #endif
-        TiledConvolution.packAndRun(depthwise: dw, g, input: input, weights: weights, bias: bias, multipliers: multipliers, r, output: output)
+        // Through this copy's own entry points (plane size, packing, scratch, kernel), whichever
+        // layout it packs.
+        TiledConvolution.withPackedPlane(g, r, multipliers: multipliers, planeBytes: packedBytes(g, depthwise: dw),
+                                         scratchBytes: max(scratchBytes(g), 64), pack: { plane in
+            if dw {
+                TiledConvolution.packDepthwise(g, weights: weights, into: plane.assumingMemoryBound(to: SIMD8<Int32>.self))
+            } else {
+                packConv(g, weights: weights, into: plane)
+            }
+        }, run: { r, plane, scratch in
+            if dw {
+                depthwise(g, input: input, weights: plane.assumingMemoryBound(to: SIMD8<Int32>.self), bias: bias, multipliers: multipliers, r,
+                          output: output)
+            } else {
+                conv(g, input: input, weights: plane, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
+            }
+        })
     }
 
     public static func addPReLU(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ p: BinaryParams, positive mp: Int32,

@@ -94,14 +94,6 @@ extension TiledConvolution {
         }
     }
 
-    /// Packs the weights and runs `convWide`, allocating its buffers (tests).
-    static func packAndRunWide(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane, bias: UnsafePointer<Int32>,
-                               multipliers: UnsafePointer<Int32>, _ requant: Requant, output: UnsafeMutablePointer<Int16>) {
-        withPackedPlane(g, requant, multipliers: multipliers, planeBytes: widePlaneBytes(g), scratchBytes: wideScratchBytes(g),
-                        pack: { packConvWide(g, weights: weights, into: $0) },
-                        run: { convWide(g, input: input, plane: $1, bias: bias, multipliers: multipliers, $0, output: output, scratch: $2) })
-    }
-
     /// The byte kernel: the input narrowed to bytes once, then tiles of 4 pixels against 4
     /// blocks of 16 channels (16 accumulators), the remaining blocks one at a time.
     @inline(never)

@@ -141,8 +141,7 @@ extension TiledConvolution {
     /// CONV_2D on a plane packed by `packDot`; scratch holds `dotScratchBytes(g)`. Layers without
     /// dilation read their windows from byte planes (`conv2dPlanes`, padded where windows reach
     /// past the input), the others tile by tile.
-    /// Never inlined: a caller is compiled for the baseline CPU, which has no `SDOT` (the same
-    /// for `packAndRunDot`).
+    /// Never inlined: a caller is compiled for the baseline CPU, which has no `SDOT`.
     @inline(never)
     public static func conv2dDot(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights plane: UnsafeRawPointer,
                                bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>, _ requantization: Requant,
@@ -167,16 +166,6 @@ extension TiledConvolution {
         default:
             conv(g, input: input, weights: pairLayout, bias: bias, multipliers: multipliers, requantization, output: output, scratch: scratch)
         }
-    }
-
-    /// Packs the weights and runs `conv2dDot`, allocating its buffers (tests, the ARM driver).
-    @inline(never)
-    public static func packAndRunDot(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
-                                     bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
-                                     _ requant: Requant, output: UnsafeMutablePointer<Int16>) {
-        withPackedPlane(g, requant, multipliers: multipliers, planeBytes: dotPackedBytes(g), scratchBytes: dotScratchBytes(g),
-                        pack: { packDot(g, weights: weights, into: $0) },
-                        run: { conv2dDot(g, input: input, weights: $1, bias: bias, multipliers: multipliers, $0, output: output, scratch: $2) })
     }
 
     /// One tile (as `conv2dTile4xBlocks` takes it) against every channel block of a dot-product

@@ -63,14 +63,6 @@ extension TiledConvolution {
         }
     }
 
-    /// Packs the weights and runs `convBytes`, allocating its buffers (tests, the ARM driver).
-    static func packAndRunBytes(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane, bias: UnsafePointer<Int32>,
-                                multipliers: UnsafePointer<Int32>, _ requant: Requant, output: UnsafeMutablePointer<Int16>) {
-        withPackedPlane(g, requant, multipliers: multipliers, planeBytes: bytePlaneBytes(g), scratchBytes: byteScratchBytes(g),
-                        pack: { packConvBytes(g, weights: weights, into: $0) },
-                        run: { convBytes(g, input: input, plane: $1, bias: bias, multipliers: multipliers, $0, output: output, scratch: $2) })
-    }
-
     /// CONV_2D on a plane packed by `packConvBytes`.
     @inline(never)
     static func convBytes(_ g: ConvGeometry, input: UnsafePointer<Int16>, plane: UnsafeRawPointer, bias: UnsafePointer<Int32>,

@@ -239,9 +239,10 @@ public enum TiledConvolution {
             && g.inC % 2 == 0 && g.inH == g.outH && g.inW == g.outW
     }
 
-    /// A copy's own plane layout run on one layer, allocating its buffers (tests, the ARM
-    /// driver): the requantization prepared, a plane of `planeBytes` filled by `pack`, then
-    /// `run` with a scratch of `scratchBytes`.
+    /// A copy's own plane layout run on one layer, allocating its buffers (`KernelCopy.packAndRun`:
+    /// tests and the ARM driver check single layers; the engine packs once at set-up): the
+    /// requantization prepared, a plane of `planeBytes` filled by `pack`, then `run` with a
+    /// scratch of `scratchBytes`.
     @inline(__always)
     static func withPackedPlane(_ g: ConvGeometry, _ requant: Requant, multipliers: UnsafePointer<Int32>, planeBytes: Int, scratchBytes: Int,
                                 pack: (UnsafeMutableRawPointer) -> Void, run: (Requant, UnsafeRawPointer, UnsafeMutableRawPointer) -> Void) {
@@ -253,26 +254,6 @@ public enum TiledConvolution {
         defer { plane.deallocate(); scratch.deallocate(); negative.deallocate() }
         pack(plane)
         run(r, UnsafeRawPointer(plane), scratch)
-    }
-
-    /// Packs the weights and runs the kernel, allocating its buffers: for tests and the ARM
-    /// driver, which check single layers; the engine packs once at set-up.
-    public static func packAndRun(depthwise dw: Bool, _ g: ConvGeometry, input: UnsafePointer<Int16>, weights: WeightPlane,
-                                  bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
-                                  _ requant: Requant, output: UnsafeMutablePointer<Int16>) {
-        var r = requant
-        let negative = UnsafeMutablePointer<Int32>.allocate(capacity: negativeLaneCount(g.outC))
-        prepare(&r, multipliers: multipliers, count: g.outC, lanes: negative)
-        let w = UnsafeMutablePointer<SIMD8<Int32>>.allocate(capacity: max(packedCount(g, depthwise: dw), 1))
-        let scratch = UnsafeMutableRawPointer.allocate(byteCount: max(scratchBytes(g), 64), alignment: 64)
-        defer { w.deallocate(); scratch.deallocate(); negative.deallocate() }
-        if dw {
-            packDepthwise(g, weights: weights, into: w)
-            depthwise(g, input: input, weights: w, bias: bias, multipliers: multipliers, r, output: output)
-        } else {
-            packConv(g, weights: weights, into: w)
-            conv(g, input: input, weights: w, bias: bias, multipliers: multipliers, r, output: output, scratch: scratch)
-        }
     }
 
     // MARK: CONV_2D
