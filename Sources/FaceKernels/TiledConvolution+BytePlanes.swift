@@ -22,6 +22,20 @@ extension TiledConvolution {
         return shape.rows * shape.columns * g.inC
     }
 
+    /// A layer's planes, from its input `x`: split in place where every window lies inside the
+    /// input, else over the windows' span with the padding as zeros (`planeShape`). Inlined so
+    /// that each kernel's split is specialized for its own `narrowing`.
+    @_transparent
+    static func splitLayerPlanes(_ g: ConvGeometry, _ x: UnsafePointer<Int16>, _ high: UnsafeMutableRawPointer,
+                                 _ low: UnsafeMutableRawPointer, narrowing: Bool) {
+        let shape = planeShape(g)
+        if shape.padded {
+            splitPaddedPlanes(g, x, shape.rows, shape.columns, high, low, narrowing: narrowing)
+        } else {
+            splitPlanes(x, g.inH * g.inW * g.inC, high, low, narrowing: narrowing)
+        }
+    }
+
     /// The planes of a padded layer (`planeShape`): every byte first the split of a zero (high 0,
     /// low 0 − 128; with byte inputs 0), then the input rows the windows reach split into
     /// place, `padTop` rows and `padLeft` pixels in.

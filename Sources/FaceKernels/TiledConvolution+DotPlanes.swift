@@ -79,11 +79,7 @@ extension TiledConvolution {
                              _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
                              _ output: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
         let shape = planeShape(g), lowPlane = planeBytes(g) + 16
-        if shape.padded {
-            splitPaddedPlanes(g, input, shape.rows, shape.columns, scratch, scratch + lowPlane, narrowing: kernel == .bytes)
-        } else {
-            splitPlanes(input, g.inH * g.inW * g.inC, scratch, scratch + lowPlane, narrowing: kernel == .bytes)
-        }
+        splitLayerPlanes(g, input, scratch, scratch + lowPlane, narrowing: kernel == .bytes)
         let planes = UnsafeRawPointer(scratch), rowGroups = (g.kw * g.inC + 3) / 4, rowBytes = shape.columns * g.inC
         let offsets = (scratch + planeOffsetsStart(g)).assumingMemoryBound(to: Int.self)
         let pixelBytes = g.strideW * g.inC, lineBytes = g.strideH * rowBytes

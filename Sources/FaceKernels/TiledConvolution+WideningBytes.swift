@@ -84,11 +84,7 @@ extension TiledConvolution {
                                       _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
                                       _ output: UnsafeMutablePointer<Int16>, _ scratch: UnsafeMutableRawPointer) {
         let shape = planeShape(g)
-        if shape.padded {
-            splitPaddedPlanes(g, input, shape.rows, shape.columns, scratch, scratch, narrowing: true)
-        } else {
-            splitPlanes(input, g.inH * g.inW * g.inC, scratch, scratch, narrowing: true)
-        }
+        splitLayerPlanes(g, input, scratch, scratch, narrowing: true)
         (scratch + planeBytes(g)).storeBytes(of: SIMD16<Int8>(), as: SIMD16<Int8>.self)
         let rowBytes = shape.columns * g.inC, pixelBytes = g.strideW * g.inC, lineBytes = g.strideH * rowBytes
         let form = ByteWindows(rows: g.kh, rowChunks: byteRowChunks(g), rowBytes: rowBytes, channelBytes: byteChannelBytes(g))
