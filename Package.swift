@@ -127,7 +127,7 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "Appliance", dependencies: ["Recording", "Export", "Capture", "FaceTracking", "GPIO", "Depth", "LabStreaming", "Display", "LinuxSystem"]),
         // The measuring behind `facekit bench models|pipeline` (timing loops, the Python reference children), out of the CLI.
-        .target(name: "Benchmarks", dependencies: ["FaceCore", "FaceTracking", "LinuxSystem"]),
+        .target(name: "Benchmarks", dependencies: ["FaceCore", "FaceTracking", "LinuxSystem", "CCPUFeatures"]),
 
         // argv from glibc's constructor call (Swift's own lookup can miss under qemu-user).
         .target(name: "CProcessArguments"),

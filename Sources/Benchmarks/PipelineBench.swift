@@ -1,3 +1,4 @@
+internal import CCPUFeatures
 import FaceCore
 import FaceTracking
 import Foundation
@@ -26,6 +27,10 @@ package struct PipelineBench {
     package var mediapipe: Bool
     /// The checkout whose testdata/, venv and reference script are used.
     package var root: String
+    /// Frames of a video (indices of the timed pass) that the ARM cost model counts
+    /// (scripts/arm-bench): the window opens before the first and closes after the last
+    /// (`facekit_cost_window_marker`). One video and one round, so it opens once.
+    package var countedFrames: Range<Int>?
 
     package init(media: [String], modelPath: String, warmup: Int = 10, repeatCount: Int = 20, rounds: Int = 1, kernels: KernelISA = .best,
                  mediapipe: Bool = true, root: String = ".") {
@@ -110,8 +115,15 @@ package struct PipelineBench {
             defer { clip.pixels.deallocate() }
             let w = try tracker(.video)
             for n in 0 ..< min(warmup, clip.count) { w.process(clip.image(n), timestampNs: clip.timestampsMs[n] * 1_000_000) }
+            if let c = countedFrames, c.upperBound > clip.count {
+                throw BenchmarkError(.media, "\(path): \(clip.count) frames; the counted frames \(c.lowerBound)..<\(c.upperBound) run past its end")
+            }
             let t = try tracker(.video)
-            for n in 0 ..< clip.count { timed(t, clip.image(n), timestampNs: clip.timestampsMs[n] * 1_000_000, frameIndex: n) }
+            for n in 0 ..< clip.count {
+                if n == countedFrames?.lowerBound { facekit_cost_window_marker() }
+                timed(t, clip.image(n), timestampNs: clip.timestampsMs[n] * 1_000_000, frameIndex: n)
+                if n + 1 == countedFrames?.upperBound { facekit_cost_window_marker() }
+            }
             s.stages = t.stageTimes
             return s
         } catch let e as FaceTrackingError { throw BenchmarkError(.media, "\(e)") }

@@ -21,4 +21,10 @@ int facekit_cpu_x86_64_v4_vnni(void);
 /// HWCAP_ASIMDDP), 0 otherwise and on other architectures.
 int facekit_cpu_aarch64_dotprod(void);
 
+/// Opens or closes the counted window of the ARM cost model (scripts/arm-bench): the system call
+/// number 4081 with 0xFACE, which QEMU's bbcount plugin watches (board/arm-core/bbcount.c). No
+/// kernel has that call: it fails with ENOSYS and changes nothing. Swift cannot call the variadic
+/// syscall(2) itself.
+void facekit_cost_window_marker(void);
+
 #endif
