@@ -98,9 +98,10 @@ def mca_costs(llvm, cpu, blocks, text, workdir, tag):
         if out.returncode == 0:
             break
         bad = set(int(m.group(1)) for m in re.finditer(r"<stdin>:(\d+):\d+: error", out.stderr))
-        # An instruction without a scheduling class (LSE atomics such as ldadd) is reported
-        # without a line: find its lines by its text.
-        for m in re.finditer(r"unsupported instruction.*\n.*note: instruction:\s*(.*)", out.stderr):
+        # An instruction without a scheduling class (LSE atomics such as ldadd, RCpc loads such
+        # as ldapr) is reported without a line: find its lines by its text.
+        for m in re.finditer(r"(?:unsupported instruction|unable to resolve scheduling class).*\n.*note: instruction:\s*(.*)",
+                             out.stderr):
             t = " ".join(m.group(1).split())
             bad |= set(i + 1 for i, l in enumerate(lines) if " ".join(l.split()) == t)
         if not bad:
@@ -385,6 +386,35 @@ def check_outputs(run_dir, crop):
     return worst
 
 
+FRAME_COUNT = 8   # frames 4-11 of the video, counted in one window (scripts/arm-bench)
+
+
+def tracked_frame(llvm, core, R, mca_dir, engines):
+    """The whole per-frame call of each pipeline on tracked frames: facekit's packaged aarch64
+    binary (`facekit bench pipeline --count-frames`) and MediaPipe's face landmarker
+    (mediapipe_run.py), cycles per frame."""
+    out = {"frames": FRAME_COUNT, "media": "single_face.mp4, frames 4-11 (tracked)"}
+    for engine in engines:
+        d = os.path.join(R, engine + "-frame")
+        if os.path.exists(os.path.join(d, "unsupported")):
+            out[engine + "_error"] = open(os.path.join(d, "unsupported")).read().strip()
+            continue
+        if engine == "mediapipe":
+            faces = open(os.path.join(d, "faces.txt")).read().split()
+            if faces != ["1"] * FRAME_COUNT:
+                raise SystemExit("%s: MediaPipe tracked a face in frames %s, not in all %d" % (d, faces, FRAME_COUNT))
+        head, bl = parse_bb(os.path.join(d, "bb.txt"))
+        e = estimate(llvm, core, bl, mca_dir, engine + "-frame")
+        c = e["cycles"] / FRAME_COUNT
+        out[engine + "_cycles"] = round(c)
+        out[engine + "_ms"] = round(c / (GHZ[core] * 1e6), 3)
+        out[engine + "_fps"] = round(GHZ[core] * 1e9 / c, 1)
+        out[engine + "_instructions"] = e["instructions"] // FRAME_COUNT
+    if "mediapipe_cycles" in out:
+        out["ratio"] = round(out["facekit_cycles"] / out["mediapipe_cycles"], 3)
+    return out
+
+
 def main():
     import argparse, json
     ap = argparse.ArgumentParser()
@@ -392,6 +422,7 @@ def main():
     ap.add_argument("--layers", required=True); ap.add_argument("--cores", required=True)
     ap.add_argument("--repo", required=True); ap.add_argument("--crop", action="append", default=[])
     ap.add_argument("--json", action="store_true"); ap.add_argument("--facekit-only", action="store_true")
+    ap.add_argument("--frame", action="store_true")
     a = ap.parse_args()
     llvm = LLVM(a.llvm)
     cores = a.cores.split()
@@ -439,6 +470,8 @@ def main():
         if not a.facekit_only:
             lt_ms = sum(res[core][m]["litert_ms"] for m in MODELS)
             res[core]["frame_fps_litert"] = round(1000 / (lt_ms + warp_ms), 1)
+        if not a.facekit_only or a.frame:
+            res[core]["tracked_frame"] = tracked_frame(llvm, core, R, mca_dir, ("facekit",) if a.facekit_only else ("facekit", "mediapipe"))
         res[core]["clock_ghz"] = GHZ[core]
         res[core]["llvm_mca_cpu"] = MCPU[core]
     validation = {}
@@ -485,6 +518,10 @@ def main():
         "frame": "detector + landmarks + blendshapes (counted) + warp (estimated, %d instructions per output value); "
                  "post-processing left out" % WARP_INSNS_PER_VALUE,
         "litert": "ai-edge-litert 1.4.0, default XNNPACK delegate, num_threads=1, second invoke() counted",
+        "tracked_frame": "the whole per-frame call on 8 tracked frames of single_face.mp4, every thread's instructions "
+                         "(one core's work): facekit's packaged aarch64 binary (Swift 6.0.3, `facekit bench pipeline "
+                         "--count-frames 4,8`) and MediaPipe 1.2.3's FaceLandmarker.detect_for_video (VIDEO mode, blend "
+                         "shapes and matrices); decoding excluded",
     }
     if a.json:
         print(json.dumps(res, indent=1, sort_keys=False))
@@ -512,6 +549,13 @@ def print_table(res, kinds, cores, facekit_only):
             print(line)
         print("  frame (3 models + warp estimate %.2f ms): facekit %.1f fps%s" % (res[core]["frame_warp_ms_estimate"], res[core]["frame_fps"],
               "" if facekit_only else ", LiteRT %.1f fps" % res[core]["frame_fps_litert"]))
+        t = res[core].get("tracked_frame")
+        if t:
+            mp = ("MediaPipe %.1f Mcyc, %.2f ms, %.1f fps; ratio %.2f" % (t["mediapipe_cycles"] / 1e6, t["mediapipe_ms"], t["mediapipe_fps"], t["ratio"])
+                  if "mediapipe_cycles" in t else "MediaPipe not counted (--facekit-only)" if facekit_only
+                  else "MediaPipe does not run: " + t.get("mediapipe_error", "?"))
+            print("  tracked frame, whole pipeline (%s): facekit %.1f Mcyc, %.2f ms, %.1f fps | %s" % (
+                t["media"], t["facekit_cycles"] / 1e6, t["facekit_ms"], t["facekit_fps"], mp))
         print("  per layer kind, Mcycles (facekit / LiteRT):")
         for m in MODELS:
             fk = kinds[(core, m, "facekit")]
