@@ -320,20 +320,15 @@ public enum RoiWarp {
         let shifter = SIMD4<Double>(repeating: 6_755_399_441_055_744.0)
         var xd = SIMD4<Double>(0, 1, 2, 3) + Double(x0)
         var x = 0
-        // The tracker's warps are affine (m6 = m7 = 0): the denominator is then m8 at every
-        // position, exactly, so one division serves the whole run instead of two vector
-        // divisions per four positions (the A72's and A76's iterative dividers take several
-        // cycles for each).
-        let affine = m.m6 == 0 && m.m7 == 0, rowScale = SIMD4(repeating: 32 / m.m8)
         while x < count {
             let den = m.m6 * xd + rw + m.m8
-            let ww = affine ? rowScale : (32 / den).replacing(with: 0, where: den .== 0)
+            let ww = (32 / den).replacing(with: 0, where: den .== 0)
             let fx = unsafeBitCast((m.m0 * xd + ry + m.m2) * ww + shifter, to: SIMD4<UInt64>.self)
             let fy = unsafeBitCast((m.m3 * xd + ryy + m.m5) * ww + shifter, to: SIMD4<UInt64>.self)
             UnsafeMutableRawPointer(fxs + x).storeBytes(of: SIMD4<Int32>(truncatingIfNeeded: fx), as: SIMD4<Int32>.self)
             UnsafeMutableRawPointer(fys + x).storeBytes(of: SIMD4<Int32>(truncatingIfNeeded: fy), as: SIMD4<Int32>.self)
             xd += 4
-            x += 4
+            x &+= 4   // no overflow check: its branch would split the loop in two
         }
     }
 
