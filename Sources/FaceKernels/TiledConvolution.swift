@@ -146,10 +146,13 @@ public enum TiledConvolution {
     struct Epilogue {
         let requant: Requant
         let shift: Int, lo: Int16, hi: Int16, lanes: Bool, wide: Bool, whole: Bool
-        let negative: UnsafePointer<Int32>?, flips: Int
+        let flips: Int
+        /// `Requant.negativeLanes`, held as its address for the reason `Requant` gives.
+        let negativeAddress: UInt
+        var negative: UnsafePointer<Int32>? { @_transparent get { UnsafePointer(bitPattern: negativeAddress) } }
         @inline(__always) init(_ r: Requant) {
             requant = r; shift = r.shift; lo = Int16(truncatingIfNeeded: r.lo); hi = Int16(truncatingIfNeeded: r.hi)
-            lanes = r.lanes; wide = r.wide; whole = r.whole; negative = r.negativeLanes; flips = r.negativeFlips
+            lanes = r.lanes; wide = r.wide; whole = r.whole; negativeAddress = UInt(bitPattern: r.negativeLanes); flips = r.negativeFlips
         }
     }
 
