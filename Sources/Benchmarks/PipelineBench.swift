@@ -103,6 +103,7 @@ package struct PipelineBench {
         do {
             let d = try MediaDecoder(path: path)
             if d.isStill {
+                guard countedFrames == nil else { throw BenchmarkError(.media, "\(path): a still; the counted frames need a video") }
                 guard try d.next() else { throw BenchmarkError(.media, "\(path): no frame decoded") }
                 let t = try tracker(.image)
                 for _ in 0 ..< warmup { t.process(d.image, timestampNs: 0) }

@@ -57,6 +57,18 @@ struct PipelineBenchTests {
         #expect(report.lines[5].hasPrefix("where facekit's time goes") && report.lines[7].hasPrefix("single_face.jpg  "))
     }
 
+    /// The ARM cost model's window (`countedFrames`) must open and close once: frames past the
+    /// clip's end, or a still, are refused before any frame runs rather than leaving it open.
+    @Test(.enabled(if: BenchFixtures.hasModels, "models/ is absent (scripts/fetch-models)"))
+    func countedFramesMustLieInsideOneVideo() throws {
+        var video = PipelineBench(media: ["single_face.mp4"], modelPath: BenchFixtures.task, warmup: 0, repeatCount: 1, mediapipe: false, root: Repo.path)
+        video.countedFrames = 70 ..< 78
+        #expect { _ = try video.run() } throws: { "\($0)".contains("72 frames; the counted frames 70..<78 run past its end") }
+        var still = PipelineBench(media: ["single_face.jpg"], modelPath: BenchFixtures.task, warmup: 0, repeatCount: 1, mediapipe: false, root: Repo.path)
+        still.countedFrames = 0 ..< 1
+        #expect { _ = try still.run() } throws: { "\($0)".contains("a still; the counted frames need a video") }
+    }
+
     @Test(.enabled(if: BenchFixtures.hasModels, "models/ is absent (scripts/fetch-models)"))
     func aMissingMediaPipeIsReportedNotThrown() throws {
         let dir = TempDir(); defer { dir.cleanup() }
