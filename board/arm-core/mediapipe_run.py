@@ -20,7 +20,11 @@ import numpy as np
 for name in ("cv2", "matplotlib", "matplotlib.pyplot"):
     sys.modules.setdefault(name, types.ModuleType(name))
 import mediapipe as mp  # noqa: E402
-from mediapipe.tasks.python import BaseOptions, vision  # noqa: E402
+
+# The landmarker and its options are the x86 references' own (scripts/reference), so the work
+# counted here is the work those references time.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "reference"))
+from mediapipe_golden import make_landmarker, to_mp_image  # noqa: E402
 
 MARK_SYSCALL = 4081   # bbcount's sys= marker; the kernel (QEMU) answers ENOSYS
 
@@ -32,17 +36,10 @@ def main():
     frames, ts = np.load(frames_path), np.load(ts_path)
     if warmup < 1 or count < 1 or warmup + count > len(frames):
         sys.exit("mediapipe_run.py: need 1 <= WARMUP and WARMUP + COUNT <= %d frames" % len(frames))
-    # The options of scripts/reference/mediapipe_golden.py (VIDEO mode, one face, blend shapes
-    # and matrices), so the work counted is the work the x86 references time.
-    opts = vision.FaceLandmarkerOptions(
-        base_options=BaseOptions(model_asset_path=task),
-        running_mode=vision.RunningMode.VIDEO, num_faces=1,
-        min_face_detection_confidence=0.5, min_face_presence_confidence=0.5, min_tracking_confidence=0.5,
-        output_face_blendshapes=True, output_facial_transformation_matrixes=True)
-    images = [mp.Image(image_format=mp.ImageFormat.SRGB, data=np.ascontiguousarray(f)) for f in frames[:warmup + count]]
+    images = [to_mp_image(f) for f in frames[:warmup + count]]
     libc = ctypes.CDLL(None, use_errno=True)
     found = []
-    with vision.FaceLandmarker.create_from_options(opts) as fl:
+    with make_landmarker(task, True, 1) as fl:
         for i in range(warmup):
             fl.detect_for_video(images[i], int(ts[i]))
         libc.syscall(MARK_SYSCALL, 0xFACE)
