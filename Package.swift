@@ -90,7 +90,7 @@ let package = Package(
         // The seed's names (blend shapes, AUs, emotions, metadata columns) and its AU table: one
         // copy shared by the tracker and the session store.
         .target(name: "FaceNames"),
-        .target(name: "FaceTracking", dependencies: ["FaceCore", "FaceNames", "LinuxSystem"],
+        .target(name: "FaceTracking", dependencies: ["FaceCore", "FaceKernels", "FaceNames", "LinuxSystem"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
 
         // C shims: one per system library.

@@ -1,4 +1,4 @@
-#if FACEKIT_AVX512 || FACEKIT_AVX2
+#if FACEKIT_AVX512 || FACEKIT_AVX2 || arch(arm64)
 internal import CCPUFeatures
 #endif
 import FaceKernelTypes
@@ -42,7 +42,7 @@ public enum BilinearSampling {
     }
 
     /// `rgb24Reference`'s result; the AVX-512 copy takes 16 positions at a time where all 16 are
-    /// interior, the AVX2 copy 8. `table` must hold 257 values (the last any value): the vector
+    /// interior, the AVX2 and aarch64 copies 8. `table` must hold 257 values (the last any value): the vector
     /// paths read each looked-up value as the low half of a 32-bit load.
     public static func rgb24(_ image: PixelPlane, x fxs: UnsafePointer<Int32>, y fys: UnsafePointer<Int32>, count: Int,
                              table: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Int16>) -> Int {
@@ -55,6 +55,10 @@ public enum BilinearSampling {
         #elseif FACEKIT_AVX2
         if image.stride &* image.height < Int(Int32.max) {
             (i, skipped) = rgb24Eights(image, x: fxs, y: fys, count: count, table: table, out)
+        }
+        #elseif arch(arm64)
+        if image.stride &* image.height < Int(Int32.max) && image.width >= 3 {
+            (i, skipped) = rgb24EightsNEON(image, x: fxs, y: fys, count: count, table: table, out)
         }
         #endif
         while i < count {

@@ -1,4 +1,5 @@
 import FaceCore
+import FaceKernels
 
 /// The fused ROI warp: samples a rotated rectangle of a camera frame, in its native pixel format,
 /// straight into a model's float input tensor. It reproduces MediaPipe's CPU `ImageToTensor`
@@ -132,7 +133,7 @@ public enum RoiWarp {
         }
     }
 
-    struct Matrix3 { var m0, m1, m2, m3, m4, m5, m6, m7, m8: Double }
+    typealias Matrix3 = WarpMatrix
 
     /// OpenCV's LUImpl: row pivoting on the largest magnitude, then back substitution; the
     /// solution replaces `b`. A singular system leaves zeros (an empty ROI samples one pixel).
@@ -174,9 +175,7 @@ public enum RoiWarp {
     }
 
     /// The warp one row at a time, equal to `runReference` value for value. The sub-pixel
-    /// positions of a row come first, four at a time (`rowPositions`): the matrix out of the LU
-    /// solve is affine only up to rounding (m6, m7 ~1e-17), so every pixel pays OpenCV's double
-    /// division, which vector lanes share. `sampleInterior` then writes what it can of a run of
+    /// positions of a row come first (`WarpPositions.row`). `sampleInterior` then writes what it can of a run of
     /// positions (a kernel's `sampleRGB24`: the interior ones) and says how many it left; the
     /// loop here does the rest. The blend uses weights of 10 bits: OpenCV's `(32·S + 2^14) >> 15`
     /// over its 15-bit weights W·32 is `(S + 512) >> 10` over W, and S ≤ 1024 · 255 needs no
@@ -189,7 +188,7 @@ public enum RoiWarp {
         let W = image.width, H = image.height
         let l = lut.baseAddress!
         let replicate = border == .replicate
-        let bounded = positionsAreBounded(m, tw: tw, th: th)
+        let bounded = WarpPositions.isBounded(m, tw: tw, th: th)
         // Positions for `chunk` pixels at a time: 512 bytes, which the standard library always
         // places on the stack (a whole 256-pixel row's 2 KiB went to the heap, in a debug build).
         let chunk = 64
@@ -201,7 +200,7 @@ public enum RoiWarp {
                 var start = 0
                 while start < tw {
                     let count = min(chunk, tw - start)
-                    rowPositions(m, y: y, from: start, count: count, bounded: bounded, x: fxs, y: fys)
+                    WarpPositions.row(m, y: y, from: start, count: count, bounded: bounded, x: fxs, y: fys)
                     start += count
                     let left = sampleInterior(fxs, fys, count, dst)
                     if left == count {
@@ -296,58 +295,6 @@ public enum RoiWarp {
         return Int(s &>> 10)
     }
 
-    /// OpenCV's fixed-point source positions (5 fractional bits) of output pixels
-    /// (x0 ..< x0 + count, y), x and y from index 0, with `runReference`'s double operations in
-    /// its order. `bounded` (`positionsAreBounded`)
-    /// allows four pixels per vector without the clamp to Int32: the rounding is `toInt`'s
-    /// (add 1.5·2^52, whose sum rounds to an integer, ties to even) and the integer is read
-    /// straight from the sum's low 32 bits, which hold it for |value| < 2^31.
-    @inline(__always)
-    static func rowPositions(_ m: Matrix3, y: Int, from x0: Int, count: Int, bounded: Bool,
-                             x fxs: UnsafeMutablePointer<Int32>, y fys: UnsafeMutablePointer<Int32>) {
-        let yd = Double(y)
-        guard bounded else {
-            for x in 0 ..< count {
-                let xd = Double(x0 + x)
-                var ww = m.m6 * xd + m.m7 * yd + m.m8
-                ww = ww != 0 ? 32 / ww : 0
-                fxs[x] = Int32(toInt((m.m0 * xd + m.m1 * yd + m.m2) * ww))
-                fys[x] = Int32(toInt((m.m3 * xd + m.m4 * yd + m.m5) * ww))
-            }
-            return
-        }
-        let ry = SIMD4(repeating: m.m1 * yd), ryy = SIMD4(repeating: m.m4 * yd), rw = SIMD4(repeating: m.m7 * yd)
-        let shifter = SIMD4<Double>(repeating: 6_755_399_441_055_744.0)
-        var xd = SIMD4<Double>(0, 1, 2, 3) + Double(x0)
-        var x = 0
-        while x < count {
-            let den = m.m6 * xd + rw + m.m8
-            let ww = (32 / den).replacing(with: 0, where: den .== 0)
-            let fx = unsafeBitCast((m.m0 * xd + ry + m.m2) * ww + shifter, to: SIMD4<UInt64>.self)
-            let fy = unsafeBitCast((m.m3 * xd + ryy + m.m5) * ww + shifter, to: SIMD4<UInt64>.self)
-            UnsafeMutableRawPointer(fxs + x).storeBytes(of: SIMD4<Int32>(truncatingIfNeeded: fx), as: SIMD4<Int32>.self)
-            UnsafeMutableRawPointer(fys + x).storeBytes(of: SIMD4<Int32>(truncatingIfNeeded: fy), as: SIMD4<Int32>.self)
-            xd += 4
-            x &+= 4   // no overflow check: its branch would split the loop in two
-        }
-    }
-
-    /// Whether every position of a `tw × th` warp stays far inside Int32 (|value| < 2^29), so
-    /// no clamp can apply. The map is projective: where its denominator keeps one sign over the
-    /// output rectangle (it is affine in x and y, so the corners decide), the positions lie in
-    /// the convex hull of the corners' images. NaN anywhere fails every comparison.
-    static func positionsAreBounded(_ m: Matrix3, tw: Int, th: Int) -> Bool {
-        var positive = 0
-        for (x, y) in [(0.0, 0.0), (Double(tw), 0.0), (0.0, Double(th)), (Double(tw), Double(th))] {
-            let den = m.m6 * x + m.m7 * y + m.m8
-            guard abs(den) > 1e-6 else { return false }
-            if den > 0 { positive += 1 }
-            let limit = 536_870_912.0 * abs(den) / 32
-            guard abs(m.m0 * x + m.m1 * y + m.m2) < limit, abs(m.m3 * x + m.m4 * y + m.m5) < limit else { return false }
-        }
-        return positive == 0 || positive == 4
-    }
-
     /// The warp as OpenCV's `warpPerspective` spells it, one pixel at a time: the path for
     /// perspective matrices, and the reference `runAffine` is tested against.
     static func runReference<P: PixelSource, T>(_ px: P, _ image: PixelImage, _ m: Matrix3, _ tw: Int, _ th: Int, _ border: Border,
@@ -398,17 +345,9 @@ public enum RoiWarp {
         return Int(min(max(v, 0), 255))
     }
 
-    /// OpenCV's saturate_cast<int>(double): round half to even, clamped to Int32. Rounded by
-    /// adding and subtracting 1.5·2^52: for |c| < 2^51 the sum's unit in the last place is 1, so
-    /// the addition itself rounds c to the nearest integer, ties to even, exactly as
-    /// `rounded(.toNearestOrEven)`, which the portable x86_64 build (no SSE4.1 ROUNDSD) compiled
-    /// to a call to `rint` per coordinate, two per output pixel: most of the warp's time.
+    /// OpenCV's saturate_cast<int>(double) (`WarpPositions.toInt`).
     @inline(__always)
-    static func toInt(_ v: Double) -> Int {
-        let c = min(max(v, Double(Int32.min)), Double(Int32.max))
-        let shifter = 6_755_399_441_055_744.0
-        return Int((c + shifter) - shifter)
-    }
+    static func toInt(_ v: Double) -> Int { WarpPositions.toInt(v) }
 }
 
 /// One pixel as RGB, read from a native layout (the caller guarantees x, y are inside).

@@ -342,6 +342,116 @@ func quantizeSweep(count: Int) -> KernelStats {
     return stats
 }
 
+@_extern(c, "mmap") func c_mmap(_ a: UnsafeMutableRawPointer?, _ n: Int, _ prot: Int32, _ flags: Int32, _ fd: Int32, _ off: Int) -> UnsafeMutableRawPointer?
+@_extern(c, "mprotect") func c_mprotect(_ a: UnsafeMutableRawPointer, _ n: Int, _ prot: Int32) -> Int32
+@_extern(c, "munmap") func c_munmap(_ a: UnsafeMutableRawPointer, _ n: Int) -> Int32
+@_extern(c, "sysconf") func c_sysconf(_ name: Int32) -> Int
+
+/// The ROI warp's sampling kernel (`sampleRGB24`) in every kernel copy this CPU runs, against
+/// `BilinearSampling.rgb24Reference`, the untouched outputs included: `count` random images
+/// from 2×2 up, tight and padded rows, whose last byte lies just before a page that faults (so
+/// a load past the image's end stops the run), and runs of positions inside, across every edge
+/// (the last column and row among them) and far outside, on and off whole groups.
+func samplingSweep(count: Int) -> KernelStats {
+    var rng = SplitMix(s: 0x5a3b_5eed)
+    var stats = KernelStats()
+    let page = c_sysconf(30)   // _SC_PAGESIZE
+    var table = [Int16](repeating: 0, count: 257)
+    for v in 0 ..< 257 { table[v] = Int16(truncatingIfNeeded: v &* 97 &- 12_000) }
+    for t in 0 ..< count {
+        let w = [2, 3, 4, rng.range(5, 40), rng.range(40, 400)][rng.below(5)], h = rng.range(2, 60), pad = [0, 0, 1, 5][rng.below(4)]
+        let stride = 3 * w + pad, bytes = stride * (h - 1) + 3 * w
+        let dataPages = (bytes + page - 1) / page, regionBytes = (dataPages + 1) * page
+        guard let region = c_mmap(nil, regionBytes, 3, 0x22, -1, 0), Int(bitPattern: region) != -1,
+              c_mprotect(region + dataPages * page, page, 0) == 0 else { stats.failed += 1; print("sampling: no fenced image"); continue }
+        let image = region + dataPages * page - bytes
+        for k in 0 ..< bytes { image.storeBytes(of: UInt8(truncatingIfNeeded: rng.next()), toByteOffset: k, as: UInt8.self) }
+        let plane = PixelPlane(base: UnsafeRawPointer(image), stride: stride, width: w, height: h)
+        let n = [8, 64, rng.range(0, 70), rng.range(1, 9)][rng.below(4)], spread = rng.below(4)
+        func position(_ size: Int) -> Int32 {
+            switch spread {
+            case 0: return Int32(rng.below((size - 1) * 32))                     // interior
+            case 1: return Int32((size - 2) * 32 + rng.below(32))                 // the last column or row
+            case 2: return Int32(rng.below((size + 2) * 32)) - 48                 // across the edges
+            default: return Int32(truncatingIfNeeded: rng.below(4_000_000) - 2_000_000)
+            }
+        }
+        var fx = [Int32](repeating: 0, count: n), fy = [Int32](repeating: 0, count: n)
+        for k in 0 ..< n { fx[k] = position(w); fy[k] = rng.below(3) == 0 ? position(h) : Int32(rng.below((h - 1) * 32)) }
+        var want = [Int16](repeating: 0x5a5a, count: 3 * n + 8), got = [Int16](repeating: 0, count: 3 * n + 8)
+        let skipped = BilinearSampling.rgb24Reference(plane, x: fx, y: fy, count: n, table: table, &want)
+        mix(&stats.hash, want, 3 * n)
+        var bad = 0
+        for isa in KernelISA.available {
+            for k in 0 ..< got.count { got[k] = 0x5a5a }
+            let left = isa.kernels.sampleRGB24(plane, x: fx, y: fy, count: n, table: table, &got)
+            if left != skipped { bad += 1 }
+            for k in 0 ..< got.count where got[k] != want[k] { bad += 1 }
+        }
+        _ = c_munmap(region, regionBytes)
+        if bad == 0 { stats.passed += 1 } else { stats.failed += 1; print("sampling MISMATCH: test \(t) \(w)x\(h)+\(pad), \(n) positions, spread \(spread): \(bad)") }
+    }
+    return stats
+}
+
+/// The ROI warp's source positions (`WarpPositions.row`, which on aarch64 replaces the division
+/// by a proven reciprocal) against `rowReference`, on `count` random bounded matrices: rotations,
+/// scales and shifts of 256×256 crops with rounding-sized perspective terms (m6, m7 ~1e-17 or
+/// ~1e-10, where each step starts from the last one's reciprocals) or real ones (~1e-4), and matrices whose denominator is one chosen constant for the
+/// whole row, among them 1 − 2^-53, 2 − 2^-52 and other all-ones significands, where the
+/// reciprocal's last rounding is the hardest; and the quotient 32 / d alone, bit for bit, on
+/// random and hard denominators (positions round it to 1/32 pixel, which hides most errors).
+func positionSweep(count: Int) -> KernelStats {
+    var rng = SplitMix(s: 0x9051_5eed)
+    var stats = KernelStats()
+    func unit() -> Double { Double(rng.next() >> 11) * 0x1p-53 }
+    let hard: [Double] = [1 - 0x1p-53, 2 - 0x1p-52, 0.5 - 0x1p-54, 1.5, 0.75, 1, 3 - 0x1p-51, 1 + 0x1p-52, 1.0000000000000002, 0.9999999999999999]
+    var fx = [Int32](repeating: 0, count: 64), fy = [Int32](repeating: 0, count: 64)
+    var wantX = [Int32](repeating: 0, count: 64), wantY = [Int32](repeating: 0, count: 64)
+    var t = 0
+    while t < count {
+        let angle = unit() * 6.283185307179586, scale = 0.2 + 4 * unit()
+        let c = scale * (1 - angle * angle / 2 + angle * angle * angle * angle / 24), s = scale * (angle - angle * angle * angle / 6)
+        var m = WarpMatrix(m0: c, m1: -s, m2: unit() * 2000 - 500, m3: s, m4: c, m5: unit() * 2000 - 500, m6: 0, m7: 0, m8: 1)
+        switch rng.below(4) {
+        case 0:
+            let size = rng.below(2) == 0 ? 4e-17 : 4e-10
+            m.m6 = (unit() - 0.5) * size; m.m7 = (unit() - 0.5) * size; m.m8 = 1 + (unit() - 0.5) * 4e-16
+        case 1: m.m6 = (unit() - 0.5) * 2e-4; m.m7 = (unit() - 0.5) * 2e-4; m.m8 = 0.8 + 0.4 * unit()
+        case 2: m.m8 = hard[rng.below(hard.count)] * (rng.below(2) == 0 ? 1 : -1)
+        default: m.m8 = 0.25 + 8 * unit()
+        }
+        guard WarpPositions.isBounded(m, tw: 256, th: 256) else { continue }
+        t += 1
+        var bad = 0
+        for _ in 0 ..< 8 {
+            let y = rng.below(256), x0 = 64 * rng.below(4), n = rng.below(3) == 0 ? rng.range(1, 64) : 64
+            WarpPositions.rowReference(m, y: y, from: x0, count: n, x: &wantX, y: &wantY)
+            WarpPositions.row(m, y: y, from: x0, count: n, bounded: true, x: &fx, y: &fy)
+            for k in 0 ..< n where fx[k] != wantX[k] || fy[k] != wantY[k] { bad += 1 }
+            for k in 0 ..< n { stats.hash = (stats.hash ^ UInt64(UInt32(bitPattern: wantX[k])) ^ UInt64(UInt32(bitPattern: wantY[k])) << 32) &* 0x0000_0100_0000_01b3 }
+        }
+        // The quotient itself, bit for bit, on 4096 denominators: random significands over
+        // several binades, every all-ones significand near them, and neighbours of the hard ones.
+        for k in 0 ..< 2048 {
+            func den(_ j: Int) -> Double {
+                let e = Double(1 << rng.below(6)) / 8
+                switch (k &+ j) % 4 {
+                case 0: return (1 + unit()) * e
+                case 1: return (2 - 0x1p-52) * e
+                case 2: return hard[rng.below(hard.count)] * e + Double(rng.range(-4, 4)) * 0x1p-52 * e
+                default: return -(1 + unit()) * e
+                }
+            }
+            let d = SIMD2(den(0), den(1))
+            let q = WarpPositions.thirtyTwoOverPair(d), want = SIMD2(32 / d[0], 32 / d[1])
+            if q[0].bitPattern != want[0].bitPattern || q[1].bitPattern != want[1].bitPattern { bad += 1 }
+        }
+        if bad == 0 { stats.passed += 1 } else { stats.failed += 1; print("positions MISMATCH: test \(t), m8 \(m.m8): \(bad)") }
+    }
+    return stats
+}
+
 /// Recomputes every conv / depthwise layer of one inference with the reference kernel on the
 /// real activations (step by step, while the layer's input is still live in the arena).
 func checkModelKernels(_ fused: QuantizedEngine, stats: inout KernelStats, int16Layers: inout Int) {
@@ -460,7 +570,11 @@ func runKernels(_ count: Int) -> Int32 {
     print("element-wise: \(e.passed) passed, \(e.failed) failed (ADD and ADD + PRELU vs the scalar formula, random layouts; kernel copies: \(copyNames())), ref hash \(hex(e.hash))")
     let q = quantizeSweep(count: count)
     print("quantize: \(q.passed) passed, \(q.failed) failed (input quantization vs the scalar formula; kernel copies: \(copyNames())), ref hash \(hex(q.hash))")
-    return s.failed == 0 && e.failed == 0 && q.failed == 0 ? 0 : 1
+    let b = samplingSweep(count: count)
+    print("sampling: \(b.passed) passed, \(b.failed) failed (ROI warp samples vs the reference, fenced images; kernel copies: \(copyNames())), ref hash \(hex(b.hash))")
+    let w = positionSweep(count: count)
+    print("positions: \(w.passed) passed, \(w.failed) failed (ROI warp source positions vs the division, random bounded matrices), ref hash \(hex(w.hash))")
+    return s.failed == 0 && e.failed == 0 && q.failed == 0 && b.failed == 0 && w.failed == 0 ? 0 : 1
 }
 
 func runConvert(_ task: String, _ calibList: String, _ outPath: String) -> Int32 {

@@ -7,7 +7,9 @@
 #   - reference vs optimized conv2d / depthwise kernels: random geometries, and every conv layer
 #     of one real inference per model (on each target, and the hashes compared across targets);
 #   - ADD and ADD + PRELU in every kernel copy vs their scalar formula: random layouts, and
-#     parameters at and beyond the edges of the NEON forms' guards.
+#     parameters at and beyond the edges of the NEON forms' guards;
+#   - the ROI warp's sampling kernel in every kernel copy vs its reference, on fenced images,
+#     and its source positions vs OpenCV's division, on random bounded matrices.
 # Fails too when FaceCore stops compiling in Embedded Swift.
 # The model file is converted by the host driver (the same steps as `facekit model convert`) into
 # .cache/arm-core/facekit.fkm, or taken from $FACEKIT_ARM_FKM.

@@ -15,6 +15,20 @@
 // these whatever the caller's size.
 static inline void facekit_store_s16x8(void *p, int16x8_t v) { vst1q_s16((int16_t *)p, v); }
 static inline int32x4_t facekit_load_s32x4(const void *p) { return vld1q_s32((const int32_t *)p); }
+static inline void facekit_store_s32x4(void *p, int32x4_t v) { vst1q_s32((int32_t *)p, v); }
+static inline void facekit_store_u16x8(void *p, uint16x8_t v) { vst1q_u16((uint16_t *)p, v); }
+
+// Eight bytes: a macro too.
+static inline uint8x8_t facekit_load_u8x8(const void *p) { return vld1_u8((const uint8_t *)p); }
+
+// Lanes 3… of v (EXT by three uint16 lanes).
+static inline uint16x8_t facekit_ext3_u16(uint16x8_t v) { return vextq_u16(v, v, 3); }
+
+// (x + 512) >> 10 of eight uint32 lanes, narrowed to uint16 (RSHRN, RSHRN2): the immediate-shift
+// intrinsics are macros, which Swift cannot import.
+static inline uint16x8_t facekit_round_shift10_narrow_u32(uint32x4_t low, uint32x4_t high) {
+    return vrshrn_high_n_u32(vrshrn_n_u32(low, 10), high, 10);
+}
 #endif
 
 #endif

@@ -1,0 +1,1 @@
+../FaceKernels/BilinearSampling+NEON.swift
