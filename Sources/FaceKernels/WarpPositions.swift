@@ -102,11 +102,10 @@ public enum WarpPositions {
     /// 1 / d for two pairs of lanes, equal to the correctly rounded division's result in every lane,
     /// without `FDIV`, which the Cortex-A72 and A76 do not pipeline (one vector of two doubles
     /// every 14–64 cycles by the cores' scheduling models); 32 / d is then 32 · (1 / d) exactly.
-    /// From an estimate `y` of relative error ε, each Newton step with fused multiply-adds,
-    /// y + y·(1 − d·y), squares ε; the last is Markstein's, whose single rounding of
-    /// y·(2 − d·y) is the correct one except where 1/d lies almost on a rounding boundary (d's
-    /// significand all ones). So `FRECPE`'s 8 bits need 4 steps (16, 32, 64 bits, then the
-    /// rounding one). Each lane is then proven: the residual r = 1 − d·y is exact in one fused
+    /// From an estimate `y` of relative error ε, each Newton step squares ε: `FRECPE`'s 8 bits
+    /// take 3 steps to 53 (16, 32, 64 bits before the steps' roundings), then Markstein's,
+    /// y + y·(1 − d·y) with fused multiply-adds, whose single rounding is the correct one except
+    /// where 1/d lies almost on a rounding boundary (d's significand all ones). Each lane is then proven: the residual r = 1 − d·y is exact in one fused
     /// operation when it is that small, and |1/d − y| = |r| / |d|; below 2^(e−53) for y's
     /// exponent e, half the gap above y, y is the nearest double to 1/d. Where y = 2^e the gap
     /// below is half as wide, but no double d has 1/d in (2^e − 2^(e−53), 2^e) (d would lie in
@@ -119,10 +118,14 @@ public enum WarpPositions {
         // which the other pair's independent steps fill.
         let one = vdupq_n_f64(1)
         var ya = vrecpeq_f64(a), yb = vrecpeq_f64(b)
-        for _ in 0 ..< 4 {
-            ya = vfmaq_f64(ya, ya, vfmsq_f64(one, a, ya))
-            yb = vfmaq_f64(yb, yb, vfmsq_f64(one, b, yb))
+        // The first three steps as y·(2 − d·y) (`FRECPS`, which leaves its operands, where the
+        // fused 1 − d·y overwrites a copy of 1): their roundings cost a bit or two of the 64.
+        for _ in 0 ..< 3 {
+            ya = vmulq_f64(ya, vrecpsq_f64(a, ya))
+            yb = vmulq_f64(yb, vrecpsq_f64(b, yb))
         }
+        ya = vfmaq_f64(ya, ya, vfmsq_f64(one, a, ya))
+        yb = vfmaq_f64(yb, yb, vfmsq_f64(one, b, yb))
         @inline(__always) func proof(_ d: SIMD2<Double>, _ y: SIMD2<Double>) -> SIMD2<UInt64> {
             let r = vfmsq_f64(one, d, y)
             let exponent = vreinterpretq_f64_u64(vandq_u64(vreinterpretq_u64_f64(y), vdupq_n_u64(0x7FF0_0000_0000_0000)))
