@@ -99,19 +99,20 @@ public enum WarpPositions {
     }
 
     #if arch(arm64)
-    /// 1 / d for two pairs of lanes, equal to the correctly rounded division's result in every lane,
-    /// without `FDIV`, which the Cortex-A72 and A76 do not pipeline (one vector of two doubles
-    /// every 14–64 cycles by the cores' scheduling models); 32 / d is then 32 · (1 / d) exactly.
-    /// From an estimate `y` of relative error ε, each Newton step squares ε: `FRECPE`'s 8 bits
-    /// take 3 steps to 53 (16, 32, 64 bits before the steps' roundings), then Markstein's,
+    /// 1 / d for two pairs of lanes, equal to the correctly rounded division's result in every
+    /// lane, without `FDIV`, which the Cortex-A72 and A76 do not pipeline (one vector of two
+    /// doubles every 14–64 cycles by the cores' scheduling models); 32 / d is then 32 · (1 / d)
+    /// exactly. From an estimate of relative error ε, each Newton step squares ε: `FRECPE`'s 8
+    /// bits take 3 steps to 53 (16, 32, 64 bits before the steps' roundings), then Markstein's,
     /// y + y·(1 − d·y) with fused multiply-adds, whose single rounding is the correct one except
-    /// where 1/d lies almost on a rounding boundary (d's significand all ones). Each lane is then proven: the residual r = 1 − d·y is exact in one fused
-    /// operation when it is that small, and |1/d − y| = |r| / |d|; below 2^(e−53) for y's
-    /// exponent e, half the gap above y, y is the nearest double to 1/d. Where y = 2^e the gap
-    /// below is half as wide, but no double d has 1/d in (2^e − 2^(e−53), 2^e) (d would lie in
-    /// (2^-e, 2^-e·(1 + 2^-52))), so the one bound serves. Where a lane fails (d zero,
-    /// subnormal or infinite, a poor estimate, or the boundary cases) returns nil, and the
-    /// caller divides.
+    /// where 1/d lies almost on a rounding boundary (d's significand all ones).
+    ///
+    /// Each lane is then proven: the residual r = 1 − d·y is exact in one fused operation when
+    /// it is that small, and |1/d − y| = |r| / |d|; below 2^(e−53) for y's exponent e, half the
+    /// gap above y, y is the nearest double to 1/d. Where y = 2^e the gap below is half as wide,
+    /// but no double d has 1/d in (2^e − 2^(e−53), 2^e) (d would lie in (2^-e, 2^-e·(1 + 2^-52))),
+    /// so the one bound serves. Where any lane fails (d zero, subnormal or infinite, or the
+    /// boundary cases) the result is nil, and the caller divides.
     @inline(__always)
     static func reciprocals(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> (SIMD2<Double>, SIMD2<Double>)? {
         // Two pairs at once: each step's latency is the core's whole fused multiply-add pipeline,

@@ -397,7 +397,7 @@ func samplingSweep(count: Int) -> KernelStats {
 /// The ROI warp's source positions (`WarpPositions.row`, which on aarch64 replaces the division
 /// by a proven reciprocal) against `rowReference`, on `count` random bounded matrices: rotations,
 /// scales and shifts of 256×256 crops with rounding-sized perspective terms (m6, m7 ~1e-17 or
-/// ~1e-10, where each step starts from the last one's reciprocals) or real ones (~1e-4), and matrices whose denominator is one chosen constant for the
+/// ~1e-10) or real ones (~1e-4), and matrices whose denominator is one chosen constant for the
 /// whole row, among them 1 − 2^-53, 2 − 2^-52 and other all-ones significands, where the
 /// reciprocal's last rounding is the hardest; and the quotient 32 / d alone, bit for bit, on
 /// random and hard denominators (positions round it to 1/32 pixel, which hides most errors).
