@@ -3,15 +3,16 @@ internal import CCPUFeatures
 import FaceKernelTypes
 
 /// `BilinearSampling.rgb24` on aarch64: 8 positions per group, each position's two rows one
-/// 8-byte load each (the left pixel's R, G, B, the right one's, and two bytes more). NEON has no gather, and sorting a group's bytes into channel vectors takes
-/// four-register `TBL`s that cost more than the arithmetic; so each position is blended in
-/// place, with its weights taken from vector lanes. The sum is the reference's regrouped,
-/// bx·(by·tl + ay·bl) + ax·(by·tr + ay·br): the vertical halves for all six bytes at once as
-/// byte products (`UMULL`/`UMLAL` .8B against the weights' `DUP`s; at most 32 · 255), the
-/// horizontal step widening to 32 bits (at most 1024 · 255) by the multiplies' by-element forms,
-/// against the same lanes moved down by three (`EXT`), and `RSHRN` #10 is (Σ + 512) >> 10. The table lookups stay scalar (256 int16 values are too many for `TBL`),
-/// one 64-bit load of a position's three indices each. Written per position in scalar code, the
-/// same work was sixteen multiplies each.
+/// 8-byte load each (the left pixel's R, G, B, the right one's, and two bytes more). NEON has
+/// no gather, and sorting a group's bytes into channel vectors takes four-register `TBL`s that
+/// cost more than the arithmetic; so each position is blended in place, with its weights taken
+/// from vector lanes. The sum is the reference's regrouped, bx·(by·tl + ay·bl) +
+/// ax·(by·tr + ay·br): the vertical halves for all six bytes at once as byte products
+/// (`UMULL`/`UMLAL` .8B against the weights' `DUP`s; at most 32 · 255), the horizontal step
+/// widening to 32 bits (at most 1024 · 255) by the multiplies' by-element forms, against the same
+/// lanes moved down by three (`EXT`), and `RSHRN` #10 is (Σ + 512) >> 10. The table lookups stay
+/// scalar (256 int16 values are too many for `TBL`), one 64-bit load of a position's three
+/// indices each. Written per position in scalar code, the same work was sixteen multiplies each.
 extension BilinearSampling {
     /// The groups of 8 positions from the start of the run; returns how many positions were done
     /// (a multiple of 8) and how many of those were skipped. The 8-byte loads read two bytes past

@@ -42,8 +42,8 @@ public enum BilinearSampling {
     }
 
     /// `rgb24Reference`'s result; the AVX-512 copy takes 16 positions at a time where all 16 are
-    /// interior, the AVX2 and aarch64 copies 8. `table` must hold 257 values (the last any value): the vector
-    /// paths read each looked-up value as the low half of a 32-bit load.
+    /// interior, the AVX2 and aarch64 copies 8. `table` must hold 257 values (the last any
+    /// value): the x86 vector paths read each looked-up value as the low half of a 32-bit load.
     public static func rgb24(_ image: PixelPlane, x fxs: UnsafePointer<Int32>, y fys: UnsafePointer<Int32>, count: Int,
                              table: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Int16>) -> Int {
         var i = 0, skipped = 0

@@ -175,9 +175,9 @@ public enum RoiWarp {
     }
 
     /// The warp one row at a time, equal to `runReference` value for value. The sub-pixel
-    /// positions of a row come first (`WarpPositions.row`). `sampleInterior` then writes what it can of a run of
-    /// positions (a kernel's `sampleRGB24`: the interior ones) and says how many it left; the
-    /// loop here does the rest. The blend uses weights of 10 bits: OpenCV's `(32·S + 2^14) >> 15`
+    /// positions of a row come first (`WarpPositions.row`). `sampleInterior` then writes what it
+    /// can of a run of positions (a kernel's `sampleRGB24`: the interior ones) and says how many
+    /// it left; the loop here does the rest. The blend uses weights of 10 bits: OpenCV's `(32·S + 2^14) >> 15`
     /// over its 15-bit weights W·32 is `(S + 512) >> 10` over W, and S ≤ 1024 · 255 needs no
     /// clamp. Integer arithmetic wraps (every value is bounded as stated, so no overflow traps)
     /// and one unsigned compare per axis finds the interior (`PixelPlane.isInterior`).
