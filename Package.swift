@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CAllocationCounter", "LinuxSystem", "FacekitTestSupport"]),
         .testTarget(name: "LabStreamingTests", dependencies: ["LabStreaming", "Recording", "FaceTracking", "CAllocationCounter", "LinuxSystem"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "FaceTracking", "CAllocationCounter", "LinuxSystem"]),
-        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceCore", "CAllocationCounter", "FacekitTestSupport"]),
+        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceCore", "FaceKernels", "CAllocationCounter", "FacekitTestSupport"]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "FaceCore", "FaceTracking", "LinuxSystem", "FacekitTestSupport"]),
     ]
 )

@@ -778,14 +778,10 @@ public enum TiledConvolution {
             self.bias = load32(bias + first)
             var mv = load32(m + first), nv = SIMD8<Int32>()
             #if arch(arm64)
-            // `preshiftedProduct`'s form: the mantissas times 2^(31 − s) once per block, not once
-            // per pixel's vector (in a 4-pixel tile's epilogue, 8 of its 46 instructions).
-            let c = SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: r.shift <= 31 ? 31 - r.shift : 0))
-            @inline(__always) func preshifted(_ v: SIMD8<Int32>) -> SIMD8<Int32> {
-                SIMD8(lowHalf: vshlq_s32(v.lowHalf, c), highHalf: vshlq_s32(v.highHalf, c))
-            }
-            mv = preshifted(mv)
-            if let nl = r.negative { nv = preshifted(load32(nl + first)); flip = load32(nl + r.flips + first) } else { flip = SIMD8() }
+            // `preshiftedProduct`'s form once per block, not once per pixel's vector (in a
+            // 4-pixel tile's epilogue, 8 of its 46 instructions).
+            mv = preshifted(mv, shift: r.shift)
+            if let nl = r.negative { nv = preshifted(load32(nl + first), shift: r.shift); flip = load32(nl + r.flips + first) } else { flip = SIMD8() }
             #else
             if let nl = r.negative { nv = load32(nl + first); flip = load32(nl + r.flips + first) } else { flip = SIMD8() }
             #endif
@@ -911,16 +907,20 @@ public enum TiledConvolution {
     /// 32-bit `MUL`s, which hold the multiply pipe of the A72 and A76 for two cycles each.)
     @inline(__always)
     static func roundedProduct(_ a: SIMD8<Int32>, _ m: SIMD8<Int32>, shift: Int) -> SIMD8<Int32> {
-        let c = SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: 31 - shift))
-        @inline(__always) func four(_ x: SIMD4<Int32>, _ y: SIMD4<Int32>) -> SIMD4<Int32> {
-            if shift > 31 { return vrshlq_s32(vqdmulhq_s32(x, y), c) }
-            return vqrdmulhq_s32(x, vshlq_s32(y, c))
-        }
-        return SIMD8(lowHalf: four(a.lowHalf, m.lowHalf), highHalf: four(a.highHalf, m.highHalf))
+        preshiftedProduct(a, preshifted(m, shift: shift), shift: shift)
     }
 
-    /// `roundedProduct` of mantissas that `BlockConstants` has already multiplied by 2^(31 − s)
-    /// where s ≤ 31: one `SQRDMULH` per 4 lanes (for s > 31 they are as they were).
+    /// m·2^(31 − s) for s ≤ 31, the mantissa `SQRDMULH` takes in `preshiftedProduct`; m itself
+    /// for s > 31, by a shift of 0 rather than a branch, which would split the epilogues' blocks
+    /// between the multiply-adds and the stores.
+    @inline(__always)
+    static func preshifted(_ m: SIMD8<Int32>, shift: Int) -> SIMD8<Int32> {
+        let c = SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: shift <= 31 ? 31 - shift : 0))
+        return SIMD8(lowHalf: vshlq_s32(m.lowHalf, c), highHalf: vshlq_s32(m.highHalf, c))
+    }
+
+    /// `roundedProduct` of mantissas already `preshifted` (`BlockConstants` does it once per
+    /// block): one `SQRDMULH` per 4 lanes for s ≤ 31, `SQDMULH` then `SRSHL` above.
     @inline(__always)
     static func preshiftedProduct(_ a: SIMD8<Int32>, _ m: SIMD8<Int32>, shift: Int) -> SIMD8<Int32> {
         let c = SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: 31 - shift))

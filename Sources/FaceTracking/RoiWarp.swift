@@ -97,7 +97,7 @@ public enum RoiWarp {
 
     /// Destination-to-source matrix (row-major 3×3), exactly as OpenCV arrives at it.
     /// Works in stack scratch space: no heap allocation per frame.
-    static func inverseMatrix(cx: Float, cy: Float, w: Float, h: Float, rotation: Float, tw: Int, th: Int) -> Matrix3 {
+    static func inverseMatrix(cx: Float, cy: Float, w: Float, h: Float, rotation: Float, tw: Int, th: Int) -> WarpMatrix {
         // MediaPipe: cv::RotatedRect(center, size, rotation * 180.f / M_PI) — float product,
         // double division, stored as float; OpenCV's points() goes back with angle·π/180.
         let angleDeg = Float(Double(rotation * 180) / Double.pi)
@@ -107,7 +107,7 @@ public enum RoiWarp {
         let p1 = (cx + a * h - b * w, cy - b * h - a * w)
         let p2 = (2 * cx - p0.0, 2 * cy - p0.1)
         let p3 = (2 * cx - p1.0, 2 * cy - p1.1)
-        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 72) { t -> Matrix3 in
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 72) { t -> WarpMatrix in
             let a8 = t.baseAddress!, b8 = a8 + 64
             for i in 0 ..< 72 { a8[i] = 0 }
             // Source corners in boxPoints order → tensor corners BL, TL, TR, BR.
@@ -126,14 +126,12 @@ public enum RoiWarp {
             // cv::invert(DECOMP_LU) on a 3×3 uses the closed form with the determinant.
             let d = mm0 * (mm4 * mm8 - mm5 * mm7) - mm1 * (mm3 * mm8 - mm5 * mm6) + mm2 * (mm3 * mm7 - mm4 * mm6)
             let inv = d != 0 ? 1 / d : 0
-            return Matrix3(
+            return WarpMatrix(
                 m0: (mm4 * mm8 - mm5 * mm7) * inv, m1: (mm2 * mm7 - mm1 * mm8) * inv, m2: (mm1 * mm5 - mm2 * mm4) * inv,
                 m3: (mm5 * mm6 - mm3 * mm8) * inv, m4: (mm0 * mm8 - mm2 * mm6) * inv, m5: (mm2 * mm3 - mm0 * mm5) * inv,
                 m6: (mm3 * mm7 - mm4 * mm6) * inv, m7: (mm1 * mm6 - mm0 * mm7) * inv, m8: (mm0 * mm4 - mm1 * mm3) * inv)
         }
     }
-
-    typealias Matrix3 = WarpMatrix
 
     /// OpenCV's LUImpl: row pivoting on the largest magnitude, then back substitution; the
     /// solution replaces `b`. A singular system leaves zeros (an empty ROI samples one pixel).
@@ -164,7 +162,7 @@ public enum RoiWarp {
     }
 
     @inline(__always)
-    static func run<P: PixelSource, T>(_ px: P, _ image: PixelImage, _ m: Matrix3, _ tw: Int, _ th: Int, _ border: Border,
+    static func run<P: PixelSource, T>(_ px: P, _ image: PixelImage, _ m: WarpMatrix, _ tw: Int, _ th: Int, _ border: Border,
                                        _ lut: UnsafeBufferPointer<T>, _ out: UnsafeMutableBufferPointer<T>, reference: Bool,
                                        _ sampleInterior: (UnsafePointer<Int32>, UnsafePointer<Int32>, Int, UnsafeMutablePointer<T>) -> Int) {
         if reference {
@@ -177,12 +175,12 @@ public enum RoiWarp {
     /// The warp one row at a time, equal to `runReference` value for value. The sub-pixel
     /// positions of a row come first (`WarpPositions.row`). `sampleInterior` then writes what it
     /// can of a run of positions (a kernel's `sampleRGB24`: the interior ones) and says how many
-    /// it left; the loop here does the rest. The blend uses weights of 10 bits: OpenCV's `(32·S + 2^14) >> 15`
-    /// over its 15-bit weights W·32 is `(S + 512) >> 10` over W, and S ≤ 1024 · 255 needs no
-    /// clamp. Integer arithmetic wraps (every value is bounded as stated, so no overflow traps)
+    /// it left; the loop here does the rest. The blend uses weights of 10 bits: OpenCV's
+    /// `(32·S + 2^14) >> 15` over its 15-bit weights W·32 is `(S + 512) >> 10` over W, and
+    /// S ≤ 1024 · 255 needs no clamp. Integer arithmetic wraps (every value is bounded as stated, so no overflow traps)
     /// and one unsigned compare per axis finds the interior (`PixelPlane.isInterior`).
     @inline(never)
-    static func runRows<P: PixelSource, T>(_ px: P, _ image: PixelImage, _ m: Matrix3, _ tw: Int, _ th: Int, _ border: Border,
+    static func runRows<P: PixelSource, T>(_ px: P, _ image: PixelImage, _ m: WarpMatrix, _ tw: Int, _ th: Int, _ border: Border,
                                            _ lut: UnsafeBufferPointer<T>, _ out: UnsafeMutableBufferPointer<T>,
                                            _ sampleInterior: (UnsafePointer<Int32>, UnsafePointer<Int32>, Int, UnsafeMutablePointer<T>) -> Int) {
         let W = image.width, H = image.height
@@ -297,7 +295,7 @@ public enum RoiWarp {
 
     /// The warp as OpenCV's `warpPerspective` spells it, one pixel at a time: the path for
     /// perspective matrices, and the reference `runAffine` is tested against.
-    static func runReference<P: PixelSource, T>(_ px: P, _ image: PixelImage, _ m: Matrix3, _ tw: Int, _ th: Int, _ border: Border,
+    static func runReference<P: PixelSource, T>(_ px: P, _ image: PixelImage, _ m: WarpMatrix, _ tw: Int, _ th: Int, _ border: Border,
                                                 _ lut: UnsafeBufferPointer<T>, _ out: UnsafeMutableBufferPointer<T>) {
         let W = image.width, H = image.height
         let m0 = m.m0, m1 = m.m1, m2 = m.m2, m3 = m.m3, m4 = m.m4, m5 = m.m5, m6 = m.m6, m7 = m.m7, m8 = m.m8
@@ -314,8 +312,8 @@ public enum RoiWarp {
                     ww = m6 * xd + m7 * yd + m8
                     ww = ww != 0 ? 32 / ww : 0
                 }
-                let fx = toInt((m0 * xd + m1 * yd + m2) * ww)
-                let fy = toInt((m3 * xd + m4 * yd + m5) * ww)
+                let fx = WarpPositions.toInt((m0 * xd + m1 * yd + m2) * ww)
+                let fy = WarpPositions.toInt((m3 * xd + m4 * yd + m5) * ww)
                 let sx = fx >> 5, sy = fy >> 5
                 let ax = Int32(fx & 31), ay = Int32(fy & 31)
                 let w00 = (32 - ay) * (32 - ax) * 32, w01 = (32 - ay) * ax * 32
@@ -345,9 +343,6 @@ public enum RoiWarp {
         return Int(min(max(v, 0), 255))
     }
 
-    /// OpenCV's saturate_cast<int>(double) (`WarpPositions.toInt`).
-    @inline(__always)
-    static func toInt(_ v: Double) -> Int { WarpPositions.toInt(v) }
 }
 
 /// One pixel as RGB, read from a native layout (the caller guarantees x, y are inside).

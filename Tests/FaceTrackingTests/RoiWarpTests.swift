@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FaceCore
 @testable import FaceTracking
+import FaceKernels
 
 /// Issue 4 item 3: the fused fixed-point ROI warp.
 @Suite struct RoiWarpTests {
@@ -137,7 +138,7 @@ import FaceCore
         for e in 0 ..< 34 { for _ in 0 ..< 200 { values.append(Double.random(in: -1 ... 1, using: &rng) * Double(1 << e)) } }
         for v in values {
             let c = min(max(v, Double(Int32.min)), Double(Int32.max))
-            #expect(RoiWarp.toInt(v) == Int(c.rounded(.toNearestOrEven)), "\(v)")
+            #expect(WarpPositions.toInt(v) == Int(c.rounded(.toNearestOrEven)), "\(v)")
         }
     }
 

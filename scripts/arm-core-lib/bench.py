@@ -386,14 +386,12 @@ def check_outputs(run_dir, crop):
     return worst
 
 
-FRAME_COUNT = 8   # frames 4-11 of the video, counted in one window (scripts/arm-bench)
-
-
-def tracked_frame(llvm, core, R, mca_dir, engines):
+def tracked_frame(llvm, core, R, mca_dir, engines, tracked):
     """The whole per-frame call of each pipeline on tracked frames: facekit's packaged aarch64
     binary (`facekit bench pipeline --count-frames`) and MediaPipe's face landmarker
-    (mediapipe_run.py), cycles per frame."""
-    out = {"frames": FRAME_COUNT, "media": "single_face.mp4, frames 4-11 (tracked)"}
+    (mediapipe_run.py), cycles per frame. `tracked`: (video name, first frame, frame count)."""
+    media, first, n = tracked[0], int(tracked[1]), int(tracked[2])
+    out = {"frames": n, "media": "%s, frames %d-%d (tracked)" % (media, first, first + n - 1)}
     for engine in engines:
         d = os.path.join(R, engine + "-frame")
         if os.path.exists(os.path.join(d, "unsupported")):
@@ -401,15 +399,15 @@ def tracked_frame(llvm, core, R, mca_dir, engines):
             continue
         if engine == "mediapipe":
             faces = open(os.path.join(d, "faces.txt")).read().split()
-            if faces != ["1"] * FRAME_COUNT:
-                raise SystemExit("%s: MediaPipe tracked a face in frames %s, not in all %d" % (d, faces, FRAME_COUNT))
+            if faces != ["1"] * n:
+                raise SystemExit("%s: MediaPipe tracked a face in frames %s, not in all %d" % (d, faces, n))
         head, bl = parse_bb(os.path.join(d, "bb.txt"))
         e = estimate(llvm, core, bl, mca_dir, engine + "-frame")
-        c = e["cycles"] / FRAME_COUNT
+        c = e["cycles"] / n
         out[engine + "_cycles"] = round(c)
         out[engine + "_ms"] = round(c / (GHZ[core] * 1e6), 3)
         out[engine + "_fps"] = round(GHZ[core] * 1e9 / c, 1)
-        out[engine + "_instructions"] = e["instructions"] // FRAME_COUNT
+        out[engine + "_instructions"] = e["instructions"] // n
     if "mediapipe_cycles" in out:
         out["ratio"] = round(out["facekit_cycles"] / out["mediapipe_cycles"], 3)
     return out
@@ -423,6 +421,7 @@ def main():
     ap.add_argument("--repo", required=True); ap.add_argument("--crop", action="append", default=[])
     ap.add_argument("--json", action="store_true"); ap.add_argument("--facekit-only", action="store_true")
     ap.add_argument("--frame", action="store_true")
+    ap.add_argument("--tracked", nargs=3, metavar=("VIDEO", "FIRST", "COUNT"), default=("single_face.mp4", "4", "8"))
     a = ap.parse_args()
     llvm = LLVM(a.llvm)
     cores = a.cores.split()
@@ -471,7 +470,8 @@ def main():
             lt_ms = sum(res[core][m]["litert_ms"] for m in MODELS)
             res[core]["frame_fps_litert"] = round(1000 / (lt_ms + warp_ms), 1)
         if not a.facekit_only or a.frame:
-            res[core]["tracked_frame"] = tracked_frame(llvm, core, R, mca_dir, ("facekit",) if a.facekit_only else ("facekit", "mediapipe"))
+            res[core]["tracked_frame"] = tracked_frame(llvm, core, R, mca_dir, ("facekit",) if a.facekit_only else ("facekit", "mediapipe"),
+                                                    a.tracked)
         res[core]["clock_ghz"] = GHZ[core]
         res[core]["llvm_mca_cpu"] = MCPU[core]
     validation = {}
@@ -518,10 +518,10 @@ def main():
         "frame": "detector + landmarks + blendshapes (counted) + warp (estimated, %d instructions per output value); "
                  "post-processing left out" % WARP_INSNS_PER_VALUE,
         "litert": "ai-edge-litert 1.4.0, default XNNPACK delegate, num_threads=1, second invoke() counted",
-        "tracked_frame": "the whole per-frame call on 8 tracked frames of single_face.mp4, every thread's instructions "
+        "tracked_frame": "the whole per-frame call on %s tracked frames of %s, every thread's instructions "
                          "(one core's work): facekit's packaged aarch64 binary (Swift 6.0.3, `facekit bench pipeline "
-                         "--count-frames 4,8`) and MediaPipe 1.2.3's FaceLandmarker.detect_for_video (VIDEO mode, blend "
-                         "shapes and matrices); decoding excluded",
+                         "--count-frames %s,%s`) and MediaPipe 1.2.3's FaceLandmarker.detect_for_video (VIDEO mode, blend "
+                         "shapes and matrices); decoding excluded" % (a.tracked[2], a.tracked[0], a.tracked[1], a.tracked[2]),
     }
     if a.json:
         print(json.dumps(res, indent=1, sort_keys=False))
