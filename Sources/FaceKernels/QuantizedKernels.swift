@@ -292,54 +292,104 @@ public enum QuantizedKernels {
 
     #if arch(arm64)
     /// `addPReLU` in NEON, 8 elements per step: a·ma + b·mb by `SMULL`/`SMLAL` of the int16
-    /// values (the sum exact in int32), the rounding shifts as `SRSHL` by −shift (which is
-    /// ⌊(x + 2^(s-1)) / 2^s⌋), the clamps after a saturating narrow (`SQXTN`: lo and hi lie inside
-    /// int16, so clamping the narrowed value is the same), the slope chosen on the sign and
-    /// multiplied by `SMULL` again. Written on int32 lanes, the same steps became 32-bit `MUL`s,
-    /// which hold the A72's and A76's multiply pipe for two cycles each.
+    /// values (the sum exact in int32), rounded, shifted and narrowed by `SumNarrowing`, the
+    /// clamps after the saturating narrow (lo and hi lie inside int16, so clamping the narrowed
+    /// value is the same), the slope chosen on the sign and multiplied by `SMULL` again. The
+    /// product's rounding shift takes `SumNarrowing`'s two forms too: where the slopes and the
+    /// positive mantissa times 2^(14−s) fit int16, they are taken that much larger and
+    /// `SQRSHRN #14` narrows; else `SRSHL` by −s (which is ⌊(x + 2^(s-1)) / 2^s⌋), then `SQXTN`.
+    /// Written on int32 lanes, the same steps became 32-bit `MUL`s, which hold the A72's and
+    /// A76's multiply pipe for two cycles each.
     static func addPReLUNEON(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ ma: Int32, _ mb: Int32, _ sh: Int32,
                              _ lo: Int32, _ hi: Int32, positive mp: Int32, negative mn: UnsafePointer<Int32>, channels c: Int,
                              _ shp: Int32, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
-        let ma16 = Int16(truncatingIfNeeded: ma), mb16 = Int16(truncatingIfNeeded: mb)
-        let down = SIMD4<Int32>(repeating: -sh), downP = SIMD4<Int32>(repeating: -shp)
-        let low = SIMD8<Int16>(repeating: Int16(truncatingIfNeeded: lo)), high = SIMD8<Int16>(repeating: Int16(truncatingIfNeeded: hi))
-        let positive = SIMD8<Int16>(repeating: Int16(truncatingIfNeeded: mp)), floor = SIMD8<Int16>(repeating: -32767)
-        @inline(__always) func step(_ o: Int, _ slopes: SIMD8<Int16>) {
-            let v = sumNEON(a + o, b + o, ma16, mb16, down, low, high)
-            let m: SIMD8<Int16> = vbslq_s16(vcltzq_s16(v), slopes, positive)
-            let pLow: SIMD4<Int32> = vrshlq_s32(vmull_s16(v.lowHalf, m.lowHalf), downP)
-            let pHigh: SIMD4<Int32> = vrshlq_s32(vmull_high_s16(v, m), downP)
-            let y16: SIMD8<Int16> = vmaxq_s16(vqmovn_high_s32(vqmovn_s32(pLow), pHigh), floor)
-            UnsafeMutableRawPointer(out + o).storeBytes(of: y16, as: SIMD8<Int16>.self)
-        }
+        let sum = SumNarrowing(ma: ma, mb: mb, shift: sh, lo: lo, hi: hi)
+        let k = 14 - shp, limit = k >= 0 && k < 16 ? Int32(32767) >> k : -1, mp16 = Int32(Int16(truncatingIfNeeded: mp))
         // Each block's slopes as int16 (they are 14-bit, `Quantizer.elementwiseBits`), once.
         withUnsafeTemporaryAllocation(of: SIMD8<Int16>.self, capacity: c / 8) { sv in
-            for k in 0 ..< c / 8 {
-                let w = TiledConvolution.load32(mn + 8 * k)
-                sv[k] = vmovn_high_s32(vmovn_s32(w.lowHalf), w.highHalf)
+            var fixedPReLU = limit >= 0 && abs(mp16) <= limit
+            for j in 0 ..< c / 8 {
+                let w = TiledConvolution.load32(mn + 8 * j)
+                sv[j] = vmovn_high_s32(vmovn_s32(w.lowHalf), w.highHalf)
+                for l in 0 ..< 8 where abs(Int32(sv[j][l])) > limit { fixedPReLU = false }
             }
-            var i = 0
-            if c == 16 {
-                let s0 = sv[0], s1 = sv[1]
-                while i < n { step(i, s0); step(i + 8, s1); i += 16 }
-                return
-            }
-            while i < n {
-                for k in 0 ..< c / 8 { step(i + 8 * k, sv[k]) }
-                i += c
+            if fixedPReLU { for j in 0 ..< c / 8 { sv[j] = sv[j] &<< Int16(k) } }
+            let positive = fixedPReLU ? mp16 &<< k : mp16, slopes = UnsafePointer(sv.baseAddress!)
+            // One loop per pair of forms, the choice made here once.
+            switch (sum.fixed, fixedPReLU) {
+            case (true, true): addPReLURows(a, b, sum, fixed: true, positive, slopes, fixedPReLU: true, channels: c, shp, out, count: n)
+            case (true, false): addPReLURows(a, b, sum, fixed: true, positive, slopes, fixedPReLU: false, channels: c, shp, out, count: n)
+            case (false, true): addPReLURows(a, b, sum, fixed: false, positive, slopes, fixedPReLU: true, channels: c, shp, out, count: n)
+            case (false, false): addPReLURows(a, b, sum, fixed: false, positive, slopes, fixedPReLU: false, channels: c, shp, out, count: n)
             }
         }
     }
 
-    /// The ADD's clamped ⌊(a·ma + b·mb + 2^(s-1)) / 2^s⌋ for 8 lanes, as `addPReLUNEON` computes it
-    /// (`down` = −s in every lane).
+    /// `addPReLUNEON`'s rows, `sv` one vector of slopes per block of 8 channels; `fixed` and
+    /// `fixedPReLU` are the two narrowings' forms, constants at each call.
     @inline(__always)
-    static func sumNEON(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ ma16: Int16, _ mb16: Int16, _ down: SIMD4<Int32>,
-                        _ low: SIMD8<Int16>, _ high: SIMD8<Int16>) -> SIMD8<Int16> {
-        let x = UnsafeRawPointer(a).loadUnaligned(as: SIMD8<Int16>.self), y = UnsafeRawPointer(b).loadUnaligned(as: SIMD8<Int16>.self)
-        let sumLow: SIMD4<Int32> = vrshlq_s32(vmlal_n_s16(vmull_n_s16(x.lowHalf, ma16), y.lowHalf, mb16), down)
-        let sumHigh: SIMD4<Int32> = vrshlq_s32(vmlal_high_n_s16(vmull_high_n_s16(x, ma16), y, mb16), down)
-        return narrowClamped(sumLow, sumHigh, low, high)
+    static func addPReLURows(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ sum: SumNarrowing, fixed: Bool, _ mp: Int32,
+                             _ sv: UnsafePointer<SIMD8<Int16>>, fixedPReLU: Bool, channels c: Int, _ shp: Int32,
+                             _ out: UnsafeMutablePointer<Int16>, count n: Int) {
+        let downP = SIMD4<Int32>(repeating: -shp)
+        let positive = SIMD8<Int16>(repeating: Int16(truncatingIfNeeded: mp)), floor = SIMD8<Int16>(repeating: -32767)
+        @inline(__always) func step(_ o: Int, _ slopes: SIMD8<Int16>) {
+            let v = sum.sum(a + o, b + o, fixed: fixed)
+            let m: SIMD8<Int16> = vbslq_s16(vcltzq_s16(v), slopes, positive)
+            let pLow: SIMD4<Int32> = vmull_s16(v.lowHalf, m.lowHalf), pHigh: SIMD4<Int32> = vmull_high_s16(v, m)
+            let y16: SIMD8<Int16> = fixedPReLU ? facekit_round_shift14_narrow_s32(pLow, pHigh)
+                : vqmovn_high_s32(vqmovn_s32(vrshlq_s32(pLow, downP)), vrshlq_s32(pHigh, downP))
+            UnsafeMutableRawPointer(out + o).storeBytes(of: vmaxq_s16(y16, floor), as: SIMD8<Int16>.self)
+        }
+        var i = 0
+        if c == 16 {
+            let s0 = sv[0], s1 = sv[1]
+            while i < n { step(i, s0); step(i + 8, s1); i += 16 }
+            return
+        }
+        while i < n {
+            for k in 0 ..< c / 8 { step(i + 8 * k, sv[k]) }
+            i += c
+        }
+    }
+
+    /// The ADD's clamped ⌊(a·ma + b·mb + 2^(s-1)) / 2^s⌋ for 8 lanes at a time, as
+    /// `addPReLUNEON` and `addNEON` compute it: the products by `SMULL`/`SMLAL`, then one of two
+    /// narrowings, chosen per layer (`fixed`):
+    /// - where ma·2^(14−s) and mb·2^(14−s) fit int16 (every int16 ADD of the shipped models:
+    ///   14-bit multipliers under a shift of 13 or 14), the multipliers are taken that many
+    ///   times larger and `SQRSHRN #14` rounds, shifts and saturates in one instruction per 4
+    ///   lanes: ⌊(2^k·x + 2^13) / 2^14⌋ = ⌊(x + 2^(s-1)) / 2^s⌋ for k = 14 − s, and
+    ///   |a·ma·2^k + b·mb·2^k| ≤ 2·32768·32767 < 2^31, so the sums stay exact;
+    /// - else `SRSHL` by −s (two micro-ops on the A72), then `SQXTN`.
+    /// On the A72 the second form's six micro-ops per 8 lanes all take its one non-multiply
+    /// vector pipe, which bounds the ADD → PRELU loop.
+    struct SumNarrowing {
+        let ma16: Int16, mb16: Int16, down: SIMD4<Int32>, low: SIMD8<Int16>, high: SIMD8<Int16>
+        let fixed: Bool
+
+        /// ma and mb are the ADD's multipliers truncated to 16 bits, as the callers' contract
+        /// has them (14-bit, `Quantizer.elementwiseBits`); 0 ≤ sh ≤ 31.
+        @inline(__always)
+        init(ma: Int32, mb: Int32, shift sh: Int32, lo: Int32, hi: Int32) {
+            let a = Int32(Int16(truncatingIfNeeded: ma)), b = Int32(Int16(truncatingIfNeeded: mb))
+            let k = 14 - sh, limit = k >= 0 && k < 16 ? Int32(32767) >> k : -1
+            fixed = limit >= 0 && abs(a) <= limit && abs(b) <= limit
+            ma16 = Int16(truncatingIfNeeded: fixed ? a &<< k : a); mb16 = Int16(truncatingIfNeeded: fixed ? b &<< k : b)
+            down = SIMD4(repeating: -sh)
+            low = SIMD8(repeating: Int16(truncatingIfNeeded: lo)); high = SIMD8(repeating: Int16(truncatingIfNeeded: hi))
+        }
+
+        /// 8 lanes of the sum; `fixed` is this value's `fixed`, passed as a constant so each
+        /// loop holds one form.
+        @inline(__always)
+        func sum(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, fixed: Bool) -> SIMD8<Int16> {
+            let x = UnsafeRawPointer(a).loadUnaligned(as: SIMD8<Int16>.self), y = UnsafeRawPointer(b).loadUnaligned(as: SIMD8<Int16>.self)
+            let sumLow: SIMD4<Int32> = vmlal_n_s16(vmull_n_s16(x.lowHalf, ma16), y.lowHalf, mb16)
+            let sumHigh: SIMD4<Int32> = vmlal_high_n_s16(vmull_high_n_s16(x, ma16), y, mb16)
+            if fixed { return vminq_s16(vmaxq_s16(facekit_round_shift14_narrow_s32(sumLow, sumHigh), low), high) }
+            return narrowClamped(vrshlq_s32(sumLow, down), vrshlq_s32(sumHigh, down), low, high)
+        }
     }
 
     /// Two halves of int32 lanes saturated to int16 (`SQXTN`, `SQXTN2`) and clamped to [lo, hi]:
@@ -349,26 +399,27 @@ public enum QuantizedKernels {
         vminq_s16(vmaxq_s16(vqmovn_high_s32(vqmovn_s32(low), high), lo), hi)
     }
 
-    /// `binary`'s flat ADD rows on aarch64, 8 elements per step (`sumNEON`): the whole steps of
+    /// `binary`'s flat ADD rows on aarch64, 8 elements per step (`SumNarrowing`): the whole steps of
     /// `n`, whose count it returns. Only for multipliers of at most 14 bits (the quantizer's,
     /// `Quantizer.elementwiseBits`), shifts of at most 31 and clamps inside int16: then
-    /// |a·ma + b·mb| < 2^30, so the widening multiplies and `SRSHL`'s rounding give the
-    /// wrapping int32 formula's result.
+    /// |a·ma + b·mb| < 2^30, so the widening multiplies and the rounding give the wrapping int32
+    /// formula's result.
     /// Written on int32 lanes (`weightedSum`), the products were 32-bit `MUL`/`MLA`s, which hold
     /// the multiply pipe for two cycles each.
     static func addNEON(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ p: BinaryParams,
                         _ out: UnsafeMutablePointer<Int16>, count n: Int) -> Int {
         let bits: ClosedRange<Int64> = -(1 << 14) + 1 ... (1 << 14) - 1, int16: ClosedRange<Int64> = -32768 ... 32767
         guard bits.contains(p.m0), bits.contains(p.m1), (0 ... 31).contains(p.s0), int16.contains(p.lo), int16.contains(p.hi) else { return 0 }
-        let ma16 = Int16(truncatingIfNeeded: p.m0), mb16 = Int16(truncatingIfNeeded: p.m1)
-        let down = SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: -p.s0))
-        let low = SIMD8<Int16>(repeating: Int16(truncatingIfNeeded: p.lo)), high = SIMD8<Int16>(repeating: Int16(truncatingIfNeeded: p.hi))
-        var i = 0
-        while i + 8 <= n {
-            UnsafeMutableRawPointer(out + i).storeBytes(of: sumNEON(a + i, b + i, ma16, mb16, down, low, high), as: SIMD8<Int16>.self)
-            i += 8
+        let sum = SumNarrowing(ma: Int32(p.m0), mb: Int32(p.m1), shift: Int32(p.s0), lo: Int32(p.lo), hi: Int32(p.hi))
+        @inline(__always) func rows(fixed: Bool) -> Int {
+            var i = 0
+            while i + 8 <= n {
+                UnsafeMutableRawPointer(out + i).storeBytes(of: sum.sum(a + i, b + i, fixed: fixed), as: SIMD8<Int16>.self)
+                i += 8
+            }
+            return i
         }
-        return i
+        return sum.fixed ? rows(fixed: true) : rows(fixed: false)
     }
     #endif
 

@@ -231,7 +231,8 @@ func kernelSweep(count: Int) -> KernelStats {
 /// formula, on random lengths and layouts. The draws reach the
 /// edges of the NEON forms' guards: multipliers at ±(2^14 − 1) and just beyond, shifts 0 and
 /// 31, clamps at the int16 limits, inputs at ±32767 and −32768; those beyond a guard must take
-/// the portable path and agree too.
+/// the portable path and agree too. Shifts from 9 to 16 with multipliers and slopes of several
+/// bounds fall on both sides of the NEON forms' choice of narrowing (`SumNarrowing`).
 func elementwiseSweep(count: Int) -> KernelStats {
     var rng = SplitMix(s: 0xadd_5eed)
     var stats = KernelStats()
@@ -286,9 +287,12 @@ func elementwiseSweep(count: Int) -> KernelStats {
         // take the NEON form): its contract is 14-bit multipliers throughout.
         if !beyond && !broadcast {
             let cs = [1, 3, 8, 16, 24, 32, 64], c = cs[rng.below(cs.count)], pixels = max(1, n / c), np = pixels * c
-            let mp = Int32(rng.range(0, edge)), ps = [0, 31, rng.range(1, 31), 14][rng.below(4)]
+            // Shifts of the models' PRELUs (9 to 13) with slopes bounded so that some layers take
+            // the NEON form's SQRSHRN #14 after scaling by 2^(14 − s), and some just miss it.
+            let ps = [0, 31, rng.range(1, 31), 14, rng.range(9, 13)][rng.below(5)], bound = edge >> [0, 0, 1, 2, 4][rng.below(5)]
+            let mp = Int32(rng.range(0, bound))
             var mn = [Int32](repeating: 0, count: c)
-            for k in 0 ..< c { mn[k] = Int32([edge, -edge, 0, rng.range(-edge, edge)][rng.below(4)]) }
+            for k in 0 ..< c { mn[k] = Int32([bound, -bound, 0, rng.range(-bound, bound)][rng.below(4)]) }
             var wantP = [Int16](repeating: 0, count: np)
             if np <= n {
                 for i in 0 ..< np {

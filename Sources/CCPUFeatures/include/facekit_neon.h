@@ -29,6 +29,12 @@ static inline uint16x8_t facekit_ext3_u16(uint16x8_t v) { return vextq_u16(v, v,
 static inline uint16x8_t facekit_round_shift10_narrow_u32(uint32x4_t low, uint32x4_t high) {
     return vrshrn_high_n_u32(vrshrn_n_u32(low, 10), high, 10);
 }
+
+// (x + 2^13) >> 14 of eight int32 lanes, saturated to int16 (SQRSHRN, SQRSHRN2): one
+// instruction per four lanes where SRSHL by a register and SQXTN take three micro-ops.
+static inline int16x8_t facekit_round_shift14_narrow_s32(int32x4_t low, int32x4_t high) {
+    return vqrshrn_high_n_s32(vqrshrn_n_s32(low, 14), high, 14);
+}
 #endif
 
 #endif
