@@ -295,41 +295,48 @@ public enum QuantizedKernels {
     /// values (the sum exact in int32), rounded, shifted and narrowed by `SumNarrowing`, the
     /// clamps after the saturating narrow (lo and hi lie inside int16, so clamping the narrowed
     /// value is the same), the slope chosen on the sign and multiplied by `SMULL` again. The
-    /// product's rounding shift takes `SumNarrowing`'s two forms too: where the slopes and the
-    /// positive mantissa times 2^(14−s) fit int16, they are taken that much larger and
-    /// `SQRSHRN #14` narrows; else `SRSHL` by −s (which is ⌊(x + 2^(s-1)) / 2^s⌋), then `SQXTN`.
+    /// product's rounding shift by s takes `SumNarrowing`'s forms too: where the slopes and the
+    /// positive mantissa times 2^(S−s) fit int16 for S = 14 or 13, they are taken that much
+    /// larger and `SQRSHRN #S` narrows (S = 13 takes the layers under shift 12, whose 14-bit
+    /// slopes do not fit twice over); else `SRSHL` by −s (⌊(x + 2^(s-1)) / 2^s⌋), then `SQXTN`.
     /// Written on int32 lanes, the same steps became 32-bit `MUL`s, which hold the A72's and
     /// A76's multiply pipe for two cycles each.
     static func addPReLUNEON(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ ma: Int32, _ mb: Int32, _ sh: Int32,
                              _ lo: Int32, _ hi: Int32, positive mp: Int32, negative mn: UnsafePointer<Int32>, channels c: Int,
                              _ shp: Int32, _ out: UnsafeMutablePointer<Int16>, count n: Int) {
         let sum = SumNarrowing(ma: ma, mb: mb, shift: sh, lo: lo, hi: hi)
-        let k = 14 - shp, limit = k >= 0 && k < 16 ? Int32(32767) >> k : -1, mp16 = Int32(Int16(truncatingIfNeeded: mp))
+        let mp16 = Int32(Int16(truncatingIfNeeded: mp))
         // Each block's slopes as int16 (they are 14-bit, `Quantizer.elementwiseBits`), once.
         withUnsafeTemporaryAllocation(of: SIMD8<Int16>.self, capacity: c / 8) { sv in
-            var fixedPReLU = limit >= 0 && abs(mp16) <= limit
+            var largest = abs(mp16)
             for j in 0 ..< c / 8 {
                 let w = TiledConvolution.load32(mn + 8 * j)
                 sv[j] = vmovn_high_s32(vmovn_s32(w.lowHalf), w.highHalf)
-                for l in 0 ..< 8 where abs(Int32(sv[j][l])) > limit { fixedPReLU = false }
+                for l in 0 ..< 8 { largest = max(largest, abs(Int32(sv[j][l]))) }
             }
-            if fixedPReLU { for j in 0 ..< c / 8 { sv[j] = sv[j] &<< Int16(k) } }
-            let positive = fixedPReLU ? mp16 &<< k : mp16, slopes = UnsafePointer(sv.baseAddress!)
+            // The narrowing's immediate S: 2^(S − s) times every mantissa must fit int16.
+            @inline(__always) func fits(_ s: Int32) -> Bool { s >= shp && s - shp < 16 && largest <= Int32(32767) >> (s - shp) }
+            let form: Int32 = fits(14) ? 14 : fits(13) ? 13 : 0
+            if form != 0 { for j in 0 ..< c / 8 { sv[j] = sv[j] &<< Int16(form - shp) } }
+            let positive = form != 0 ? mp16 &<< (form - shp) : mp16, slopes = UnsafePointer(sv.baseAddress!)
             // One loop per pair of forms, the choice made here once.
-            switch (sum.fixed, fixedPReLU) {
-            case (true, true): addPReLURows(a, b, sum, fixed: true, positive, slopes, fixedPReLU: true, channels: c, shp, out, count: n)
-            case (true, false): addPReLURows(a, b, sum, fixed: true, positive, slopes, fixedPReLU: false, channels: c, shp, out, count: n)
-            case (false, true): addPReLURows(a, b, sum, fixed: false, positive, slopes, fixedPReLU: true, channels: c, shp, out, count: n)
-            case (false, false): addPReLURows(a, b, sum, fixed: false, positive, slopes, fixedPReLU: false, channels: c, shp, out, count: n)
+            switch (sum.fixed, form) {
+            case (true, 14): addPReLURows(a, b, sum, fixed: true, positive, slopes, preluShift: 14, channels: c, shp, out, count: n)
+            case (true, 13): addPReLURows(a, b, sum, fixed: true, positive, slopes, preluShift: 13, channels: c, shp, out, count: n)
+            case (true, _): addPReLURows(a, b, sum, fixed: true, positive, slopes, preluShift: 0, channels: c, shp, out, count: n)
+            case (false, 14): addPReLURows(a, b, sum, fixed: false, positive, slopes, preluShift: 14, channels: c, shp, out, count: n)
+            case (false, 13): addPReLURows(a, b, sum, fixed: false, positive, slopes, preluShift: 13, channels: c, shp, out, count: n)
+            case (false, _): addPReLURows(a, b, sum, fixed: false, positive, slopes, preluShift: 0, channels: c, shp, out, count: n)
             }
         }
     }
 
     /// `addPReLUNEON`'s rows, `sv` one vector of slopes per block of 8 channels; `fixed` and
-    /// `fixedPReLU` are the two narrowings' forms, constants at each call.
+    /// `preluShift` (the PRELU narrowing's immediate, 0 for `SRSHL` by −shp) are the two
+    /// narrowings' forms, constants at each call.
     @inline(__always)
     static func addPReLURows(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ sum: SumNarrowing, fixed: Bool, _ mp: Int32,
-                             _ sv: UnsafePointer<SIMD8<Int16>>, fixedPReLU: Bool, channels c: Int, _ shp: Int32,
+                             _ sv: UnsafePointer<SIMD8<Int16>>, preluShift: Int32, channels c: Int, _ shp: Int32,
                              _ out: UnsafeMutablePointer<Int16>, count n: Int) {
         let downP = SIMD4<Int32>(repeating: -shp)
         let positive = SIMD8<Int16>(repeating: Int16(truncatingIfNeeded: mp)), floor = SIMD8<Int16>(repeating: -32767)
@@ -337,7 +344,8 @@ public enum QuantizedKernels {
             let v = sum.sum(a + o, b + o, fixed: fixed)
             let m: SIMD8<Int16> = vbslq_s16(vcltzq_s16(v), slopes, positive)
             let pLow: SIMD4<Int32> = vmull_s16(v.lowHalf, m.lowHalf), pHigh: SIMD4<Int32> = vmull_high_s16(v, m)
-            let y16: SIMD8<Int16> = fixedPReLU ? facekit_round_shift14_narrow_s32(pLow, pHigh)
+            let y16: SIMD8<Int16> = preluShift == 14 ? facekit_round_shift14_narrow_s32(pLow, pHigh)
+                : preluShift == 13 ? facekit_round_shift13_narrow_s32(pLow, pHigh)
                 : vqmovn_high_s32(vqmovn_s32(vrshlq_s32(pLow, downP)), vrshlq_s32(pHigh, downP))
             UnsafeMutableRawPointer(out + o).storeBytes(of: vmaxq_s16(y16, floor), as: SIMD8<Int16>.self)
         }

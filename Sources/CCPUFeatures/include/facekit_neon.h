@@ -35,6 +35,11 @@ static inline uint16x8_t facekit_round_shift10_narrow_u32(uint32x4_t low, uint32
 static inline int16x8_t facekit_round_shift14_narrow_s32(int32x4_t low, int32x4_t high) {
     return vqrshrn_high_n_s32(vqrshrn_n_s32(low, 14), high, 14);
 }
+
+// The same with (x + 2^12) >> 13.
+static inline int16x8_t facekit_round_shift13_narrow_s32(int32x4_t low, int32x4_t high) {
+    return vqrshrn_high_n_s32(vqrshrn_n_s32(low, 13), high, 13);
+}
 #endif
 
 #endif
