@@ -298,7 +298,8 @@ public enum QuantizedKernels {
     /// product's rounding shift by s takes `SumNarrowing`'s forms too: where the slopes and the
     /// positive mantissa times 2^(S−s) fit int16 for S = 14 or 13, they are taken that much
     /// larger and `SQRSHRN #S` narrows (S = 13 takes the layers under shift 12, whose 14-bit
-    /// slopes do not fit twice over); else `SRSHL` by −s (⌊(x + 2^(s-1)) / 2^s⌋), then `SQXTN`.
+    /// slopes fit doubled but not quadrupled); else `SRSHL` by −s (⌊(x + 2^(s-1)) / 2^s⌋), then
+    /// `SQXTN`.
     /// Written on int32 lanes, the same steps became 32-bit `MUL`s, which hold the A72's and
     /// A76's multiply pipe for two cycles each.
     static func addPReLUNEON(_ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>, _ ma: Int32, _ mb: Int32, _ sh: Int32,

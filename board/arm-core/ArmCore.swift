@@ -288,7 +288,7 @@ func elementwiseSweep(count: Int) -> KernelStats {
         if !beyond && !broadcast {
             let cs = [1, 3, 8, 16, 24, 32, 64], c = cs[rng.below(cs.count)], pixels = max(1, n / c), np = pixels * c
             // Shifts of the models' PRELUs (9 to 13) with slopes bounded so that some layers take
-            // the NEON form's SQRSHRN #14 after scaling by 2^(14 − s), and some just miss it.
+            // the NEON form's SQRSHRN #14 or #13 after scaling by 2^(S − s), and some just miss it.
             let ps = [0, 31, rng.range(1, 31), 14, rng.range(9, 13)][rng.below(5)], bound = edge >> [0, 0, 1, 2, 4][rng.below(5)]
             let mp = Int32(rng.range(0, bound))
             var mn = [Int32](repeating: 0, count: c)
