@@ -600,17 +600,23 @@ public enum QuantizedKernels {
                     }
                 }
             case .mul where p.lanes, .squaredDifference where p.lanes:
-                // The blend-shape model's layouts (both full, one broadcast along the row) get
-                // loops with constant strides.
-                if sa == 1 && sb == 1 {
-                    productRow(k, pa, 1, pb, 1, d3, p, form, o)
-                } else if sa == 0 && sb == 1 {
-                    productRow(k, pa, 0, pb, 1, d3, p, form, o)
-                } else if sa == 1 && sb == 0 {
-                    productRow(k, pa, 1, pb, 0, d3, p, form, o)
-                } else {
-                    productRow(k, pa, sa, pb, sb, d3, p, form, o)
+                // The kind, and on aarch64 the requantization's side of shift 31, as constants
+                // of each loop: tested inside, LLVM left the branches in the loop, whose body
+                // then ran as three blocks joined by jumps.
+                #if arch(arm64)
+                switch (form.mul, form.shift > 31) {
+                case (true, false): productRows(pa, sa, pb, sb, d3, p, form, mul: true, above31: false, o)
+                case (true, true): productRows(pa, sa, pb, sb, d3, p, form, mul: true, above31: true, o)
+                case (false, false): productRows(pa, sa, pb, sb, d3, p, form, mul: false, above31: false, o)
+                case (false, true): productRows(pa, sa, pb, sb, d3, p, form, mul: false, above31: true, o)
                 }
+                #else
+                if form.mul {
+                    productRows(pa, sa, pb, sb, d3, p, form, mul: true, above31: false, o)
+                } else {
+                    productRows(pa, sa, pb, sb, d3, p, form, mul: false, above31: false, o)
+                }
+                #endif
             case .div:
                 for i in 0 ..< d3 {
                     let q = FixedPoint.roundedDivide(Int64(pa[i * sa]) &* p.m0, Int64(pb[i * sb]))
@@ -623,15 +629,32 @@ public enum QuantizedKernels {
         } } }
     }
 
+    /// `productRow` with constant strides for the blend-shape model's layouts (both full, one
+    /// broadcast along the row).
+    @_transparent
+    static func productRows(_ pa: UnsafePointer<Int16>, _ sa: Int, _ pb: UnsafePointer<Int16>, _ sb: Int, _ n: Int,
+                            _ p: BinaryParams, _ f: ProductForm, mul: Bool, above31: Bool, _ o: UnsafeMutablePointer<Int16>) {
+        if sa == 1 && sb == 1 {
+            productRow(pa, 1, pb, 1, n, p, f, mul: mul, above31: above31, o)
+        } else if sa == 0 && sb == 1 {
+            productRow(pa, 0, pb, 1, n, p, f, mul: mul, above31: above31, o)
+        } else if sa == 1 && sb == 0 {
+            productRow(pa, 1, pb, 0, n, p, f, mul: mul, above31: above31, o)
+        } else {
+            productRow(pa, sa, pb, sb, n, p, f, mul: mul, above31: above31, o)
+        }
+    }
+
     /// One row of a MUL or SQUARED_DIFFERENCE in lanes (`productLanes`), the tail by `apply`.
     /// `@_transparent`, so that each call site's constant strides reach the loads (with
     /// `@inline(__always)` it stayed one function taking the strides).
     @_transparent
-    static func productRow(_ k: BinaryKind, _ pa: UnsafePointer<Int16>, _ sa: Int, _ pb: UnsafePointer<Int16>, _ sb: Int, _ n: Int,
-                           _ p: BinaryParams, _ f: ProductForm, _ o: UnsafeMutablePointer<Int16>) {
+    static func productRow(_ pa: UnsafePointer<Int16>, _ sa: Int, _ pb: UnsafePointer<Int16>, _ sb: Int, _ n: Int,
+                           _ p: BinaryParams, _ f: ProductForm, mul: Bool, above31: Bool, _ o: UnsafeMutablePointer<Int16>) {
+        let k: BinaryKind = mul ? .mul : .squaredDifference
         var i = 0
         while i + 8 <= n {
-            store8(productLanes(load8(pa + i * sa, stride: sa), load8(pb + i * sb, stride: sb), f), o + i,
+            store8(productLanes(load8(pa + i * sa, stride: sa), load8(pb + i * sb, stride: sb), f, mul: mul, above31: above31), o + i,
                    lo: Int16(truncatingIfNeeded: p.lo), hi: Int16(truncatingIfNeeded: p.hi))
             i += 8
         }
@@ -646,6 +669,10 @@ public enum QuantizedKernels {
         var ma: Int32, mb: Int32, round: Int32, s0: Int32
         /// The requantizing multiplier and shift (of the product, or of the square).
         var m: Int32, shift: Int
+        #if arch(arm64)
+        /// m as `TiledConvolution.preshifted` gives it, for `preshiftedProduct`.
+        var preshifted: Int32
+        #endif
         init(_ k: BinaryKind, _ p: BinaryParams) {
             mul = k == .mul
             ma = Int32(truncatingIfNeeded: p.m0); mb = -Int32(truncatingIfNeeded: p.m1)
@@ -655,23 +682,33 @@ public enum QuantizedKernels {
             // The short form when the quantizer gave a 15-bit mantissa (it does when the shift
             // allows: `Quantizer.Builder.convMultipliers`), 10 instead of ~40 SSE2 instructions.
             short = TiledConvolution.shortForm(Int64(m), shift: shift)
+            #if arch(arm64)
+            preshifted = TiledConvolution.preshifted(SIMD8(repeating: m), shift: shift)[0]
+            #endif
         }
     }
 
     /// `apply`'s MUL or SQUARED_DIFFERENCE on eight lanes, before the clamp (`lanesHold` says
     /// when it is exact): the blend-shape model's MUL and SQUARED_DIFFERENCE layers run in a
     /// fraction of the 64-bit scalar formula's time.
+    /// `mul` is `f.mul` and `above31` is `f.shift > 31` (aarch64's requantization branches on
+    /// it), each a constant at the call.
     @inline(__always)
-    static func productLanes(_ x: SIMD8<Int16>, _ y: SIMD8<Int16>, _ f: ProductForm) -> SIMD8<Int32> {
+    static func productLanes(_ x: SIMD8<Int16>, _ y: SIMD8<Int16>, _ f: ProductForm, mul: Bool, above31: Bool) -> SIMD8<Int32> {
         let a: SIMD8<Int32>
-        if f.mul {
+        if mul {
             a = TiledConvolution.mul16(TiledConvolution.widen(x), TiledConvolution.widen(y))
         } else {
             let d = (weightedSum(x, y, f.ma, f.mb) &+ f.round) &>> f.s0
             a = d &* d
         }
+        #if arch(arm64)
+        // Both lane forms are `roundedProduct` here.
+        return TiledConvolution.preshiftedProduct(a, SIMD8(repeating: f.preshifted), shift: f.shift, above31: above31)
+        #else
         if f.short { return TiledConvolution.shortProduct(a, SIMD8(repeating: f.m), shift: f.shift) }
         return TiledConvolution.wideProduct(a, SIMD8(repeating: f.m), shift: f.shift)
+        #endif
     }
 
     /// Eight int16 elements `stride` apart: a vector load, a broadcast, or a gather.

@@ -923,9 +923,16 @@ public enum TiledConvolution {
     /// block): one `SQRDMULH` per 4 lanes for s ≤ 31, `SQDMULH` then `SRSHL` above.
     @inline(__always)
     static func preshiftedProduct(_ a: SIMD8<Int32>, _ m: SIMD8<Int32>, shift: Int) -> SIMD8<Int32> {
+        preshiftedProduct(a, m, shift: shift, above31: shift > 31)
+    }
+
+    /// `preshiftedProduct` with `above31` (shift > 31) given, so that a caller passing a
+    /// constant leaves no branch in its loop.
+    @inline(__always)
+    static func preshiftedProduct(_ a: SIMD8<Int32>, _ m: SIMD8<Int32>, shift: Int, above31: Bool) -> SIMD8<Int32> {
         let c = SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: 31 - shift))
         @inline(__always) func four(_ x: SIMD4<Int32>, _ y: SIMD4<Int32>) -> SIMD4<Int32> {
-            if shift > 31 { return vrshlq_s32(vqdmulhq_s32(x, y), c) }
+            if above31 { return vrshlq_s32(vqdmulhq_s32(x, y), c) }
             return vqrdmulhq_s32(x, y)
         }
         return SIMD8(lowHalf: four(a.lowHalf, m.lowHalf), highHalf: four(a.highHalf, m.highHalf))

@@ -308,12 +308,67 @@ func elementwiseSweep(count: Int) -> KernelStats {
                 }
             }
         }
+        bad += productCheck(&rng, &stats, a, rows: rows, width: width, extremes: extremes)
         if bad == 0 { stats.passed += 1 } else {
             stats.failed += 1
             print("elementwise MISMATCH: test \(t) \(rows)x\(width)\(broadcast ? " broadcast" : "") m0 \(p.m0) m1 \(p.m1) s0 \(p.s0) clamp \(p.lo)...\(p.hi): \(bad) values")
         }
     }
     return stats
+}
+
+/// One MUL or SQUARED_DIFFERENCE through `binary` in every kernel copy against the 64-bit
+/// formula: `a` as rows × width, the other operand full, one value per row (the blend-shape
+/// model's normalizations) or one row for all. Requantizing shifts fall on both sides of 31,
+/// where the NEON loops differ (`SQRDMULH`, or `SQDMULH` then `SRSHL`), mantissas in both lane
+/// forms and at their edges. Returns the values that differ.
+func productCheck(_ rng: inout SplitMix, _ stats: inout KernelStats, _ a: [Int16], rows: Int, width: Int, extremes: Bool) -> Int {
+    let mul = rng.below(2) == 0, n = rows * width
+    func requant() -> (Int64, Int) {
+        // The short lane form (mantissa below 2^15, shifts 17...46) or the wide one (below
+        // 2^29, shifts 30...45); a mantissa at the form's edge one time in four.
+        let short = rng.below(2) == 0, edge = rng.below(4) == 0
+        let m = short ? (edge ? (1 << 15) - 1 : rng.range(0, (1 << 15) - 1)) : (edge ? (1 << 29) - 1 : rng.range(0, (1 << 29) - 1))
+        let s = short ? [rng.range(17, 31), rng.range(32, 46), 31, 32][rng.below(4)] : [rng.range(30, 31), rng.range(32, 45)][rng.below(2)]
+        return (Int64(m), s)
+    }
+    var p: BinaryParams
+    if mul {
+        let (m, s) = requant()
+        p = BinaryParams(m0: m, m1: 0, s0: s, lo: Int64(rng.range(-32768, 0)), hi: Int64(rng.range(0, 32767)))
+    } else {
+        let (m, s) = requant()
+        p = BinaryParams(m0: Int64(rng.range(0, (1 << 14) - 1)), m1: Int64(rng.range(0, (1 << 14) - 1)), s0: rng.range(15, 16),
+                         m2: m, s2: s, lo: -32767, hi: 32767)
+    }
+    let kind: BinaryKind = mul ? .mul : .squaredDifference
+    p.lanes = QuantizedKernels.lanesHold(kind, p)
+    let layout = rng.below(3), nb = [n, rows, width][layout]
+    var b = [Int16](repeating: 0, count: nb)
+    for i in 0 ..< nb { b[i] = extremes ? [Int16.min, -32767, 32767, 0][rng.below(4)] : Int16(truncatingIfNeeded: rng.next()) }
+    func other(_ i: Int) -> Int64 { Int64(b[[i, i / width, i % width][layout]]) }
+    var want = [Int16](repeating: 0, count: n)
+    for i in 0 ..< n {
+        let x = Int64(a[i]), y = other(i), v: Int64
+        if mul {
+            v = FixedPoint.apply(x * y, p.m0, p.s0)
+        } else {
+            let d = FixedPoint.apply(x * p.m0 - y * p.m1, 1, p.s0)
+            v = FixedPoint.apply(d * d, p.m2, p.s2)
+        }
+        want[i] = Int16(truncatingIfNeeded: min(max(v, p.lo), p.hi))
+    }
+    mix(&stats.hash, want, n)
+    let bc = Broadcast4(out: [rows, width], a: [rows, width], b: [[rows, width], [rows, 1], [1, width]][layout])
+    var bad = 0, got = [Int16](repeating: 0, count: n + 8)
+    for isa in KernelISA.available {
+        for i in 0 ..< n + 8 { got[i] = 0x5a5a }
+        isa.kernels.binary(kind, bc, a, b, p, &got)
+        for i in 0 ..< n where got[i] != want[i] { bad += 1 }
+        for i in n ..< n + 8 where got[i] != 0x5a5a { bad += 1 }
+    }
+    if bad != 0 { print("product MISMATCH: \(kind) \(rows)x\(width) layout \(layout) \(p)") }
+    return bad
 }
 
 /// The engine's input quantization in every kernel copy against its scalar formula (x / scale
@@ -571,7 +626,7 @@ func runKernels(_ count: Int) -> Int32 {
     let s = kernelSweep(count: count)
     print("kernels: \(s.passed) passed, \(s.failed) failed (reference vs optimized, random geometries; kernel copies: \(copyNames())), ref hash \(hex(s.hash))")
     let e = elementwiseSweep(count: count)
-    print("element-wise: \(e.passed) passed, \(e.failed) failed (ADD and ADD + PRELU vs the scalar formula, random layouts; kernel copies: \(copyNames())), ref hash \(hex(e.hash))")
+    print("element-wise: \(e.passed) passed, \(e.failed) failed (ADD, ADD + PRELU, MUL and SQUARED_DIFFERENCE vs the scalar formula, random layouts; kernel copies: \(copyNames())), ref hash \(hex(e.hash))")
     let q = quantizeSweep(count: count)
     print("quantize: \(q.passed) passed, \(q.failed) failed (input quantization vs the scalar formula; kernel copies: \(copyNames())), ref hash \(hex(q.hash))")
     let b = samplingSweep(count: count)
