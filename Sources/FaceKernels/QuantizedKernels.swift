@@ -652,9 +652,12 @@ public enum QuantizedKernels {
     static func productRow(_ pa: UnsafePointer<Int16>, _ sa: Int, _ pb: UnsafePointer<Int16>, _ sb: Int, _ n: Int,
                            _ p: BinaryParams, _ f: ProductForm, mul: Bool, above31: Bool, _ o: UnsafeMutablePointer<Int16>) {
         let k: BinaryKind = mul ? .mul : .squaredDifference
+        // A broadcast operand read once: in the loop, LLVM reloaded it after every store.
+        let fixedA = sa == 0 ? SIMD8<Int16>(repeating: pa[0]) : SIMD8(), fixedB = sb == 0 ? SIMD8<Int16>(repeating: pb[0]) : SIMD8()
         var i = 0
         while i + 8 <= n {
-            store8(productLanes(load8(pa + i * sa, stride: sa), load8(pb + i * sb, stride: sb), f, mul: mul, above31: above31), o + i,
+            let x = sa == 0 ? fixedA : load8(pa + i * sa, stride: sa), y = sb == 0 ? fixedB : load8(pb + i * sb, stride: sb)
+            store8(productLanes(x, y, f, mul: mul, above31: above31), o + i,
                    lo: Int16(truncatingIfNeeded: p.lo), hi: Int16(truncatingIfNeeded: p.hi))
             i += 8
         }
@@ -759,6 +762,17 @@ public enum QuantizedKernels {
     /// MEAN / SUM over the flagged axes: int64 sums, then one multiplier.
     public static func reduce(_ input: UnsafePointer<Int16>, dims d: (Int, Int, Int, Int), reduce r: (Bool, Bool, Bool, Bool),
                               m: Int64, s: Int, _ out: UnsafeMutablePointer<Int16>, scratch: UnsafeMutablePointer<Int64>) {
+        let count = (r.0 ? d.0 : 1) * (r.1 ? d.1 : 1) * (r.2 ? d.2 : 1) * (r.3 ? d.3 : 1)
+        if count <= 65535 {
+            // |Σ| ≤ 65535 · 32768 < 2^31: int32 sums are exact, and their loop adds twice the
+            // lanes per instruction (the blend-shape model's layer norms sum 64 or 97 values).
+            let n = (r.0 ? 1 : d.0) * (r.1 ? 1 : d.1) * (r.2 ? 1 : d.2) * (r.3 ? 1 : d.3)
+            scratch.withMemoryRebound(to: Int32.self, capacity: n) { sums in
+                _ = AxisSum.accumulate(input, dims: d, reduce: r, into: sums) { Int32($0) }
+                for i in 0 ..< n { out[i] = FixedPoint.clamp16(FixedPoint.apply(Int64(sums[i]), m, s)) }
+            }
+            return
+        }
         let n = AxisSum.accumulate(input, dims: d, reduce: r, into: scratch) { Int64($0) }
         for i in 0 ..< n { out[i] = FixedPoint.clamp16(FixedPoint.apply(scratch[i], m, s)) }
     }

@@ -319,6 +319,38 @@ import Testing
         #expect(!QuantizedKernels.lanesHold(.squaredDifference, .init(m0: 100, m1: 100, s0: 15, m2: 1 << 20, s2: 29)))
     }
 
+    /// MEAN / SUM against int64 sums and the 64-bit requantization, in every copy: reductions
+    /// over each axis and several, counts up to 65535 (int32 sums) and above (int64), inputs at
+    /// the int16 limits, where an int32 sum of more values would wrap.
+    @Test func reduceMatchesInt64Sums() {
+        var rng = FuzzHarness.Random(seed: 41)
+        let cases: [((Int, Int, Int, Int), (Bool, Bool, Bool, Bool))] = [
+            ((1, 1, 97, 64), (false, false, false, true)), ((1, 1, 64, 97), (false, false, true, false)),
+            ((1, 3, 5, 7), (false, true, false, true)), ((2, 3, 4, 5), (true, true, true, true)),
+            ((1, 1, 1, 65535), (false, false, false, true)), ((1, 1, 2, 65536), (false, false, false, true)),
+            ((1, 1, 66000, 2), (false, false, true, false)),
+        ]
+        for (d, r) in cases { for extreme in [false, true] {
+            let n = d.0 * d.1 * d.2 * d.3
+            // At the limits, 66000 values sum below −2^31.
+            let x: [Int16] = extreme ? (0 ..< n).map { $0 % 1000 == 999 ? 32767 : -32768 } : Self.i16(n, &rng)
+            let od = (r.0 ? 1 : d.0, r.1 ? 1 : d.1, r.2 ? 1 : d.2, r.3 ? 1 : d.3), m = Int64(1 + rng.next() % (1 << 20)), s = 30 + Int(rng.next() % 8)
+            var sums = [Int64](repeating: 0, count: od.0 * od.1 * od.2 * od.3)
+            for i0 in 0 ..< d.0 { for i1 in 0 ..< d.1 { for i2 in 0 ..< d.2 { for i3 in 0 ..< d.3 {
+                let o = (((r.0 ? 0 : i0) * od.1 + (r.1 ? 0 : i1)) * od.2 + (r.2 ? 0 : i2)) * od.3 + (r.3 ? 0 : i3)
+                sums[o] += Int64(x[((i0 * d.1 + i1) * d.2 + i2) * d.3 + i3])
+            } } } }
+            let want = sums.map { FixedPoint.clamp16(FixedPoint.apply($0, m, s)) }
+            for isa in KernelISA.available {
+                var got = [Int16](repeating: Self.guardValue, count: want.count + Self.guardCount)
+                var scratch = [Int64](repeating: 0x5a5a, count: want.count)
+                isa.kernels.reduce(x, dims: d, reduce: r, m: m, s: s, &got, scratch: &scratch)
+                #expect(Array(got[..<want.count]) == want, "\(isa.name) \(d) \(r) extreme \(extreme)")
+                #expect(got[want.count...].allSatisfy { $0 == Self.guardValue })
+            }
+        } }
+    }
+
     /// The fused ADD → PRELU against the two kernels it replaces, per-channel and shared slopes,
     /// channel counts on and off the 8-lane blocks (16: the slopes held in registers), and a
     /// PRELU shift that scales up (shift 12), so that outputs reach the final ±32767 clamp.
