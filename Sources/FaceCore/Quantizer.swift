@@ -104,7 +104,7 @@ public enum Quantizer {
     public static func int8InputLayers(for kind: ModelFile.Kind?, _ g: Graph) -> [Int] {
         let layers: [Int]
         switch kind {
-        case .blendshapes where g.ops.count == 133: layers = [26, 54, 68, 96, 111, 124]
+        case .blendshapes where g.ops.count == 133: layers = [26, 54, 68, 69, 83, 96, 97, 111, 124, 125]
         case .detector where g.ops.count == 90: layers = [0]
         default: return []
         }

@@ -78,7 +78,7 @@ import CAllocationCounter
         // (the AVX-512 copy multiplies them as bytes), and every copy computes them alike.
         // (The detector's list is of the float graph: its quantized graph has the input's
         // rescaling MUL first.)
-        let bytes: Set<Int> = kind == .blendshapes ? [26, 54, 68, 96, 111, 124] : kind == .detector ? [1] : []
+        let bytes: Set<Int> = kind == .blendshapes ? [26, 54, 68, 69, 83, 96, 97, 111, 124, 125] : kind == .detector ? [1] : []
         #expect(QuantizedEngine.byteInputConvolutions(q.graph) == bytes)
         let activations = (0 ..< q.graph.tensors.count).filter { !q.graph.tensors[$0].isConstant }
         for (name, input, _) in try TestData.cases(kind).prefix(3) {
