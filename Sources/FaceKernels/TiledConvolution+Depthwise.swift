@@ -27,12 +27,23 @@ extension TiledConvolution {
         var buffer = StripBuffer()
         withUnsafeMutableBytes(of: &buffer) { raw in
             let strip = raw.baseAddress!.assumingMemoryBound(to: Int16.self)
+            if strips && interiorPairs > 0 && columnPairs(g) >= 1 && rowsInside(g, 0) >= 2 && rowsInside(g, g.outH - 1) >= 2 {
+                // Every row's interior pairs in place; the edge columns, down the whole layer,
+                // through the pair kernel on padded copies of their windows: per row, the
+                // edges' set-up had cost more than their taps.
+                for oy in 0 ..< g.outH { depthwiseInterior2px(g, oy, xlo, interiorPairs, input, weights, bias, multipliers, requantization, output) }
+                for ox in 0 ..< xlo { depthwiseColumn(g, ox, input, weights, bias, multipliers, r, output, strip) }
+                for ox in xlo + 2 * interiorPairs ..< g.outW { depthwiseColumn(g, ox, input, weights, bias, multipliers, r, output, strip) }
+                return
+            }
             for oy in 0 ..< g.outH {
                 if strips {
-                    // A row whose windows reach above or below the input, and the other rows' edge
-                    // pixels, through the pair kernel on a padded copy of their windows.
+                    // Edge pixels, and rows whose windows reach more than one row above or below
+                    // the input, through the pair kernel on a padded copy of their windows. A row
+                    // whose windows miss one kernel row (the first and last output rows) runs
+                    // its interior pairs in place on the other two.
                     let iy0 = oy * g.strideH - g.padTop
-                    if iy0 < 0 || iy0 + 3 > g.inH || interiorPairs == 0 {
+                    if min(3, g.inH - iy0) - max(0, -iy0) < 2 || interiorPairs == 0 {
                         depthwiseStrip(g, oy, 0, g.outW, input, weights, bias, multipliers, r, output, strip)
                         continue
                     }
@@ -85,6 +96,49 @@ extension TiledConvolution {
     /// outputs within `StripBuffer.capacity` values.
     static func stripPairs(_ g: ConvGeometry) -> Int {
         (StripBuffer.capacity / g.outC - 9 + 3 * g.strideW) / (6 * g.strideW + 2)
+    }
+
+    /// Kernel rows of output row `oy`'s windows that lie inside the input (3×3, dilation 1).
+    static func rowsInside(_ g: ConvGeometry, _ oy: Int) -> Int {
+        let iy0 = oy * g.strideH - g.padTop
+        return min(3, g.inH - iy0) - max(0, -iy0)
+    }
+
+    /// Vertical pixel pairs of one `depthwiseColumn` chunk: its (2·pairs − 1)·strideH + 3 rows of
+    /// three pixels and the pairs' outputs within `StripBuffer.capacity` values.
+    static func columnPairs(_ g: ConvGeometry) -> Int {
+        (StripBuffer.capacity / g.outC - 9 + 3 * g.strideH) / (6 * g.strideH + 2)
+    }
+
+    /// Output column `ox` of a `stripsFit` layer, every row, `columnPairs` vertical pairs at a
+    /// time: the windows' three columns copied row by row into `strip`, the padding as zeros,
+    /// then `depthwise3x3x2px` on it with the pair's two pixels a window row apart (an odd
+    /// count's last pair computes one pixel more from the copy), and the pixels copied out.
+    @inline(never)
+    static func depthwiseColumn(_ g: ConvGeometry, _ ox: Int, _ input: UnsafePointer<Int16>,
+                                _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
+                                _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>, _ strip: UnsafeMutablePointer<Int16>) {
+        let c = g.outC, most = columnPairs(g), ix0 = ox * g.strideW - g.padLeft, rowValues = 3 * c
+        // The window's columns inside the input.
+        let x0 = min(3, max(0, -ix0)), x1 = max(x0, min(3, g.inW - ix0))
+        var done = 0
+        while done < g.outH {
+            let pairCount = min(most, (g.outH - done + 1) / 2), n = min(2 * pairCount, g.outH - done)
+            let rows = (2 * pairCount - 1) * g.strideH + 3, rowOut = strip + rows * rowValues
+            let iy0 = done * g.strideH - g.padTop
+            for k in 0 ..< rows {
+                let iy = iy0 + k, dst = strip + k * rowValues
+                guard iy >= 0 && iy < g.inH && x1 > x0 else { copyValues(nil, dst, rowValues); continue }
+                copyValues(nil, dst, x0 * c)
+                copyValues(input + (iy * g.inW + ix0 + x0) * c, dst + x0 * c, (x1 - x0) * c)
+                copyValues(nil, dst + x1 * c, (3 - x1) * c)
+            }
+            var s = g
+            s.inH = rows; s.inW = 3; s.padTop = 0; s.padLeft = 0; s.outH = 1; s.outW = 2 * pairCount
+            depthwise3x3x2px(s, 0, 0, pairCount, strip, weights, bias, multipliers, r, rowOut, c: c, step: g.strideH * rowValues)
+            for i in 0 ..< n { copyValues(rowOut + i * c, output + ((done + i) * g.outW + ox) * c, c) }
+            done += n
+        }
     }
 
     /// 4096 int16 values (8 KB) held on the stack.
@@ -161,17 +215,13 @@ extension TiledConvolution {
         let top = g.padTop - oy * g.strideH, bottom = g.inH + g.padTop - oy * g.strideH
         let ky0 = top <= 0 ? 0 : min(g.kh, (top + g.dilationH - 1) / g.dilationH)
         let ky1 = max(ky0, bottom <= 0 ? 0 : min(g.kh, (bottom + g.dilationH - 1) / g.dilationH))
-        if g.kh == 3 && g.kw == 3 && g.dilationH == 1 && g.dilationW == 1 && ky0 == 0 && ky1 == 3 && c >= lanes && (r.lanes || r.wide) {
-            // Stride 1 passes the step as the constant it is (`c`), so the second pixel's first
-            // two taps are the first pixel's last two: the same loads. The landmark model's
-            // widest layers have 8 and 16 channels: as constants, every tap's address is a
-            // constant offset from one pointer per row (with c a run-time value, LLVM kept one
-            // induction variable per tap and spilled them).
-            switch (c, g.strideW) {
-            case (8, 1): depthwise3x3x2px(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: 8, step: 8)
-            case (16, 1): depthwise3x3x2px(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: 16, step: 16)
-            case (_, 1): depthwise3x3x2px(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: c, step: c)
-            default: depthwise3x3x2px(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: c, step: step)
+        if g.kh == 3 && g.kw == 3 && g.dilationH == 1 && g.dilationW == 1 && ky1 - ky0 >= 2 && c >= lanes && (r.lanes || r.wide) {
+            // The kernel rows inside the input as constants: all three, or two at the first or
+            // last output row (the third reads only padding, zeros).
+            switch (ky0, ky1) {
+            case (0, 3): depthwise3x3Rows(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, step, rows: 0 ..< 3)
+            case (1, 3): depthwise3x3Rows(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, step, rows: 1 ..< 3)
+            default: depthwise3x3Rows(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, step, rows: 0 ..< 2)
             }
             return
         }
@@ -197,6 +247,24 @@ extension TiledConvolution {
         }
     }
 
+    /// `depthwise3x3x2px` with the channel count and step as constants where the models have
+    /// them. Stride 1 passes the step as the constant it is (`c`), so the second pixel's first
+    /// two taps are the first pixel's last two: the same loads. The landmark model's widest
+    /// layers have 8 and 16 channels: as constants, every tap's address is a constant offset
+    /// from one pointer per row (with c a run-time value, LLVM kept one induction variable per
+    /// tap and spilled them).
+    @_transparent
+    static func depthwise3x3Rows(_ g: ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
+                                 _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
+                                 _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>, _ step: Int, rows: Range<Int>) {
+        switch (g.outC, g.strideW) {
+        case (8, 1): depthwise3x3x2px(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: 8, step: 8, rows: rows)
+        case (16, 1): depthwise3x3x2px(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: 16, step: 16, rows: rows)
+        case (_, 1): depthwise3x3x2px(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: g.outC, step: g.outC, rows: rows)
+        default: depthwise3x3x2px(g, oy, ox0, pairCount, input, weights, bias, multipliers, r, output, c: g.outC, step: step, rows: rows)
+        }
+    }
+
     /// `depthwiseInterior2px` for the layers both face models have: 3×3 windows, dilation 1, the
     /// window's three rows inside the input, blocks of 8 full channels. With the kernel's shape
     /// constant, a pixel pair is straight-line code: the general loop (rows and tap pairs of
@@ -205,11 +273,12 @@ extension TiledConvolution {
     /// (`BlockConstants`); the weights are not: held in registers, LLVM kept them widened to
     /// int32 and packed them back before every PMADDWD (AVX2 assembly). Against the general
     /// loop this form nearly halves the depthwise layers' time with AVX2 and cuts it by about
-    /// a third on the portable build.
+    /// a third on the portable build. `rows` (a constant at each call) are the kernel rows
+    /// taken; the others lie outside the input and are not read.
     @_transparent
     static func depthwise3x3x2px(_ g: ConvGeometry, _ oy: Int, _ ox0: Int, _ pairCount: Int, _ input: UnsafePointer<Int16>,
                              _ weights: UnsafePointer<SIMD8<Int32>>, _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>,
-                             _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>, c: Int, step: Int) {
+                             _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>, c: Int, step: Int, rows: Range<Int> = 0 ..< 3) {
         let np = pairs(g, depthwise: true), rowStride = g.inW * c
         let origin = input + ((oy * g.strideH - g.padTop) * g.inW + ox0 * g.strideW - g.padLeft) * c
         let out0 = output + (oy * g.outW + ox0) * c
@@ -220,9 +289,9 @@ extension TiledConvolution {
             var src = origin + first, out = out0 + first
             for _ in 0 ..< pairCount {
                 var a = SIMD8<Int32>(), e = a
-                row3(src, c, step, wb, &a, &e)
-                row3(src + rowStride, c, step, wb + 2, &a, &e)
-                row3(src + 2 * rowStride, c, step, wb + 4, &a, &e)
+                if rows.contains(0) { row3(src, c, step, wb, &a, &e) }
+                if rows.contains(1) { row3(src + rowStride, c, step, wb + 2, &a, &e) }
+                if rows.contains(2) { row3(src + 2 * rowStride, c, step, wb + 4, &a, &e) }
                 requantStore2x8(a, e, k, r, out, out + c)
                 src += 2 * step; out += 2 * c
             }
