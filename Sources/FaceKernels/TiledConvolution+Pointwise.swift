@@ -143,23 +143,30 @@ extension TiledConvolution {
         UnsafeMutableRawPointer(high).storeBytes(of: h, as: SIMD8<Int16>.self)
     }
 }
-#elseif FACEKIT_AVX2
+#elseif FACEKIT_AVX2 || arch(arm64)
 import FaceKernelTypes
 
-/// The AVX2 copy's direct 1×1 CONV_2D, shaped as the AVX-512 copy's (above): channel blocks
-/// outside, pixels inside, so each pass's epilogue constants (`BlockConstants`) are loaded once
-/// and its branches taken once, where the general tile loop reloaded them for every tile. Two
-/// blocks per pass (8 accumulators of 8 lanes for 4 pixels, each activation pair broadcast once
-/// for both), an odd last block alone; the multiply-adds are `mac4x16`'s and `mac4x8`'s and the
-/// epilogue `requantStore4x8`'s, so the output is `conv`'s bit for bit.
+/// The AVX2 copy's and aarch64's direct 1×1 CONV_2D, shaped as the AVX-512 copy's (above):
+/// channel blocks outside, pixels inside, so each pass's epilogue constants (`BlockConstants`)
+/// are loaded once and its branches taken once, where the general tile loop reloaded them for
+/// every tile (and on aarch64 kept the second block's accumulators and its pointers on the
+/// stack). Two blocks per pass (8 accumulators of 8 lanes for 4 pixels, each activation pair
+/// broadcast once for both), an odd last block alone; the multiply-adds are `mac4x16`'s and
+/// `mac4x8`'s and the epilogue `requantStore4x8`'s, so the output is `conv`'s bit for bit.
 extension TiledConvolution {
-    /// Whether `convPointwise` takes the layer: direct, one to four blocks, a 32-bit lane
-    /// epilogue (the one `requantStore4x8` runs). Each pass reads the whole input again; with
-    /// more blocks (the blend-shape model's 64 to 384 channels over inputs of up to 48 KiB) the
-    /// general loop, which reads each tile's inputs once for every block, was as fast or faster.
+    /// Whether `convPointwise` takes the layer: direct, a 32-bit lane epilogue (the one
+    /// `requantStore4x8` runs), and with AVX2 one to four blocks. Each pass reads the whole
+    /// input again; with more blocks (the blend-shape model's 64 to 384 channels over inputs of
+    /// up to 48 KiB) the general loop, which reads each tile's inputs once for every block, was
+    /// as fast or faster on x86. aarch64 takes every block count, its passes over chunks of
+    /// pixels whose inputs stay in L1 (`pointwisePasses`).
     @inline(__always)
     static func pointwise(_ g: ConvGeometry, _ r: Epilogue) -> Bool {
-        direct(g) && g.outC >= lanes && g.outC <= 4 * lanes && (r.lanes || r.wide)
+        #if arch(arm64)
+        return direct(g) && g.outC >= lanes && (r.lanes || r.wide)
+        #else
+        return direct(g) && g.outC >= lanes && g.outC <= 4 * lanes && (r.lanes || r.wide)
+        #endif
     }
 
     /// The passes over a layer's first `tiles` tiles: two blocks at a time, an odd last one alone.
@@ -168,12 +175,24 @@ extension TiledConvolution {
                                 _ bias: UnsafePointer<Int32>, _ m: UnsafePointer<Int32>, _ r: Epilogue,
                                 _ output: UnsafeMutablePointer<Int16>, tiles: Int) {
         let nb = blocks(g.outC), np = pairs(g, depthwise: false)
-        var b = 0
-        while b < nb {
-            let two = b + 1 < nb
-            conv1x1Int16Tile4px16(g, input, weights + b * np, two ? weights + (b + 1) * np : nil, bias, m, r, output,
-                                  channels: (blockStart(b, g.outC), two ? blockStart(b + 1, g.outC) : 0), tiles: tiles)
-            b += two ? 2 : 1
+        #if arch(arm64)
+        // Tiles whose inputs fill about half of a 32 KiB L1 data cache per chunk, every pass
+        // over a chunk before the next, so that the passes after the first read from L1.
+        let chunk = max(1, 16_384 / (2 * tile * g.inC))
+        #else
+        let chunk = tiles
+        #endif
+        var t = 0
+        while t < tiles {
+            let count = min(chunk, tiles - t), x = input + t * tile * g.inC, o = output + t * tile * g.outC
+            var b = 0
+            while b < nb {
+                let two = b + 1 < nb
+                conv1x1Int16Tile4px16(g, x, weights + b * np, two ? weights + (b + 1) * np : nil, bias, m, r, o,
+                                      channels: (blockStart(b, g.outC), two ? blockStart(b + 1, g.outC) : 0), tiles: count)
+                b += two ? 2 : 1
+            }
+            t += count
         }
     }
 
@@ -209,7 +228,7 @@ extension TiledConvolution {
 }
 #endif
 
-#if FACEKIT_AVX512 || FACEKIT_AVX2
+#if FACEKIT_AVX512 || FACEKIT_AVX2 || arch(arm64)
 extension TiledConvolution {
     /// Runs a layer `pointwise` takes: the copy's passes (`pointwisePasses`) over its whole
     /// tiles, then the last pixels (fewer than a tile) through the general tile loop as a

@@ -267,7 +267,7 @@ public enum TiledConvolution {
                             bias: UnsafePointer<Int32>, multipliers: UnsafePointer<Int32>,
                             _ requantization: Requant,
                             output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
-        #if FACEKIT_AVX2
+        #if FACEKIT_AVX2 || arch(arm64)
         if pointwise(g, Epilogue(requantization)) {
             return convPointwise(g, input: input, weights: weights, bias: bias, multipliers: multipliers, requantization, output: output, scratch: scratch)
         }

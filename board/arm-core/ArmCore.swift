@@ -168,13 +168,17 @@ func kernelSweep(count: Int) -> KernelStats {
         // Half the DEPTHWISE_CONV_2Ds 3×3 without dilation over at least 8 channels with lane-form
         // mantissas: the pair kernel (`depthwise3x3x2px`) and its padded strips at the edges.
         let pairKernel = dw && t % 6 == 2
-        let kh = bytes1x1 ? 1 : pairKernel ? 3 : inside ? rng.range(1, 2) : [1, 3, 5][rng.below(3)]
+        // In one of eight, a 1×1 CONV_2D over enough pixels and channels that the direct path
+        // (`convPointwise`) runs its passes over several chunks of pixels.
+        let large1x1 = t % 8 == 1
+        let kh = bytes1x1 || large1x1 ? 1 : pairKernel ? 3 : inside ? rng.range(1, 2) : [1, 3, 5][rng.below(3)]
         let kw = bytes1x1 || inside || pairKernel ? kh : rng.below(4) == 0 ? [1, 3, 5][rng.below(3)] : kh
         let sh = bytes1x1 ? 1 : rng.range(1, 2), sw = bytes1x1 ? 1 : rng.below(4) == 0 ? rng.range(1, 2) : sh
         let plain = inside || bytes1x1 || pairKernel
         let dh = !plain && rng.below(5) == 0 ? 2 : 1, dwl = !plain && rng.below(5) == 0 ? 2 : 1
-        let inH = rng.range(1, 12), inW = rng.range(1, 12)
-        let inC = pairKernel ? rng.range(8, 70) : dw ? rng.range(1, 70) : inside || bytes1x1 ? (rng.below(2) == 0 ? 4 * rng.range(1, 40) : rng.range(1, 160)) : rng.range(1, 40)
+        let inH = large1x1 ? rng.range(8, 24) : rng.range(1, 12), inW = large1x1 ? rng.range(8, 24) : rng.range(1, 12)
+        let inC = large1x1 ? 2 * rng.range(8, 64) : pairKernel ? rng.range(8, 70) : dw ? rng.range(1, 70)
+            : inside || bytes1x1 ? (rng.below(2) == 0 ? 4 * rng.range(1, 40) : rng.range(1, 160)) : rng.range(1, 40)
         let outC = dw ? inC : rng.range(1, 72)
         let padT = inside || bytes1x1 ? 0 : rng.range(0, kh / 2 * dh), padL = inside || bytes1x1 ? 0 : rng.range(0, kw / 2 * dwl)
         let outH = max(1, (inH + 2 * padT - dh * (kh - 1) - 1) / sh + 1)
