@@ -42,8 +42,7 @@ extension TiledConvolution {
                     // the input, through the pair kernel on a padded copy of their windows. A row
                     // whose windows miss one kernel row (the first and last output rows) runs
                     // its interior pairs in place on the other two.
-                    let iy0 = oy * g.strideH - g.padTop
-                    if min(3, g.inH - iy0) - max(0, -iy0) < 2 || interiorPairs == 0 {
+                    if rowsInside(g, oy) < 2 || interiorPairs == 0 {
                         depthwiseStrip(g, oy, 0, g.outW, input, weights, bias, multipliers, r, output, strip)
                         continue
                     }
@@ -94,8 +93,23 @@ extension TiledConvolution {
 
     /// Pixel pairs of one strip: its three rows of (2·pairs − 1)·strideW + 3 pixels and the pairs'
     /// outputs within `StripBuffer.capacity` values.
-    static func stripPairs(_ g: ConvGeometry) -> Int {
-        (StripBuffer.capacity / g.outC - 9 + 3 * g.strideW) / (6 * g.strideW + 2)
+    static func stripPairs(_ g: ConvGeometry) -> Int { pairsFitting(g.outC, stride: g.strideW) }
+
+    /// Pixel pairs whose copy fits `StripBuffer`: (2·pairs − 1)·stride + 3 pixels of `c` values
+    /// along the pairs, three across, and the pairs' outputs. A row strip and a column strip
+    /// are the same shape turned.
+    static func pairsFitting(_ c: Int, stride: Int) -> Int {
+        (StripBuffer.capacity / c - 9 + 3 * stride) / (6 * stride + 2)
+    }
+
+    /// `count` pixels of `c` values into `dst`: x0 pixels of zeros, x1 − x0 input pixels from
+    /// `run` (nil: a row outside the input, all zeros), then zeros.
+    @inline(__always)
+    static func copyPadded(_ run: UnsafePointer<Int16>?, _ dst: UnsafeMutablePointer<Int16>, _ x0: Int, _ x1: Int, _ count: Int, _ c: Int) {
+        guard let run, x1 > x0 else { copyValues(nil, dst, count * c); return }
+        copyValues(nil, dst, x0 * c)
+        copyValues(run, dst + x0 * c, (x1 - x0) * c)
+        copyValues(nil, dst + x1 * c, (count - x1) * c)
     }
 
     /// Kernel rows of output row `oy`'s windows that lie inside the input (3×3, dilation 1).
@@ -106,9 +120,7 @@ extension TiledConvolution {
 
     /// Vertical pixel pairs of one `depthwiseColumn` chunk: its (2·pairs − 1)·strideH + 3 rows of
     /// three pixels and the pairs' outputs within `StripBuffer.capacity` values.
-    static func columnPairs(_ g: ConvGeometry) -> Int {
-        (StripBuffer.capacity / g.outC - 9 + 3 * g.strideH) / (6 * g.strideH + 2)
-    }
+    static func columnPairs(_ g: ConvGeometry) -> Int { pairsFitting(g.outC, stride: g.strideH) }
 
     /// Output column `ox` of a `stripsFit` layer, every row, `columnPairs` vertical pairs at a
     /// time: the windows' three columns copied row by row into `strip`, the padding as zeros,
@@ -127,11 +139,8 @@ extension TiledConvolution {
             let rows = (2 * pairCount - 1) * g.strideH + 3, rowOut = strip + rows * rowValues
             let iy0 = done * g.strideH - g.padTop
             for k in 0 ..< rows {
-                let iy = iy0 + k, dst = strip + k * rowValues
-                guard iy >= 0 && iy < g.inH && x1 > x0 else { copyValues(nil, dst, rowValues); continue }
-                copyValues(nil, dst, x0 * c)
-                copyValues(input + (iy * g.inW + ix0 + x0) * c, dst + x0 * c, (x1 - x0) * c)
-                copyValues(nil, dst + x1 * c, (3 - x1) * c)
+                let iy = iy0 + k
+                copyPadded(iy >= 0 && iy < g.inH ? input + (iy * g.inW + ix0 + x0) * c : nil, strip + k * rowValues, x0, x1, 3, c)
             }
             var s = g
             s.inH = rows; s.inW = 3; s.padTop = 0; s.padLeft = 0; s.outH = 1; s.outW = 2 * pairCount
@@ -173,11 +182,8 @@ extension TiledConvolution {
             // The columns inside the input, one run per row.
             let x0 = min(columns, max(0, -ix0)), x1 = max(x0, min(columns, g.inW - ix0))
             for ky in 0 ..< 3 {
-                let iy = iy0 + ky, dst = strip + ky * rowValues
-                guard iy >= 0 && iy < g.inH && x1 > x0 else { copyValues(nil, dst, rowValues); continue }
-                copyValues(nil, dst, x0 * c)
-                copyValues(input + (iy * g.inW + ix0 + x0) * c, dst + x0 * c, (x1 - x0) * c)
-                copyValues(nil, dst + x1 * c, (columns - x1) * c)
+                let iy = iy0 + ky
+                copyPadded(iy >= 0 && iy < g.inH ? input + (iy * g.inW + ix0 + x0) * c : nil, strip + ky * rowValues, x0, x1, columns, c)
             }
             var s = g
             s.inH = 3; s.inW = columns; s.padTop = 0; s.padLeft = 0; s.outH = 1; s.outW = 2 * pairCount
