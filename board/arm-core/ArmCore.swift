@@ -14,7 +14,7 @@
 //       ADD and ADD + PRELU vs their scalar formula on random layouts and parameters, and the
 //       input quantization vs its scalar formula (halves, clamp edges, infinities, NaN).
 //   armcore layers <file.fkm>
-//       One line per operator (kind, geometry, MACs), for scripts/arm-cost-projection.
+//       One line per operator (kind, geometry, MACs), for scripts/arm-bench (memory traffic and multiply-adds per model).
 //   armcore convert <bundle.task> <calibration list> <out.fkm>
 //       Host helper: the conversion of `facekit model convert` (Quantizer.convert; FaceCore only).
 import FaceCore
@@ -602,7 +602,7 @@ func runModels(_ fkm: String, _ list: String, _ outdir: String, checkKernels: Bo
     return failed ? 1 : 0
 }
 
-/// One line per operator, for scripts/arm-cost-projection:
+/// One line per operator, for scripts/arm-bench (memory traffic and multiply-adds per model):
 /// "layer <model> <index> <OP> <int16 weights 0|1> inH inW inC outH outW outC kh kw strideH strideW <output elements> <MACs>".
 func runLayers(_ fkm: String) -> Int32 {
     guard let file = readFile(fkm) else { print("armcore: cannot read \(fkm)"); return 2 }

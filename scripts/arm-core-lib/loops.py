@@ -1,21 +1,38 @@
-"""Inner-loop analysis of llvm-objdump output for scripts/arm-codegen-report and
-scripts/arm-cost-projection. Finds each kernel's function body in FaceKernels.o, its
-innermost loops (backward branches with no loop nested inside), and counts what they execute."""
+"""Inner-loop analysis of llvm-objdump output for scripts/arm-codegen-report. Finds each kernel's
+function body in an object file by its demangled name, its innermost loops (backward branches with
+no loop nested inside), and counts what they execute."""
 import re, subprocess, sys
 
-KERNELS = [  # (report name, mangled-name fragment, what the hot loop does)
-    ("conv2d",          "QuantizedKernelsO6conv2d_",          "acc[co] += x[ci..ci+3]*w[ci..ci+3][co] (4 input channels, a row of output channels)"),
-    ("conv2dSplit",     "QuantizedKernelsO11conv2dSplit_",    "conv2d plus a residual int8 weight plane"),
-    ("depthwise",       "QuantizedKernelsO9depthwise_",       "acc[c] += x[c]*w[c] per tap"),
-    ("depthwiseSplit",  "QuantizedKernelsO14depthwiseSplit_", "depthwise plus a residual int8 weight plane"),
-    ("binary(add)",     "QuantizedKernelsO6binaryy",          "(a*m0 + b*m1 + round) >> s, clamp (residual adds)"),
-    ("maxPool",         "QuantizedKernelsO7maxPool_",         "max over the window"),
+# (report name, demangled-name fragment, kernel copies that must have it, what its hot loop does).
+# Copies: "portable" = FaceKernels.o (every aarch64 core), "dotprod" = FaceKernelsDotProd.o (FEAT_DotProd).
+KERNELS = [
+    ("convPointwise",   ".TiledConvolution.convPointwise(",        ("portable", "dotprod"),
+     "1x1 layers by block passes: SMLAL by element, int16 x int16 (widened int8) weights"),
+    ("conv",            ".TiledConvolution.conv(",                 ("portable", "dotprod"),
+     "the general tile loop: 4 pixels x 16 channels, SMLAL by element"),
+    ("convBytesSmull",  ".TiledConvolution.convBytesSmullTile4x4(", ("portable",),
+     "int8 x int8 layers without the dot product: SMULL/SMLAL2 then SADALP"),
+    ("planesInt8",      ".TiledConvolution.conv2dPlanesDotInt8Tile4x8(", ("dotprod",),
+     "int16 inputs as two byte planes x int8 weights: two SDOT per group"),
+    ("planesInt16",     ".TiledConvolution.conv2dPlanesDotInt16Tile4x8(", ("dotprod",),
+     "int16 inputs as two byte planes x int16 weights as two byte planes: four SDOT per group"),
+    ("planesBytes",     ".TiledConvolution.conv2dPlanesDotBytesTile4x8(", ("dotprod",),
+     "int8 inputs x int8 weights: one SDOT per group"),
+    ("pairLayout",      ".TiledConvolution.conv1x1Int16Tile4px16(", ("portable", "dotprod"),
+     "1x1 layers whose int16 weights reach past 32639: SMLAL over pairs"),
+    ("depthwise",       ".TiledConvolution.depthwiseInterior2px(",  ("portable", "dotprod"),
+     "3x3 depthwise, two pixels per step: SMLAL per tap"),
+    ("addPReLU",        "addPReLUNEON",                             ("portable", "dotprod"),
+     "residual ADD then PRELU: SMULL/SMLAL products, narrowed by SQRSHRN or SRSHL + SQXTN (one loop per form)"),
+    ("maxPool",         ".QuantizedKernels.maxPool(",               ("portable", "dotprod"),
+     "max over the window"),
 ]
 
+DOT = ("sdot", "udot", "usdot", "sudot")
+
 def objdump(obj, cpu):
-    tool = "llvm-objdump-15"
     attr = ["--mattr=+dotprod"] if cpu == "cortex-a76" else []
-    text = subprocess.run([tool, "-d", "--no-show-raw-insn"] + attr + [obj], capture_output=True, text=True, check=True).stdout
+    text = subprocess.run(["llvm-objdump-15", "-d", "--no-show-raw-insn"] + attr + [obj], capture_output=True, text=True, check=True).stdout
     # A function at the same address as an ARM mapping symbol ($x, $d) is printed under the
     # mapping symbol's name: put the function's name back.
     names = {}
@@ -36,9 +53,15 @@ def functions(text):
         out[m.group(2)] = ins
     return out
 
-def kernel_body(funcs, frag):
-    """The largest function whose name contains `frag` (the real body, not a thunk)."""
-    cands = [(len(v), k) for k, v in funcs.items() if frag in k]
+def demangled(funcs):
+    """Mangled name -> demangled name, in one `swift demangle` run."""
+    keys = list(funcs)
+    out = subprocess.run(["swift", "demangle", "--compact"], input="\n".join(keys) + "\n", capture_output=True, text=True, check=True).stdout
+    return dict(zip(keys, out.split("\n")))
+
+def kernel_body(funcs, names, frag):
+    """The largest function whose demangled name contains `frag` (the specialized body, not a thunk)."""
+    cands = [(len(v), k) for k, v in funcs.items() if frag in names.get(k, k)]
     return funcs[max(cands)[1]] if cands else None
 
 BRANCH = re.compile(r"^(b\.\w+|b|cbz|cbnz|tbz|tbnz)$")
@@ -61,50 +84,40 @@ def lanes(args):
     return int(m.group(1)), {"b": 8, "h": 16, "s": 32, "d": 64}[m.group(2)]
 
 def stats(body):
-    c = dict(instrs=len(body), sdot=0, smlal=0, smull=0, sadalp=0, mla=0, vmul=0, madd=0, loads=0, vloads=0, stores=0, macs=0, vector=False)
+    c = dict(instrs=len(body), sdot=0, smlal=0, smull=0, sadalp=0, mla=0, vmul=0, qdmulh=0, madd=0, loads=0, stores=0, macs=0, vector=False)
     for _, op, args in body:
-        vec = "v" in args.split(",")[0] and re.match(r"\s*v\d+\.", args) is not None
+        vec = re.match(r"\s*v\d+\.", args) is not None
         c["vector"] |= vec or bool(re.match(r"q\d+", args))
         ln = lanes(args)
-        if op == "sdot" or op == "udot":
+        if op in DOT:
             c["sdot"] += 1; c["macs"] += (ln[0] if ln else 4) * 4
         elif op in ("smlal", "smlal2", "smlsl", "smlsl2"):
             c["smlal"] += 1; c["macs"] += ln[0] if ln else 4
         elif op in ("smull", "smull2"):
             c["smull"] += 1; c["macs"] += ln[0] if ln else 4
-        elif op in ("sadalp",):
+        elif op == "sadalp":
             c["sadalp"] += 1
+        elif op in ("sqdmulh", "sqrdmulh"):
+            c["qdmulh"] += 1
         elif op in ("mla", "mls"):
             c["mla"] += 1; c["macs"] += ln[0] if ln else 4
         elif op == "mul" and vec:
             c["vmul"] += 1; c["macs"] += ln[0] if ln else 4
-        elif op in ("madd", "msub", "smaddl", "smsubl", "mul", "smull", "smulh") and not vec:
-            if op != "smulh": c["madd"] += 1; c["macs"] += 1
+        elif op in ("madd", "msub", "smaddl", "smsubl", "mul") and not vec:
+            c["madd"] += 1; c["macs"] += 1
         if op.startswith(("ldr", "ldp", "ldur", "ld1", "ld2", "ld3", "ld4")):
-            n = 2 if op.startswith("ldp") else 1
-            c["loads"] += n
-            if re.match(r"\s*(q\d+|\{)", args): c["vloads"] += n
+            c["loads"] += 2 if op.startswith("ldp") else 1
         if op.startswith(("str", "stp", "stur", "st1")): c["stores"] += 2 if op.startswith("stp") else 1
     return c
 
-def mac_loops(ins):
-    """Innermost loops that multiply, most MACs per iteration first."""
+def hot_loop(ins):
+    """The innermost vector loop with the most multiply-adds per iteration; where none
+    multiplies-adds, the longest innermost vector loop."""
     ls = [(stats(b), b) for b in innermost_loops(ins)]
-    ls = [(s, b) for s, b in ls if s["macs"] > 0]
-    ls.sort(key=lambda x: (-(x[0]["macs"] if x[0]["vector"] else 0), -x[0]["macs"]))
-    return ls
+    vec = [(s, b) for s, b in ls if s["vector"]]
+    if not vec: return None
+    return max(vec, key=lambda x: (x[0]["macs"], x[0]["instrs"]))
 
 def asm_text(body):
-    """The loop body as assembler input for llvm-mca (branch targets dropped: one iteration)."""
-    lines = []
-    for _, op, args in body:
-        if BRANCH.match(op): continue
-        lines.append(f"{op} {args}".strip())
-    return "\n".join(lines) + "\n"
-
-if __name__ == "__main__":
-    obj, cpu = sys.argv[1], sys.argv[2]
-    f = functions(objdump(obj, cpu))
-    for name, frag, _ in KERNELS:
-        body = kernel_body(f, frag)
-        print(name, len(body) if body else None, [(s["macs"], s["instrs"]) for s, _ in mac_loops(body)][:6] if body else None)
+    """The loop body, one instruction a line (branches dropped)."""
+    return "\n".join(f"{op} {args}".strip() for _, op, args in body if not BRANCH.match(op)) + "\n"

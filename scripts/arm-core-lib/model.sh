@@ -1,4 +1,4 @@
-# Sourced by scripts/tests/50-arm-core.sh and scripts/arm-cost-projection: makes the model file
+# Sourced by scripts/tests/50-arm-core.sh and scripts/arm-bench: makes the model file
 # $W/facekit.fkm with the host driver (Quantizer.convert, like `facekit model convert`), cached on
 # the host build, the bundle and the calibration list; honours $FACEKIT_ARM_FKM. Sets $fkm.
 arm_core_model() {

@@ -10,7 +10,9 @@
 #     parameters at and beyond the edges of the NEON forms' guards;
 #   - the ROI warp's sampling kernel in every kernel copy vs its reference, on fenced images,
 #     and its source positions vs OpenCV's division, on random bounded matrices.
-# Fails too when FaceCore stops compiling in Embedded Swift.
+# Fails too when FaceCore stops compiling in Embedded Swift, and when scripts/arm-codegen-report
+# --check does: a hot kernel gone from a copy, a dot-product kernel without SDOT, or a dot-product
+# instruction anywhere in the portable (Cortex-A72) build.
 # The model file is converted by the host driver (the same steps as `facekit model convert`) into
 # .cache/arm-core/facekit.fkm, or taken from $FACEKIT_ARM_FKM.
 source "$(dirname "$0")/../lib/common.sh"
@@ -20,6 +22,8 @@ B="$W/build"
 "$REPO/scripts/build-core-arm" || { log "FAIL: the Embedded-Swift build of FaceCore (or its driver) is broken"; exit 1; }
 log "builds ready after $((SECONDS - t0)) s"
 cd "$REPO"
+rc=0
+"$REPO/scripts/arm-codegen-report" --check 2>/dev/null || { rc=1; log "FAIL: scripts/arm-codegen-report --check (above)"; }
 
 # Inputs: real crops of the model-io references, in a fixed order: $ARM_CORE_CASES per model,
 # evenly spaced (default 10; emulation runs ~20-30x slower than the host), or "all".
@@ -48,7 +52,6 @@ run_target() {  # name, command prefix...
   echo "$((SECONDS - s))" > "$d/seconds"
   return $rc
 }
-rc=0
 run_target host "$B/host/armcore" || { rc=1; log "FAIL: host run"; }
 run_target cortex-a72 qemu-aarch64-static -cpu cortex-a72 "$B/cortex-a72/armcore" & p72=$!
 run_target cortex-a76 qemu-aarch64-static -cpu cortex-a76 "$B/cortex-a76/armcore" & p76=$!
