@@ -1,0 +1,1 @@
+../FaceKernels/QuantizedKernels+Binary.swift

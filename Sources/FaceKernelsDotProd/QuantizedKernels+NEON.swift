@@ -1,0 +1,1 @@
+../FaceKernels/QuantizedKernels+NEON.swift
