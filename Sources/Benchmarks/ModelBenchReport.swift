@@ -15,6 +15,8 @@ package struct ModelBenchReport {
     package var kernels: KernelISA
     /// nil: LiteRT did not run.
     package var litertVersion: String?
+    /// The CPU both engines were pinned to; nil: not pinned (no LiteRT, or the call failed).
+    package var cpu: Int?
     package var peakRSSMB = 0.0
 
     package init(runs: Int, warmup: Int, kernels: KernelISA, litertVersion: String?) {
@@ -44,11 +46,15 @@ package struct ModelBenchReport {
         obj["kernels_available"] = KernelISA.available.map(\.name)
         if let litertVersion {
             obj["litert_version"] = litertVersion
-            obj["timing"] = "fixed point and LiteRT XNNPACK alternate in turns of \(ModelBench.round) inferences"
+            obj["timing"] = "fixed point and LiteRT XNNPACK alternate in turns of \(ModelBench.round) inferences\(pinning)"
+            if let cpu { obj["cpu"] = cpu }
         }
         if let baseline { obj["compare"] = BenchComparison.json(BenchComparison.rows(baseline: baseline.report, current: obj)) }
         return obj
     }
+
+    /// Where the alternating turns ran, for the timing line.
+    var pinning: String { cpu.map { ", both on CPU \($0)" } ?? ", not pinned to one CPU" }
 
     /// The text report: one row per model, the run's settings, the per-layer lists, then the
     /// comparison with `baseline` when there is one.
@@ -66,7 +72,7 @@ package struct ModelBenchReport {
                           Set(inputs.values).sorted().joined(separator: ", ") as NSString))
         out.append("fixed point: the \(kernels.name) kernels (this CPU runs \(KernelISA.available.map(\.name).joined(separator: ", ")))")
         if let litertVersion {
-            out.append("fixed point and LiteRT \(litertVersion) (XNNPACK) alternate in turns of \(ModelBench.round) inferences; LiteRT no-delegate: \(ModelBench.fewerRuns(runs)) runs")
+            out.append("fixed point and LiteRT \(litertVersion) (XNNPACK) alternate in turns of \(ModelBench.round) inferences\(pinning); LiteRT no-delegate: \(ModelBench.fewerRuns(runs)) runs")
         }
         if !layerLines.isEmpty { out += [""] + layerLines }
         if let baseline {

@@ -1,3 +1,5 @@
+// sched_getaffinity, sched_setaffinity, sched_getcpu and CPU_COUNT are GNU extensions.
+#define _GNU_SOURCE
 #include "facekit_cpu.h"
 
 #if defined(__x86_64__)
@@ -57,3 +59,17 @@ int facekit_cpu_aarch64_dotprod(void) { return 0; }
 #include <sys/syscall.h>
 
 void facekit_cost_window_marker(void) { syscall(4081, 0xFACE); }
+
+#include <sched.h>
+
+int facekit_cpu_pin_current(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
+    int cpu = sched_getcpu();
+    if (cpu < 0) return -1;
+    if (CPU_COUNT(&set) == 1 && CPU_ISSET(cpu, &set)) return cpu;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof set, &set) == 0 ? cpu : -1;
+}

@@ -1,6 +1,8 @@
 import Benchmarks
 import FaceCore
+import Foundation
 import FacekitTestSupport
+import Synchronization
 import Testing
 
 /// `bench models`: the report's keys and lines (which scripts and board/bench read), and short
@@ -29,7 +31,45 @@ struct ModelBenchTests {
         #expect(Set(m.keys) == Self.modelKeys)
         #expect(m["ours_ms"] as? Double == 8 && m["fixed_ratio"] as? Double == 0.8 && m["float_ratio"] as? Double == 4)
         #expect(m["ratio"] as? Double == 0.8 && m["ratio_vs_nodelegate"] as? Double == 2)
-        #expect(json["timing"] as? String == "fixed point and LiteRT XNNPACK alternate in turns of 5 inferences")
+        #expect(json["timing"] as? String == "fixed point and LiteRT XNNPACK alternate in turns of 5 inferences, not pinned to one CPU")
+    }
+
+    @Test func thePinnedCPUIsReported() {
+        var r = Self.synthetic(litert: true)
+        r.cpu = 1
+        let json = r.json()
+        #expect(json["cpu"] as? Int == 1)
+        #expect(json["timing"] as? String == "fixed point and LiteRT XNNPACK alternate in turns of 5 inferences, both on CPU 1")
+        #expect(r.lines()[4] == "fixed point and LiteRT 2.3.0 (XNNPACK) alternate in turns of 5 inferences, both on CPU 1; LiteRT no-delegate: 10 runs")
+    }
+
+    /// On a thread of its own, which ends with the test: pinning is for the thread's life.
+    @Test func pinningLeavesTheThreadOneCPUAndChildrenInheritIt() throws {
+        let result = Mutex<(cpu: Int?, allowed: String, child: String)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let cpu = ModelBench.pinCurrentCPU()
+            let status = (try? String(contentsOfFile: "/proc/thread-self/status", encoding: .utf8)) ?? ""
+            let allowed = status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") }?
+                .split(separator: "\t").last.map(String.init) ?? ""
+            // A child started now runs on the same CPU.
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/cat")
+            p.arguments = ["/proc/self/status"]
+            let pipe = Pipe()
+            p.standardOutput = pipe
+            try? p.run()
+            let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            let child = out.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") }?.split(separator: "\t").last.map(String.init) ?? ""
+            result.withLock { $0 = (cpu, allowed, child) }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        let (cpu, allowed, child) = try #require(result.withLock { $0 })
+        let n = try #require(cpu)
+        #expect(n >= 0 && allowed == String(n) && child == String(n))
     }
 
     @Test func withoutLiteRTThereAreNoRatios() {
@@ -52,7 +92,7 @@ struct ModelBenchTests {
         #expect(lines[0].hasPrefix("model        | fixed ms (p90)    | float ms (p90)"))
         #expect(lines[1] == "landmarks    |   8.000 (  9.000) |  40.000 ( 50.000) |  10.000 ( 12.000)          | 0.800        | 4.000        | 20.000")
         #expect(lines[2] == "peak RSS 57.5 MB; 50 runs after 10 warm-up, one thread; inputs: model-io/landmarks/single_face_jpg_r0")
-        #expect(lines[4] == "fixed point and LiteRT 2.3.0 (XNNPACK) alternate in turns of 5 inferences; LiteRT no-delegate: 10 runs")
+        #expect(lines[4] == "fixed point and LiteRT 2.3.0 (XNNPACK) alternate in turns of 5 inferences, not pinned to one CPU; LiteRT no-delegate: 10 runs")
     }
 
     @Test(.enabled(if: BenchFixtures.hasModels, "models/ is absent (scripts/fetch-models)"))
@@ -96,3 +136,4 @@ struct LiteRTServerTests {
         }
     }
 }
+

@@ -3,7 +3,8 @@
 // (FaceKernelsAVX512), and may run it only on a CPU with
 // every feature of that level, whose OS also saves the AVX registers on a context switch; on
 // aarch64 the second copy (FaceKernelsDotProd) needs the dot-product instructions, which the
-// kernel reports in AT_HWCAP.
+// kernel reports in AT_HWCAP. The benchmarks also pin themselves to one CPU, through calls that
+// Swift's Glibc module does not export (they are GNU extensions).
 #ifndef FACEKIT_CPU_H
 #define FACEKIT_CPU_H
 
@@ -26,5 +27,10 @@ int facekit_cpu_aarch64_dotprod(void);
 /// kernel has that call: it fails with ENOSYS and changes nothing. Swift cannot call the variadic
 /// syscall(2) itself.
 void facekit_cost_window_marker(void);
+
+/// Pins the calling thread, and so every process it starts afterwards, to the CPU it is running
+/// on (sched_setaffinity). Returns that CPU, or -1 with errno set. A thread already allowed only
+/// that one CPU is left as it is.
+int facekit_cpu_pin_current(void);
 
 #endif

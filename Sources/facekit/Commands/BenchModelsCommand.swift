@@ -5,7 +5,7 @@ import Foundation
 /// `facekit bench models`: our engines against LiteRT on the same inputs, in the same run.
 struct BenchModelsCommand: Command {
     static let about = CommandAbout(["bench", "models"], "facekit bench models [--json] [--runs N] [--warmup N] [--model-file F] [--fixed-model F] [--layers] [--no-litert] [--kernels baseline|avx2|avx512] [--compare BASELINE]",
-                                    "Latency of each model, float and fixed point (median, p90; one thread), beside LiteRT's, with the ratios; --compare: the fixed-point figures beside a saved --json report's.")
+                                    "Latency of each model, float and fixed point (median, p90; one thread), beside LiteRT's, with the ratios (the two alternate on one CPU); --compare: the fixed-point figures beside a saved --json report's.")
     let json: Bool, layers: Bool, litert: Bool
     let runs: Int, warmup: Int
     let modelFile: String
@@ -37,7 +37,7 @@ struct BenchModelsCommand: Command {
         let fixedModels = try ModelLoading.load(fixedModel)
         let baseline = try compare.map { try BenchComparison.Baseline(path: $0) }   // before the minutes of timing
         let bench = ModelBench(runs: runs, warmup: warmup, kernels: kernels, layers: layers, litert: litert,
-                               modelPath: modelFile, fixedModelPath: fixedModel)
+                               modelPath: modelFile, fixedModelPath: fixedModel, pinCPU: true)
         let report = try bench.run(models: models, fixedModels: fixedModels)
         if json {
             try printJSON(object: report.json(comparedWith: baseline), compact: true)
