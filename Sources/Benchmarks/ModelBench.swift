@@ -39,9 +39,8 @@ package struct ModelBench {
     ///
     /// With LiteRT beside it and `pinCPU`, this thread is pinned to the CPU it runs on before the
     /// server starts, and the server inherits that CPU. The two alternate, so each turn runs on the
-    /// same core as the other's. Left to the scheduler, they ran on different cores, and a
-    /// disturbance on one core slowed one engine only: once the fixed-point detector's median
-    /// rose from 0.32 to 0.44 ms while LiteRT's stayed at 0.63.
+    /// same core as the other's. Left to the scheduler, they run on different cores, where a
+    /// disturbance on one core slows one engine only and moves the ratio.
     package func run(models: [(ModelFile.Kind, Graph)], fixedModels: [(ModelFile.Kind, Graph)]) throws -> ModelBenchReport {
         let cpu = litert && pinCPU ? Self.pinCurrentCPU() : nil
         let server = litert ? try LiteRTServer(root: root) : nil
