@@ -102,13 +102,15 @@ extension TiledConvolution {
         (StripBuffer.capacity / c - 9 + 3 * stride) / (6 * stride + 2)
     }
 
-    /// `count` pixels of `c` values into `dst`: x0 pixels of zeros, x1 − x0 input pixels from
-    /// `run` (nil: a row outside the input, all zeros), then zeros.
+    /// `count` pixels of input row `iy` from column `ix0` into `dst`: x0 pixels of zeros, the
+    /// x1 − x0 inside the input, then zeros; all zeros for a row outside the input.
     @inline(__always)
-    static func copyPadded(_ run: UnsafePointer<Int16>?, _ dst: UnsafeMutablePointer<Int16>, _ x0: Int, _ x1: Int, _ count: Int, _ c: Int) {
-        guard let run, x1 > x0 else { copyValues(nil, dst, count * c); return }
+    static func copyPadded(_ g: ConvGeometry, _ input: UnsafePointer<Int16>, row iy: Int, from ix0: Int, _ dst: UnsafeMutablePointer<Int16>,
+                           _ x0: Int, _ x1: Int, _ count: Int) {
+        let c = g.outC
+        guard iy >= 0 && iy < g.inH && x1 > x0 else { copyValues(nil, dst, count * c); return }
         copyValues(nil, dst, x0 * c)
-        copyValues(run, dst + x0 * c, (x1 - x0) * c)
+        copyValues(input + (iy * g.inW + ix0 + x0) * c, dst + x0 * c, (x1 - x0) * c)
         copyValues(nil, dst + x1 * c, (count - x1) * c)
     }
 
@@ -138,10 +140,7 @@ extension TiledConvolution {
             let pairCount = min(most, (g.outH - done + 1) / 2), n = min(2 * pairCount, g.outH - done)
             let rows = (2 * pairCount - 1) * g.strideH + 3, rowOut = strip + rows * rowValues
             let iy0 = done * g.strideH - g.padTop
-            for k in 0 ..< rows {
-                let iy = iy0 + k
-                copyPadded(iy >= 0 && iy < g.inH ? input + (iy * g.inW + ix0 + x0) * c : nil, strip + k * rowValues, x0, x1, 3, c)
-            }
+            for k in 0 ..< rows { copyPadded(g, input, row: iy0 + k, from: ix0, strip + k * rowValues, x0, x1, 3) }
             var s = g
             s.inH = rows; s.inW = 3; s.padTop = 0; s.padLeft = 0; s.outH = 1; s.outW = 2 * pairCount
             depthwise3x3x2px(s, 0, 0, pairCount, strip, weights, bias, multipliers, r, rowOut, c: c, step: g.strideH * rowValues)
@@ -181,10 +180,7 @@ extension TiledConvolution {
             let ix0 = (ox0 + done) * g.strideW - g.padLeft
             // The columns inside the input, one run per row.
             let x0 = min(columns, max(0, -ix0)), x1 = max(x0, min(columns, g.inW - ix0))
-            for ky in 0 ..< 3 {
-                let iy = iy0 + ky
-                copyPadded(iy >= 0 && iy < g.inH ? input + (iy * g.inW + ix0 + x0) * c : nil, strip + ky * rowValues, x0, x1, columns, c)
-            }
+            for ky in 0 ..< 3 { copyPadded(g, input, row: iy0 + ky, from: ix0, strip + ky * rowValues, x0, x1, columns) }
             var s = g
             s.inH = 3; s.inW = columns; s.padTop = 0; s.padLeft = 0; s.outH = 1; s.outW = 2 * pairCount
             depthwise3x3x2px(s, 0, 0, pairCount, strip, weights, bias, multipliers, r, rowOut, c: c, step: g.strideW * c)

@@ -3,36 +3,38 @@ function body in an object file by its demangled name, its innermost loops (back
 no loop nested inside), and counts what they execute."""
 import re, subprocess, sys
 
-# (report name, demangled-name fragment, kernel copies that must have it, what its hot loop does).
-# Copies: "portable" = FaceKernels.o (every aarch64 core), "dotprod" = FaceKernelsDotProd.o (FEAT_DotProd).
+# (report name, demangled-name fragment, kernel copies that must have it, whether its hot loop must
+# hold SDOT, what that loop does). Copies: "portable" = FaceKernels.o (every aarch64 core),
+# "dotprod" = FaceKernelsDotProd.o (FEAT_DotProd).
 KERNELS = [
-    ("convPointwise",   ".TiledConvolution.convPointwise(",        ("portable", "dotprod"),
+    ("convPointwise",   ".TiledConvolution.convPointwise(",        ("portable", "dotprod"), False,
      "1x1 layers by block passes: SMLAL by element, int16 x int16 (widened int8) weights"),
-    ("conv",            ".TiledConvolution.conv(",                 ("portable", "dotprod"),
+    ("conv",            ".TiledConvolution.conv(",                 ("portable", "dotprod"), False,
      "the general tile loop: 4 pixels x 16 channels, SMLAL by element"),
-    ("convBytesSmull",  ".TiledConvolution.convBytesSmullTile4x4(", ("portable",),
+    ("convBytesSmull",  ".TiledConvolution.convBytesSmullTile4x4(", ("portable",), False,
      "int8 x int8 layers without the dot product: SMULL/SMLAL2 then SADALP"),
-    ("planesInt8",      ".TiledConvolution.conv2dPlanesDotInt8Tile4x8(", ("dotprod",),
+    ("planesInt8",      ".TiledConvolution.conv2dPlanesDotInt8Tile4x8(", ("dotprod",), True,
      "int16 inputs as two byte planes x int8 weights: two SDOT per group"),
-    ("planesInt16",     ".TiledConvolution.conv2dPlanesDotInt16Tile4x8(", ("dotprod",),
+    ("planesInt16",     ".TiledConvolution.conv2dPlanesDotInt16Tile4x8(", ("dotprod",), True,
      "int16 inputs as two byte planes x int16 weights as two byte planes: four SDOT per group"),
-    ("planesBytes",     ".TiledConvolution.conv2dPlanesDotBytesTile4x8(", ("dotprod",),
+    ("planesBytes",     ".TiledConvolution.conv2dPlanesDotBytesTile4x8(", ("dotprod",), True,
      "int8 inputs x int8 weights: one SDOT per group"),
-    ("pairLayout",      ".TiledConvolution.conv1x1Int16Tile4px16(", ("portable", "dotprod"),
+    ("pairLayout",      ".TiledConvolution.conv1x1Int16Tile4px16(", ("portable", "dotprod"), False,
      "1x1 layers whose int16 weights reach past 32639: SMLAL over pairs"),
-    ("depthwise",       ".TiledConvolution.depthwiseInterior2px(",  ("portable", "dotprod"),
+    ("depthwise",       ".TiledConvolution.depthwiseInterior2px(",  ("portable", "dotprod"), False,
      "3x3 depthwise, two pixels per step: SMLAL per tap"),
-    ("addPReLU",        "addPReLUNEON",                             ("portable", "dotprod"),
+    ("addPReLU",        "addPReLUNEON",                             ("portable", "dotprod"), False,
      "residual ADD then PRELU: SMULL/SMLAL products, narrowed by SQRSHRN or SRSHL + SQXTN (one loop per form)"),
-    ("maxPool",         ".QuantizedKernels.maxPool(",               ("portable", "dotprod"),
+    ("maxPool",         ".QuantizedKernels.maxPool(",               ("portable", "dotprod"), False,
      "max over the window"),
 ]
 
 DOT = ("sdot", "udot", "usdot", "sudot")
 
-def objdump(obj, cpu):
-    attr = ["--mattr=+dotprod"] if cpu == "cortex-a76" else []
-    text = subprocess.run(["llvm-objdump-15", "-d", "--no-show-raw-insn"] + attr + [obj], capture_output=True, text=True, check=True).stdout
+def objdump(obj):
+    """Disassembly of `obj`, decoding the dot-product instructions wherever they are (a build for
+    a core without them must not hold any, and this is how that is seen)."""
+    text = subprocess.run(["llvm-objdump-15", "-d", "--no-show-raw-insn", "--mattr=+dotprod", obj], capture_output=True, text=True, check=True).stdout
     # A function at the same address as an ARM mapping symbol ($x, $d) is printed under the
     # mapping symbol's name: put the function's name back.
     names = {}
@@ -110,13 +112,14 @@ def stats(body):
         if op.startswith(("str", "stp", "stur", "st1")): c["stores"] += 2 if op.startswith("stp") else 1
     return c
 
-def hot_loop(ins):
-    """The innermost vector loop with the most multiply-adds per iteration; where none
-    multiplies-adds, the longest innermost vector loop."""
-    ls = [(stats(b), b) for b in innermost_loops(ins)]
-    vec = [(s, b) for s, b in ls if s["vector"]]
-    if not vec: return None
-    return max(vec, key=lambda x: (x[0]["macs"], x[0]["instrs"]))
+def vector_loops(ins):
+    """The innermost loops that use vector registers, with their `stats`."""
+    return [(s, b) for s, b in ((stats(b), b) for b in innermost_loops(ins)) if s["vector"]]
+
+def hot_loop(loops):
+    """Of `vector_loops`, the one with the most multiply-adds per iteration; where none
+    multiplies-adds, the longest."""
+    return max(loops, key=lambda x: (x[0]["macs"], x[0]["instrs"])) if loops else None
 
 def asm_text(body):
     """The loop body, one instruction a line (branches dropped)."""

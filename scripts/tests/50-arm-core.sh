@@ -23,7 +23,7 @@ B="$W/build"
 log "builds ready after $((SECONDS - t0)) s"
 cd "$REPO"
 rc=0
-"$REPO/scripts/arm-codegen-report" --check 2>/dev/null || { rc=1; log "FAIL: scripts/arm-codegen-report --check (above)"; }
+"$REPO/scripts/arm-codegen-report" --check || { rc=1; log "FAIL: scripts/arm-codegen-report --check (above)"; }
 
 # Inputs: real crops of the model-io references, in a fixed order: $ARM_CORE_CASES per model,
 # evenly spaced (default 10; emulation runs ~20-30x slower than the host), or "all".

@@ -1,1 +1,0 @@
-../FaceKernels/QuantizedKernels+NEON.swift
