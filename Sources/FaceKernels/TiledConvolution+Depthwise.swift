@@ -14,6 +14,9 @@ extension TiledConvolution {
         #if FACEKIT_AVX512
         if wideDepthwise(g, r) { return depthwise3x3Wide(g, input, weights, bias, multipliers, r, output) }
         #endif
+        #if arch(arm64) && FACEKIT_DOTPROD
+        if dotDepthwiseFits(g, r) && depthwise3x3Dot(g, input, weights, bias, multipliers, r, output) { return }
+        #endif
         let c = g.outC, nb = blocks(c), np = pairs(g, depthwise: true), hp = rowPairs(g)
         // Pixel pairs whose windows lie inside the row share each weight vector and skip the
         // column checks (full 8-channel blocks only).

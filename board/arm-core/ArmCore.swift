@@ -168,19 +168,24 @@ func kernelSweep(count: Int) -> KernelStats {
         // Half the DEPTHWISE_CONV_2Ds 3×3 without dilation over at least 8 channels with lane-form
         // mantissas: the pair kernel (`depthwise3x3x2px`) and its padded strips at the edges.
         let pairKernel = dw && t % 6 == 2
+        // One DEPTHWISE_CONV_2D in four 3×3 at stride 1 with SAME padding over 8 channels or
+        // more (half of them whole blocks of 8): the dot-product copy's `depthwise3x3Dot` (byte
+        // weights, or int16 ones within a byte in half of the int16 tests).
+        let dotDepthwise = dw && t % 12 == 5
         // In one of eight, a 1×1 CONV_2D over enough pixels and channels that the direct path
         // (`convPointwise`) runs its passes over several chunks of pixels.
         let large1x1 = t % 8 == 1
-        let kh = bytes1x1 || large1x1 ? 1 : pairKernel ? 3 : inside ? rng.range(1, 2) : [1, 3, 5][rng.below(3)]
-        let kw = bytes1x1 || inside || pairKernel ? kh : rng.below(4) == 0 ? [1, 3, 5][rng.below(3)] : kh
-        let sh = bytes1x1 ? 1 : rng.range(1, 2), sw = bytes1x1 ? 1 : rng.below(4) == 0 ? rng.range(1, 2) : sh
-        let plain = inside || bytes1x1 || pairKernel
+        let kh = bytes1x1 || large1x1 ? 1 : pairKernel || dotDepthwise ? 3 : inside ? rng.range(1, 2) : [1, 3, 5][rng.below(3)]
+        let kw = bytes1x1 || inside || pairKernel || dotDepthwise ? kh : rng.below(4) == 0 ? [1, 3, 5][rng.below(3)] : kh
+        let sh = bytes1x1 || dotDepthwise ? 1 : rng.range(1, 2), sw = bytes1x1 || dotDepthwise ? 1 : rng.below(4) == 0 ? rng.range(1, 2) : sh
+        let plain = inside || bytes1x1 || pairKernel || dotDepthwise
         let dh = !plain && rng.below(5) == 0 ? 2 : 1, dwl = !plain && rng.below(5) == 0 ? 2 : 1
         let inH = large1x1 ? rng.range(8, 24) : rng.range(1, 12), inW = large1x1 ? rng.range(8, 24) : rng.range(1, 12)
-        let inC = large1x1 ? 2 * rng.range(8, 64) : pairKernel ? rng.range(8, 70) : dw ? rng.range(1, 70)
+        let inC = large1x1 ? 2 * rng.range(8, 64) : dotDepthwise ? (rng.below(2) == 0 ? 8 * rng.range(1, 12) : rng.range(8, 96)) : pairKernel ? rng.range(8, 70) : dw ? rng.range(1, 70)
             : inside || bytes1x1 ? (rng.below(2) == 0 ? 4 * rng.range(1, 40) : rng.range(1, 160)) : rng.range(1, 40)
         let outC = dw ? inC : rng.range(1, 72)
-        let padT = inside || bytes1x1 ? 0 : rng.range(0, kh / 2 * dh), padL = inside || bytes1x1 ? 0 : rng.range(0, kw / 2 * dwl)
+        let padT = dotDepthwise ? 1 : inside || bytes1x1 ? 0 : rng.range(0, kh / 2 * dh)
+        let padL = dotDepthwise ? 1 : inside || bytes1x1 ? 0 : rng.range(0, kw / 2 * dwl)
         let outH = max(1, (inH + 2 * padT - dh * (kh - 1) - 1) / sh + 1)
         let outW = max(1, (inW + 2 * padL - dwl * (kw - 1) - 1) / sw + 1)
         var g = ConvGeometry(inH: inH, inW: inW, inC: inC, outH: outH, outW: outW, outC: outC, kh: kh, kw: kw,
@@ -200,7 +205,10 @@ func kernelSweep(count: Int) -> KernelStats {
             // Half of them at most 32639, which the dot-product copy takes as high and low bytes
             // (above it, its pair layout).
             let bytePairs = rng.below(2) == 0
-            for i in 0 ..< nW { w16[i] = Int16(truncatingIfNeeded: rng.next()); if bytePairs { w16[i] = min(w16[i], 32639) } }
+            for i in 0 ..< nW {
+                w16[i] = Int16(truncatingIfNeeded: rng.next())
+                if bytePairs { w16[i] = dotDepthwise ? Int16(truncatingIfNeeded: Int8(truncatingIfNeeded: w16[i])) : min(w16[i], 32639) }
+            }
         } else {
             for i in 0 ..< nW { w[i] = Int8(truncatingIfNeeded: rng.next()) }
         }

@@ -1,0 +1,1 @@
+../FaceKernels/TiledConvolution+DotDepthwise.swift
