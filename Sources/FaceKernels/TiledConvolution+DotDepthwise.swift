@@ -12,10 +12,10 @@ internal import CCPUFeatures
 /// such bytes (high, and low − 128 as in the convolutions' planes), so a window row of 8
 /// channels is 4 `SDOT`s per pixel, against 6 `SMLAL`s.
 ///
-/// Block by block, each input row is gathered into that form (`TBL`) once, not once for each of
-/// the three output rows that read it, in a ring of the three rows an output row's windows
-/// read: per padded column x, the bytes of columns x … x + 3 for each group of 4 channels, high
-/// and low. The padding is the split of a zero, so every output pixel, edges included, takes the
+/// Block by block, each input row is split once into its padded columns (8 bytes each, high
+/// bytes in one plane, low bytes − 128 in the other, the padding as the split of a zero), in a
+/// ring of the four rows two output rows' windows read; each pixel's window rows are gathered
+/// from there by `TBL` and serve both output rows. Every output pixel, edges included, takes the
 /// same path. The low bytes' accumulators start from the bias and 128·Σw per channel, which the
 /// low bytes' offset took away.
 extension TiledConvolution {
@@ -26,24 +26,20 @@ extension TiledConvolution {
         g.kh == 3 && g.kw == 3 && g.strideH == 1 && g.strideW == 1 && g.dilationH == 1 && g.dilationW == 1
             && g.padTop == 1 && g.padLeft == 1 && g.outH == g.inH && g.outW == g.inW && g.inC == g.outC
             && g.outC >= lanes && g.outC <= dotDepthwiseChannels && (r.lanes || r.wide || r.whole)
-            && 3 * dotSlotBytes(g) + 2 * dotLineBytes(g) <= DotDepthwiseBuffer.bytes
+            && 4 * 2 * dotLineBytes(g) <= DotDepthwiseBuffer.bytes
     }
 
     /// Channels `DotDepthwiseWeights` holds.
     static let dotDepthwiseChannels = 256
 
-    /// Bytes of one gathered row of one block: per output column (and one more, where an odd
-    /// row's last pair writes its unused second pixel), two groups of 4 channels, high and low.
-    static func dotSlotBytes(_ g: ConvGeometry) -> Int { (g.inW + 1) * 64 }
-
-    /// Bytes of one split row of one block in one plane: its padded columns and slack (a pair's
+    /// Bytes of one split row of one block in one plane: its padded columns and slack (a pixel's
     /// gather reads 4 columns from its first), 8 bytes each.
     static func dotLineBytes(_ g: ConvGeometry) -> Int { (g.inW + 4) * 8 }
 
-    /// 32 KB for one block's three gathered rows and one split row, on the stack.
+    /// 16 KB for one block's ring of four split rows, on the stack.
     struct DotDepthwiseBuffer {
-        static let bytes = 4 * 2 * StripBuffer.capacity
-        var values = (StripBuffer(), StripBuffer(), StripBuffer(), StripBuffer())
+        static let bytes = 2 * 2 * StripBuffer.capacity
+        var values = (StripBuffer(), StripBuffer())
     }
 
     /// Per block of 8 channels: for each kernel row, two groups of 4 channels as 16 bytes (the
@@ -108,49 +104,48 @@ extension TiledConvolution {
     @inline(__always) static func fitsByte(_ v: Int16) -> Bool { v >= -128 && v <= 127 }
 
     /// Block by block (a channel count not a multiple of 8 ends in a block overlapping the one
-    /// before it, `blockStart`), output row after output row: the ring gathered up to the row's last
-    /// window row (padded rows `oy`, `oy + 1`, `oy + 2`; padded row k is input row k − 1), then
-    /// the row's pixels.
+    /// before it, `blockStart`), two output rows at a time: the ring split up to their last
+    /// window row (padded rows `oy` … `oy + 3`; padded row k is input row k − 1), then their
+    /// pixels; an odd last row alone.
     @_transparent
     static func dotDepthwiseLayer(_ g: ConvGeometry, _ input: UnsafePointer<Int16>, _ w: UnsafeRawPointer, _ bias: UnsafePointer<Int32>,
                                   _ multipliers: UnsafePointer<Int32>, _ r: Epilogue, _ output: UnsafeMutablePointer<Int16>,
                                   _ ring: UnsafeMutableRawPointer, _ prelu: Bool, _ long: Bool) {
-        let c = g.outC, slotBytes = dotSlotBytes(g), line = ring + 3 * slotBytes
-        @inline(__always) func slot(_ k: Int) -> UnsafeMutableRawPointer { ring + (k % 3) * slotBytes }
+        let c = g.outC, lineBytes = dotLineBytes(g)
+        @inline(__always) func slot(_ k: Int) -> UnsafeMutableRawPointer { ring + (k % 4) * 2 * lineBytes }
         for b in 0 ..< blocks(c) {
             let first = blockStart(b, c), wb = w + b * DotDepthwiseWeights.blockBytes
             let start = load32(bias + first) &+ wb.loadUnaligned(fromByteOffset: 96, as: SIMD8<Int32>.self)
             let k = PlaneEpilogue(first, lanes, multipliers, r)
-            var next = 0
-            for oy in 0 ..< g.outH {
-                while next <= oy + 2 {
-                    gatherDotDepthwiseRow(g, input, next - 1, b, line, slot(next))
+            var next = 0, oy = 0
+            while oy < g.outH {
+                let both = oy + 1 < g.outH
+                while next <= oy + (both ? 3 : 2) {
+                    splitDotDepthwiseRow(g, input, next - 1, b, slot(next))
                     next += 1
                 }
-                dotDepthwiseRow(UnsafeRawPointer(slot(oy)), UnsafeRawPointer(slot(oy + 1)), UnsafeRawPointer(slot(oy + 2)), wb, start, k,
-                                prelu, long, output + oy * g.outW * c + first, c, g.outW)
+                let rows = DotRows(UnsafeRawPointer(slot(oy)), UnsafeRawPointer(slot(oy + 1)), UnsafeRawPointer(slot(oy + 2)),
+                                   UnsafeRawPointer(slot(oy + 3)), lineBytes)
+                let out = output + oy * g.outW * c + first
+                if both {
+                    dotDepthwiseRows(rows, wb, start, k, prelu, long, out, g.outW * c, c, g.outW, true)
+                } else {
+                    dotDepthwiseRows(rows, wb, start, k, prelu, long, out, g.outW * c, c, g.outW, false)
+                }
+                oy += 2
             }
         }
     }
 
-    /// Input row `iy` of block `b` into a ring slot (`dotSlotBytes`), through `line`: the row
-    /// split first into its padded columns, 8 bytes each (the high bytes, then at `dotLineBytes`
-    /// the low bytes − 128; column 0 and those past the input the split of a zero), then every
-    /// column's window gathered. A row outside the input is all padding.
-    static func gatherDotDepthwiseRow(_ g: ConvGeometry, _ input: UnsafePointer<Int16>, _ iy: Int, _ b: Int,
-                                      _ line: UnsafeMutableRawPointer, _ slot: UnsafeMutableRawPointer) {
+    /// Input row `iy` of block `b` into a ring slot: its padded columns, 8 bytes each, the high
+    /// bytes, then at `dotLineBytes` the low bytes − 128; column 0 and those past the input the
+    /// split of a zero. A row outside the input is all padding.
+    static func splitDotDepthwiseRow(_ g: ConvGeometry, _ input: UnsafePointer<Int16>, _ iy: Int, _ b: Int, _ slot: UnsafeMutableRawPointer) {
         let c = g.outC, width = g.inW, lineBytes = dotLineBytes(g)
-        let zero = SIMD16<UInt8>(), offset = SIMD16<UInt8>(repeating: 0x80)
-        guard iy >= 0 && iy < g.inH else {
-            for x in 0 ... width {
-                let s = slot + 64 * x
-                s.storeBytes(of: zero, as: SIMD16<UInt8>.self); (s + 16).storeBytes(of: zero, as: SIMD16<UInt8>.self)
-                (s + 32).storeBytes(of: offset, as: SIMD16<UInt8>.self); (s + 48).storeBytes(of: offset, as: SIMD16<UInt8>.self)
-            }
-            return
-        }
-        let h = line, l = line + lineBytes
+        let h = slot, l = slot + lineBytes
+        guard iy >= 0 && iy < g.inH else { fill(h, lineBytes, 0); fill(l, lineBytes, 0x80); return }
         let src = UnsafeRawPointer(input + iy * width * c + blockStart(b, c))
+        let offset = SIMD16<UInt8>(repeating: 0x80)
         h.storeBytes(of: UInt64(0), as: UInt64.self); l.storeBytes(of: UInt64(0x8080_8080_8080_8080), as: UInt64.self)
         var x = 0
         while x < width {
@@ -166,63 +161,61 @@ extension TiledConvolution {
             (h + 8 * k).storeBytes(of: UInt64(0), as: UInt64.self)
             (l + 8 * k).storeBytes(of: UInt64(0x8080_8080_8080_8080), as: UInt64.self)
         }
-        // Lane j of group 0: channel j of columns x … x + 3; group 1 is channels 4-7, and the
-        // pair's second column starts 8 bytes on (indices past 31 read as zero, against the zero
-        // weight).
-        let i0 = SIMD16<UInt8>(0, 8, 16, 24, 1, 9, 17, 25, 2, 10, 18, 26, 3, 11, 19, 27)
-        let i1 = i0 &+ 4, i2 = i0 &+ 8, i3 = i0 &+ 12
-        x = 0
-        while x < width {
-            let o = 8 * x
-            let hi = uint8x16x2_t(val: (h.loadUnaligned(fromByteOffset: o, as: SIMD16<UInt8>.self),
-                                        h.loadUnaligned(fromByteOffset: o + 16, as: SIMD16<UInt8>.self)))
-            let lo = uint8x16x2_t(val: (l.loadUnaligned(fromByteOffset: o, as: SIMD16<UInt8>.self),
-                                        l.loadUnaligned(fromByteOffset: o + 16, as: SIMD16<UInt8>.self)))
-            let s = slot + 64 * x
-            s.storeBytes(of: vqtbl2q_u8(hi, i0), as: SIMD16<UInt8>.self); (s + 16).storeBytes(of: vqtbl2q_u8(hi, i1), as: SIMD16<UInt8>.self)
-            (s + 32).storeBytes(of: vqtbl2q_u8(lo, i0), as: SIMD16<UInt8>.self); (s + 48).storeBytes(of: vqtbl2q_u8(lo, i1), as: SIMD16<UInt8>.self)
-            (s + 64).storeBytes(of: vqtbl2q_u8(hi, i2), as: SIMD16<UInt8>.self); (s + 80).storeBytes(of: vqtbl2q_u8(hi, i3), as: SIMD16<UInt8>.self)
-            (s + 96).storeBytes(of: vqtbl2q_u8(lo, i2), as: SIMD16<UInt8>.self); (s + 112).storeBytes(of: vqtbl2q_u8(lo, i3), as: SIMD16<UInt8>.self)
-            x += 2
+    }
+
+    /// The four split rows two output rows read, and the low plane's offset in each.
+    struct DotRows {
+        let r0: UnsafeRawPointer, r1: UnsafeRawPointer, r2: UnsafeRawPointer, r3: UnsafeRawPointer, low: Int
+        @inline(__always) init(_ r0: UnsafeRawPointer, _ r1: UnsafeRawPointer, _ r2: UnsafeRawPointer, _ r3: UnsafeRawPointer, _ low: Int) {
+            self.r0 = r0; self.r1 = r1; self.r2 = r2; self.r3 = r3; self.low = low
         }
     }
 
-    /// One block of one output row, two pixels at a time: per window row, each pixel's two
-    /// groups of gathered bytes, high and low, against their weights, one `SDOT` each; then
-    /// acc = 256·high + low, and the epilogue. `out` is the row's first pixel at the block's
-    /// first channel.
+    /// One block of two output rows (`both`; else the first alone), pixel by pixel: each window
+    /// row's 4 columns (32 bytes per plane) gathered by `TBL` into the pixel's two groups of
+    /// channels, high and low, and run against the weights of each output row that reads it,
+    /// one `SDOT` each; then acc = 256·high + low, and the epilogue. `out` is the first row's
+    /// first pixel at the block's first channel, `rowValues` apart from the second's.
     @_transparent
-    static func dotDepthwiseRow(_ r0: UnsafeRawPointer, _ r1: UnsafeRawPointer, _ r2: UnsafeRawPointer, _ w: UnsafeRawPointer,
-                                _ start: SIMD8<Int32>, _ k: PlaneEpilogue, _ prelu: Bool, _ long: Bool,
-                                _ out: UnsafeMutablePointer<Int16>, _ c: Int, _ width: Int) {
+    static func dotDepthwiseRows(_ rows: DotRows, _ w: UnsafeRawPointer, _ start: SIMD8<Int32>, _ k: PlaneEpilogue, _ prelu: Bool,
+                                 _ long: Bool, _ out: UnsafeMutablePointer<Int16>, _ rowValues: Int, _ c: Int, _ width: Int, _ both: Bool) {
         @inline(__always) func bytes(_ p: UnsafeRawPointer, _ o: Int) -> SIMD16<Int8> { p.loadUnaligned(fromByteOffset: o, as: SIMD16<Int8>.self) }
         let w00 = bytes(w, 0), w01 = bytes(w, 16), w10 = bytes(w, 32), w11 = bytes(w, 48), w20 = bytes(w, 64), w21 = bytes(w, 80)
-        // Both pixels of a pair, or (`both` false) the first alone: a constant at each call, so
-        // that a pair is one block of straight-line code, its two pixels' chains side by side.
-        @inline(__always) func pair(_ x: Int, _ both: Bool) {
-            var a00 = SIMD4<Int32>(), a01 = a00, a10 = a00, a11 = a00
-            var d00 = start.lowHalf, d01 = start.highHalf, d10 = d00, d11 = d01
-            @inline(__always) func row(_ p: UnsafeRawPointer, _ u: SIMD16<Int8>, _ v: SIMD16<Int8>) {
-                a00 = vdotq_s32(a00, u, bytes(p, 0)); a01 = vdotq_s32(a01, v, bytes(p, 16))
-                d00 = vdotq_s32(d00, u, bytes(p, 32)); d01 = vdotq_s32(d01, v, bytes(p, 48))
-                if both {
-                    a10 = vdotq_s32(a10, u, bytes(p, 64)); a11 = vdotq_s32(a11, v, bytes(p, 80))
-                    d10 = vdotq_s32(d10, u, bytes(p, 96)); d11 = vdotq_s32(d11, v, bytes(p, 112))
+        // Lane j of group 0: channel j of columns x … x + 3 (8 bytes a column); group 1 is
+        // channels 4-7. The fourth column meets a zero weight.
+        let i0 = SIMD16<UInt8>(0, 8, 16, 24, 1, 9, 17, 25, 2, 10, 18, 26, 3, 11, 19, 27), i1 = i0 &+ 4
+        for x in 0 ..< width {
+            var a0 = SIMD4<Int32>(), a1 = a0, b0 = a0, b1 = a0
+            var d0 = start.lowHalf, d1 = start.highHalf, e0 = d0, e1 = d1
+            // Window row `p` of the pixel: against kernel row `u`/`v` for the first output row,
+            // `s`/`t` for the second (`first`, `second`: whether it reads it).
+            @inline(__always) func row(_ p: UnsafeRawPointer, _ first: Bool, _ u: SIMD16<Int8>, _ v: SIMD16<Int8>,
+                                       _ second: Bool, _ s: SIMD16<Int8>, _ t: SIMD16<Int8>) {
+                let q = p + 8 * x
+                let h = uint8x16x2_t(val: (q.loadUnaligned(as: SIMD16<UInt8>.self), q.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self)))
+                let l = uint8x16x2_t(val: (q.loadUnaligned(fromByteOffset: rows.low, as: SIMD16<UInt8>.self),
+                                           q.loadUnaligned(fromByteOffset: rows.low + 16, as: SIMD16<UInt8>.self)))
+                let h0 = unsafeBitCast(vqtbl2q_u8(h, i0), to: SIMD16<Int8>.self), h1 = unsafeBitCast(vqtbl2q_u8(h, i1), to: SIMD16<Int8>.self)
+                let l0 = unsafeBitCast(vqtbl2q_u8(l, i0), to: SIMD16<Int8>.self), l1 = unsafeBitCast(vqtbl2q_u8(l, i1), to: SIMD16<Int8>.self)
+                if first {
+                    a0 = vdotq_s32(a0, u, h0); a1 = vdotq_s32(a1, v, h1); d0 = vdotq_s32(d0, u, l0); d1 = vdotq_s32(d1, v, l1)
+                }
+                if second {
+                    b0 = vdotq_s32(b0, s, h0); b1 = vdotq_s32(b1, t, h1); e0 = vdotq_s32(e0, s, l0); e1 = vdotq_s32(e1, t, l1)
                 }
             }
-            let o = 64 * x
-            row(r0 + o, w00, w01); row(r1 + o, w10, w11); row(r2 + o, w20, w21)
+            row(rows.r0, true, w00, w01, false, w00, w01)
+            row(rows.r1, true, w10, w11, both, w00, w01)
+            row(rows.r2, true, w20, w21, both, w10, w11)
+            if both { row(rows.r3, false, w00, w01, true, w20, w21) }
             let p = out + x * c
-            UnsafeMutableRawPointer(p).storeBytes(of: k.value(SIMD8(lowHalf: (a00 &<< 8) &+ d00, highHalf: (a01 &<< 8) &+ d01), prelu, long),
+            UnsafeMutableRawPointer(p).storeBytes(of: k.value(SIMD8(lowHalf: (a0 &<< 8) &+ d0, highHalf: (a1 &<< 8) &+ d1), prelu, long),
                                                   as: SIMD8<Int16>.self)
             if both {
-                UnsafeMutableRawPointer(p + c).storeBytes(of: k.value(SIMD8(lowHalf: (a10 &<< 8) &+ d10, highHalf: (a11 &<< 8) &+ d11), prelu, long),
-                                                          as: SIMD8<Int16>.self)
+                UnsafeMutableRawPointer(p + rowValues).storeBytes(of: k.value(SIMD8(lowHalf: (b0 &<< 8) &+ e0, highHalf: (b1 &<< 8) &+ e1), prelu, long),
+                                                                  as: SIMD8<Int16>.self)
             }
         }
-        var x = 0
-        while x + 2 <= width { pair(x, true); x += 2 }
-        if x < width { pair(x, false) }
     }
 }
 #endif
