@@ -24,7 +24,7 @@ KERNELS = [
     ("depthwise",       ".TiledConvolution.depthwiseInterior2px(",  ("portable", "dotprod"), False,
      "3x3 depthwise, two pixels per step: SMLAL per tap"),
     ("depthwiseDot",    ".TiledConvolution.depthwise3x3Dot(",      ("dotprod",), True,
-     "3x3 depthwise at stride 1 over byte weights: 4 channels' kernel row per SDOT, rows gathered once by TBL"),
+     "3x3 depthwise at stride 1 over byte weights: 4 channels' kernel row per SDOT, gathered by TBL for two output rows"),
     ("addPReLU",        "addPReLUNEON",                             ("portable", "dotprod"), False,
      "residual ADD then PRELU: SMULL/SMLAL products, narrowed by SQRSHRN or SRSHL + SQXTN (one loop per form)"),
     ("maxPool",         ".QuantizedKernels.maxPool(",               ("portable", "dotprod"), False,
