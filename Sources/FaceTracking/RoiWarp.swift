@@ -202,7 +202,15 @@ public enum RoiWarp {
                     start += count
                     let left = sampleInterior(fxs, fys, count, dst)
                     if left == count {
-                        // Nothing sampled: no kernel, or no interior position in the run.
+                        // Nothing sampled: no kernel, or no interior position in the run. A run
+                        // wholly outside a zero border (the detector's letterbox bars, up to half
+                        // its rows) is the value of 0, as `edgePixel` writes it, without the
+                        // per-pixel edge tests.
+                        if !replicate && (0 ..< count).allSatisfy({ isOutside(Int(fxs[$0] &>> 5), Int(fys[$0] &>> 5), W, H) }) {
+                            for x in 0 ..< 3 * count { dst[x] = l[0] }
+                            dst += 3 * count
+                            continue
+                        }
                         for x in 0 ..< count {
                             let fx = Int(fxs[x]), fy = Int(fys[x])
                             let sx = fx &>> 5, sy = fy &>> 5
@@ -252,6 +260,11 @@ public enum RoiWarp {
         }
     }
 
+    /// Whether all four neighbours of a position lie outside the image (`edgeSamples` gives nil
+    /// for them at a zero border).
+    @inline(__always)
+    static func isOutside(_ sx: Int, _ sy: Int, _ W: Int, _ H: Int) -> Bool { sx >= W || sx + 1 < 0 || sy >= H || sy + 1 < 0 }
+
     /// The four neighbours of a position not wholly inside the image: clamped to its edge
     /// (replicate), or zero where outside; nil when all four are outside a zero border.
     @inline(__always)
@@ -262,7 +275,7 @@ public enum RoiWarp {
             let y0 = min(max(sy, 0), H - 1), y1 = min(max(sy + 1, 0), H - 1)
             return (px.rgb(x0, y0), px.rgb(x1, y0), px.rgb(x0, y1), px.rgb(x1, y1))
         }
-        if sx >= W || sx + 1 < 0 || sy >= H || sy + 1 < 0 { return nil }
+        if isOutside(sx, sy, W, H) { return nil }
         var p00 = (Int32(0), Int32(0), Int32(0)), p01 = p00, p10 = p00, p11 = p00
         let inX0 = sx >= 0, inX1 = sx + 1 < W, inY0 = sy >= 0, inY1 = sy + 1 < H
         if inX0 && inY0 { p00 = px.rgb(sx, sy) }
