@@ -45,6 +45,8 @@ public struct KernelTable {
     public let scratchBytes: (ConvGeometry) -> Int
     /// Packs a CONV_2D's weights for this copy's `conv` (`packedBytes(g, false)` bytes).
     public let packConv: (ConvGeometry, WeightPlane, UnsafeMutableRawPointer) -> Void
+    /// Packs a DEPTHWISE_CONV_2D's weights for this copy's `depthwise` (`packedBytes(g, true)` bytes).
+    public let packDepthwise: (ConvGeometry, WeightPlane, UnsafeMutableRawPointer) -> Void
     private let convKernel: Conv
     private let depthwiseKernel: Depthwise
     private let packAndRunKernel: PackAndRun
@@ -89,6 +91,7 @@ public struct KernelTable {
         packedBytes = { C.packedBytes($0, depthwise: $1) }
         scratchBytes = { C.scratchBytes($0) }
         packConv = { C.packConv($0, weights: $1, into: $2) }
+        packDepthwise = { C.packDepthwise($0, weights: $1, into: $2) }
         convKernel = { C.conv($0, input: $1, weights: $2, bias: $3, multipliers: $4, $5, output: $6, scratch: $7) }
         depthwiseKernel = { C.depthwise($0, input: $1, weights: $2, bias: $3, multipliers: $4, $5, output: $6) }
         packAndRunKernel = { C.packAndRun(depthwise: $0, $1, input: $2, weights: $3, bias: $4, multipliers: $5, $6, output: $7) }

@@ -215,7 +215,7 @@ public final class QuantizedEngine: InferenceEngine {
             for (k, op) in graph.ops.enumerated() where op.code == .conv2d || op.code == .depthwiseConv2d {
                 let g = geometry(op, k), dw = op.code == .depthwiseConv2d
                 let dst = packed + packedUsed, w = WeightPlane(ts[op.inputs[1]], in: blob.baseAddress!)
-                if dw { TiledConvolution.packDepthwise(g, weights: w, into: dst.assumingMemoryBound(to: SIMD8<Int32>.self)) } else { table.packConv(g, w, dst) }
+                if dw { table.packDepthwise(g, w, dst) } else { table.packConv(g, w, dst) }
                 packedAt[k] = packedUsed
                 packedUsed += table.packedBytes(g, dw)
             }

@@ -9,6 +9,8 @@ public protocol KernelCopy {
     static func scratchBytes(_ g: ConvGeometry) -> Int
     /// Packs a CONV_2D's weights for this copy's `conv`.
     static func packConv(_ g: ConvGeometry, weights: WeightPlane, into plane: UnsafeMutableRawPointer)
+    /// Packs a DEPTHWISE_CONV_2D's weights for this copy's `depthwise`.
+    static func packDepthwise(_ g: ConvGeometry, weights: WeightPlane, into plane: UnsafeMutableRawPointer)
     static func conv(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafeRawPointer, bias: UnsafePointer<Int32>,
                      multipliers: UnsafePointer<Int32>, _ r: Requant, output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer)
     static func depthwise(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafePointer<SIMD8<Int32>>, bias: UnsafePointer<Int32>,

@@ -9,6 +9,7 @@ public enum KernelFunctions: KernelCopy {
     public static func packedBytes(_ g: ConvGeometry, depthwise dw: Bool) -> Int {
         #if arch(arm64) && FACEKIT_DOTPROD
         if !dw { return TiledConvolution.dotPackedBytes(g) }
+        return TiledConvolution.packedBytes(g, depthwise: true) + TiledConvolution.dotDepthwiseBytes(g)
         #endif
         #if FACEKIT_AVX512
         if !dw { return TiledConvolution.widePlaneBytes(g) }
@@ -44,6 +45,15 @@ public enum KernelFunctions: KernelCopy {
         #endif
     }
 
+    /// `packDepthwise`'s pairs; the dot-product copy adds its `SDOT` form of 3×3 layers after them
+    /// (`packDotDepthwise`).
+    public static func packDepthwise(_ g: ConvGeometry, weights: WeightPlane, into plane: UnsafeMutableRawPointer) {
+        TiledConvolution.packDepthwise(g, weights: weights, into: plane.assumingMemoryBound(to: SIMD8<Int32>.self))
+        #if arch(arm64) && FACEKIT_DOTPROD
+        TiledConvolution.packDotDepthwise(g, plane)
+        #endif
+    }
+
     public static func conv(_ g: ConvGeometry, input: UnsafePointer<Int16>, weights: UnsafeRawPointer, bias: UnsafePointer<Int32>,
                             multipliers: UnsafePointer<Int32>, _ r: Requant, output: UnsafeMutablePointer<Int16>, scratch: UnsafeMutableRawPointer) {
         #if arch(arm64) && FACEKIT_DOTPROD
@@ -72,11 +82,7 @@ public enum KernelFunctions: KernelCopy {
         // layout it packs.
         TiledConvolution.withPackedPlane(g, r, multipliers: multipliers, planeBytes: packedBytes(g, depthwise: dw),
                                          scratchBytes: max(scratchBytes(g), 64), pack: { plane in
-            if dw {
-                TiledConvolution.packDepthwise(g, weights: weights, into: plane.assumingMemoryBound(to: SIMD8<Int32>.self))
-            } else {
-                packConv(g, weights: weights, into: plane)
-            }
+            if dw { packDepthwise(g, weights: weights, into: plane) } else { packConv(g, weights: weights, into: plane) }
         }, run: { r, plane, scratch in
             if dw {
                 depthwise(g, input: input, weights: plane.assumingMemoryBound(to: SIMD8<Int32>.self), bias: bias, multipliers: multipliers, r,

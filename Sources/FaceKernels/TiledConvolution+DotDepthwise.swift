@@ -19,18 +19,15 @@ internal import CCPUFeatures
 /// same path. The low bytes' accumulators start from the bias and 128·Σw per channel, which the
 /// low bytes' offset took away.
 extension TiledConvolution {
-    /// Whether `depthwise3x3Dot` can take the layer (its weights may still be too wide for it):
-    /// 3×3 windows at stride 1 with SAME padding, at least 8 channels, an epilogue form
-    /// `PlaneEpilogue` computes, and one block's ring within `DotDepthwiseBuffer`.
+    /// Whether `depthwise3x3Dot` can take the layer's geometry (its packed weights say whether
+    /// they fit bytes): 3×3 windows at stride 1 with SAME padding, at least 8 channels, an
+    /// epilogue form `PlaneEpilogue` computes, and one block's ring within `DotDepthwiseBuffer`.
     static func dotDepthwiseFits(_ g: ConvGeometry, _ r: Epilogue) -> Bool {
         g.kh == 3 && g.kw == 3 && g.strideH == 1 && g.strideW == 1 && g.dilationH == 1 && g.dilationW == 1
             && g.padTop == 1 && g.padLeft == 1 && g.outH == g.inH && g.outW == g.inW && g.inC == g.outC
-            && g.outC >= lanes && g.outC <= dotDepthwiseChannels && (r.lanes || r.wide || r.whole)
+            && g.outC >= lanes && (r.lanes || r.wide || r.whole)
             && 4 * 2 * dotLineBytes(g) <= DotDepthwiseBuffer.bytes
     }
-
-    /// Channels `DotDepthwiseWeights` holds.
-    static let dotDepthwiseChannels = 256
 
     /// Bytes of one split row of one block in one plane: its padded columns and slack (a pixel's
     /// gather reads 4 columns from its first), 8 bytes each.
@@ -42,38 +39,55 @@ extension TiledConvolution {
         var values = (StripBuffer(), StripBuffer())
     }
 
-    /// Per block of 8 channels: for each kernel row, two groups of 4 channels as 16 bytes (the
-    /// row's three weights and a zero per channel), then the 8 corrections, 128·Σw.
-    struct DotDepthwiseWeights {
-        static let blockBytes = 6 * 16 + 32
-        var values = StripBuffer()
+    /// Per block of 8 channels of the `SDOT` form: for each kernel row, two groups of 4 channels
+    /// as 16 bytes (the row's three weights and a zero per channel), then the 8 corrections,
+    /// 128·Σw.
+    static let dotDepthwiseBlockBytes = 6 * 16 + 32
+
+    /// Bytes the dot-product copy packs after `packDepthwise`'s plane: a 16-byte header (1 where
+    /// every weight fits a byte), then for a 3×3 layer the `SDOT` form's blocks; whole multiples of
+    /// 64, so that the next plane stays aligned.
+    static func dotDepthwiseBytes(_ g: ConvGeometry) -> Int {
+        (16 + (g.kh == 3 && g.kw == 3 ? blocks(g.outC) * dotDepthwiseBlockBytes : 0) + 63) / 64 * 64
     }
 
-    /// The layer, or false (nothing written) when a weight does not fit a byte.
+    /// The `SDOT` form's header in a packed plane, past `packDepthwise`'s pairs.
+    static func dotDepthwiseForm(_ g: ConvGeometry, _ plane: UnsafeRawPointer) -> UnsafeRawPointer {
+        plane + packedBytes(g, depthwise: true)
+    }
+
+    /// The layer, or false (nothing written) when its weights do not fit bytes.
     @inline(never)
     static func depthwise3x3Dot(_ g: ConvGeometry, _ input: UnsafePointer<Int16>, _ weights: UnsafePointer<SIMD8<Int32>>,
                                 _ bias: UnsafePointer<Int32>, _ multipliers: UnsafePointer<Int32>, _ r: Epilogue,
                                 _ output: UnsafeMutablePointer<Int16>) -> Bool {
-        var packed = DotDepthwiseWeights()
-        return withUnsafeMutableBytes(of: &packed) { wr -> Bool in
-            let w = UnsafeRawPointer(wr.baseAddress!)
-            guard packDotDepthwise(weights, blocks: blocks(g.outC), into: wr.baseAddress!) else { return false }
-            var buffer = DotDepthwiseBuffer()
-            withUnsafeMutableBytes(of: &buffer) { br in
-                let ring = br.baseAddress!
-                switch (r.negative != nil, r.shift > 31) {
-                case (true, false): dotDepthwiseLayer(g, input, w, bias, multipliers, r, output, ring, true, false)
-                case (false, false): dotDepthwiseLayer(g, input, w, bias, multipliers, r, output, ring, false, false)
-                case (true, true): dotDepthwiseLayer(g, input, w, bias, multipliers, r, output, ring, true, true)
-                case (false, true): dotDepthwiseLayer(g, input, w, bias, multipliers, r, output, ring, false, true)
-                }
+        let form = dotDepthwiseForm(g, UnsafeRawPointer(weights))
+        guard form.load(as: Int32.self) == 1 else { return false }
+        let w = form + 16
+        var buffer = DotDepthwiseBuffer()
+        withUnsafeMutableBytes(of: &buffer) { br in
+            let ring = br.baseAddress!
+            switch (r.negative != nil, r.shift > 31) {
+            case (true, false): dotDepthwiseLayer(g, input, w, bias, multipliers, r, output, ring, true, false)
+            case (false, false): dotDepthwiseLayer(g, input, w, bias, multipliers, r, output, ring, false, false)
+            case (true, true): dotDepthwiseLayer(g, input, w, bias, multipliers, r, output, ring, true, true)
+            case (false, true): dotDepthwiseLayer(g, input, w, bias, multipliers, r, output, ring, false, true)
             }
-            return true
         }
+        return true
     }
 
-    /// `packDepthwise`'s pairs (taps 0 and 1 in one element, tap 2 in the next, per kernel row) as
-    /// `DotDepthwiseWeights`; false when a weight is outside the bytes.
+    /// The `SDOT` form of a plane `packDepthwise` has just packed, after it (`dotDepthwiseBytes`),
+    /// and its header: 1 for a 3×3 layer whose weights all fit bytes, else 0.
+    static func packDotDepthwise(_ g: ConvGeometry, _ plane: UnsafeMutableRawPointer) {
+        let form = plane + packedBytes(g, depthwise: true)
+        let fits = g.kh == 3 && g.kw == 3
+            && packDotDepthwise(UnsafePointer(plane.assumingMemoryBound(to: SIMD8<Int32>.self)), blocks: blocks(g.outC), into: form + 16)
+        form.storeBytes(of: Int32(fits ? 1 : 0), as: Int32.self)
+    }
+
+    /// `packDepthwise`'s pairs of a 3×3 layer (taps 0 and 1 in one element, tap 2 in the next,
+    /// per kernel row) in the `SDOT` form; false when a weight is outside the bytes.
     static func packDotDepthwise(_ weights: UnsafePointer<SIMD8<Int32>>, blocks: Int, into w: UnsafeMutableRawPointer) -> Bool {
         for b in 0 ..< blocks {
             var sums = SIMD8<Int32>()
@@ -92,11 +106,11 @@ extension TiledConvolution {
                         g1[at] = Int8(truncatingIfNeeded: taps.0); g1[at + 1] = Int8(truncatingIfNeeded: taps.1); g1[at + 2] = Int8(truncatingIfNeeded: taps.2)
                     }
                 }
-                let at = w + b * DotDepthwiseWeights.blockBytes + 32 * ky
+                let at = w + b * dotDepthwiseBlockBytes + 32 * ky
                 at.storeBytes(of: g0, as: SIMD16<Int8>.self)
                 (at + 16).storeBytes(of: g1, as: SIMD16<Int8>.self)
             }
-            (w + b * DotDepthwiseWeights.blockBytes + 96).storeBytes(of: sums &* 128, as: SIMD8<Int32>.self)
+            (w + b * dotDepthwiseBlockBytes + 96).storeBytes(of: sums &* 128, as: SIMD8<Int32>.self)
         }
         return true
     }
@@ -114,7 +128,7 @@ extension TiledConvolution {
         let c = g.outC, lineBytes = dotLineBytes(g)
         @inline(__always) func slot(_ k: Int) -> UnsafeMutableRawPointer { ring + (k % 4) * 2 * lineBytes }
         for b in 0 ..< blocks(c) {
-            let first = blockStart(b, c), wb = w + b * DotDepthwiseWeights.blockBytes
+            let first = blockStart(b, c), wb = w + b * dotDepthwiseBlockBytes
             let start = load32(bias + first) &+ wb.loadUnaligned(fromByteOffset: 96, as: SIMD8<Int32>.self)
             let k = PlaneEpilogue(first, lanes, multipliers, r)
             var next = 0, oy = 0
@@ -146,7 +160,11 @@ extension TiledConvolution {
         guard iy >= 0 && iy < g.inH else { fill(h, lineBytes, 0); fill(l, lineBytes, 0x80); return }
         let src = UnsafeRawPointer(input + iy * width * c + blockStart(b, c))
         let offset = SIMD16<UInt8>(repeating: 0x80)
-        h.storeBytes(of: UInt64(0), as: UInt64.self); l.storeBytes(of: UInt64(0x8080_8080_8080_8080), as: UInt64.self)
+        @inline(__always) func padding(_ k: Int) {
+            (h + 8 * k).storeBytes(of: UInt64(0), as: UInt64.self)
+            (l + 8 * k).storeBytes(of: UInt64(0x8080_8080_8080_8080), as: UInt64.self)
+        }
+        padding(0)
         var x = 0
         while x < width {
             // A pixel pair's block, or the last pixel twice (its second copy is overwritten by
@@ -157,10 +175,7 @@ extension TiledConvolution {
             (l + 8 * (x + 1)).storeBytes(of: vuzp1q_u8(a, e) ^ offset, as: SIMD16<UInt8>.self)
             x += 2
         }
-        for k in width + 1 ..< width + 4 {
-            (h + 8 * k).storeBytes(of: UInt64(0), as: UInt64.self)
-            (l + 8 * k).storeBytes(of: UInt64(0x8080_8080_8080_8080), as: UInt64.self)
-        }
+        for k in width + 1 ..< width + 4 { padding(k) }
     }
 
     /// The four split rows two output rows read, and the low plane's offset in each.
