@@ -193,6 +193,59 @@ import FaceKernels
         #expect(compared > 40_000)
     }
 
+    /// The prefetch walk of a row asks for every cache line an upright ROI's row reads where the
+    /// warp shrinks its source (the detector's letterboxed frame, a large face), most of a rotated
+    /// one's (the walk touches one line per source row it crosses, and a band of samples may
+    /// straddle two), nothing outside the frame, and nothing where the warp magnifies: RGB24 and
+    /// 8-bit planes.
+    @Test(arguments: [3, 1])
+    func prefetchCoversTheLinesARowReads(pixelBytes: Int) {
+        let W = 960, H = 540, stride = W * pixelBytes
+        let rois: [(Float, Float, Float, Float, Float, Int)] = [
+            (480, 270, 960, 960, 0, 128), (320, 180, 400, 400, 0, 256), (300, 200, 500, 500, 0.4, 256), (600, 300, 520, 560, -2.2, 256),
+            (500, 250, 300, 300, Float.pi / 2, 64), (100, 100, 700, 700, 1.0, 128),
+            (320, 180, 200, 200, 0, 256), (900, 500, 50, 50, 3.0, 256)]
+        for (cx, cy, w, h, rotation, size) in rois {
+            let m = RoiWarp.inverseMatrix(cx: cx, cy: cy, w: w, h: h, rotation: rotation, tw: size, th: size)
+            var fxs = [Int32](repeating: 0, count: size), fys = fxs
+            var needed = 0, covered = 0, outside = 0
+            for y in 0 ..< size {
+                var asked = Set<Int>()
+                SourcePrefetch.row(m, y: y, from: 0, count: size, imageWidth: W, imageHeight: H, pixelsPerLine: 48 / pixelBytes) { sx, sy in
+                    if sx < 0 || sx >= W || sy < 0 || sy >= H { outside += 1 }
+                    let at = sy * stride + sx * pixelBytes
+                    asked.insert(at >> 6); asked.insert((at + stride) >> 6)
+                }
+                WarpPositions.rowReference(m, y: y, from: 0, count: size, x: &fxs, y: &fys)
+                var lines = Set<Int>()
+                for x in 0 ..< size {
+                    let sx = Int(fxs[x] >> 5), sy = Int(fys[x] >> 5)
+                    guard PixelPlane.isInterior(sx, sy, width: W, height: H) else { continue }
+                    for row in [sy, sy + 1] {
+                        let at = row * stride + sx * pixelBytes
+                        lines.insert(at >> 6); lines.insert((at + 2 * pixelBytes - 1) >> 6)
+                    }
+                }
+                needed += lines.count; covered += lines.intersection(asked).count
+            }
+            #expect(outside == 0, "ROI \((cx, cy, w, h, rotation))")
+            if Int(w) <= size {
+                #expect(covered == 0, "ROI \((cx, cy, w, h, rotation)) magnifies")
+                continue
+            }
+            let bound = rotation == 0 ? 1.0 : 0.85
+            #expect(needed > 0 && Double(covered) >= bound * Double(needed), "ROI \((cx, cy, w, h, rotation)): \(covered) of \(needed) lines")
+        }
+        // A degenerate matrix asks for nothing, and does not trap.
+        let nan = Double.nan
+        var asked = 0
+        SourcePrefetch.row(WarpMatrix(m0: nan, m1: 0, m2: 0, m3: 0, m4: 1, m5: 0, m6: 0, m7: 0, m8: 1), y: 3, from: 0, count: 64,
+                           imageWidth: W, imageHeight: H, pixelsPerLine: 16) { _, _ in asked += 1 }
+        SourcePrefetch.row(WarpMatrix(m0: 1e300, m1: 0, m2: 0, m3: 0, m4: 1, m5: 0, m6: 0, m7: 0, m8: 1), y: 3, from: 0, count: 64,
+                           imageWidth: W, imageHeight: H, pixelsPerLine: 16) { _, _ in asked += 1 }
+        #expect(asked == 0)
+    }
+
     @Test func yuvConversion() {
         #expect(YUV.toRGB(16, 128, 128) == (0, 0, 0))
         #expect(YUV.toRGB(235, 128, 128) == (255, 255, 255))
