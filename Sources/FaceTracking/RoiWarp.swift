@@ -199,7 +199,7 @@ public enum RoiWarp {
             let ahead = 2
             @inline(__always) func prefetch(_ row: Int) {
                 guard row < th else { return }
-                SourcePrefetch.row(m, y: row, from: 0, count: tw, imageWidth: W, imageHeight: H, pixelsPerLine: P.pixelsPerLine) {
+                SourcePrefetch.row(m, y: row, from: 0, count: tw, imageWidth: W, imageHeight: H, pixelBytes: P.pixelBytes) {
                     px.prefetch($0, $1)
                 }
             }
@@ -374,14 +374,13 @@ protocol PixelSource {
     func rgb(_ x: Int, _ y: Int) -> (Int32, Int32, Int32)
     /// Asks for the cache lines that `rgb` reads at (x, y) and (x, y + 1).
     func prefetch(_ x: Int, _ y: Int)
-    /// The pixels of a row between two points of `SourcePrefetch`'s walk: 48 bytes, under a cache
-    /// line so that none is passed over (on RGB24, steps of 48 bytes measured faster than 63 or 30).
-    static var pixelsPerLine: Int { get }
+    /// Bytes a pixel takes in a row of the (first) plane, for `SourcePrefetch`'s walk.
+    static var pixelBytes: Int { get }
 }
 
 struct RGB24Pixels: PixelSource {
     let base: UnsafeRawPointer, stride: Int
-    static var pixelsPerLine: Int { 16 }
+    static var pixelBytes: Int { 3 }
     @inline(__always) func prefetch(_ x: Int, _ y: Int) {
         let p = base + (y &* stride &+ x &* 3)
         SourcePrefetch.read(p); SourcePrefetch.read(p + stride)
@@ -394,7 +393,7 @@ struct RGB24Pixels: PixelSource {
 
 struct GreyPixels: PixelSource {
     let base: UnsafeRawPointer, stride: Int
-    static var pixelsPerLine: Int { 48 }
+    static var pixelBytes: Int { 1 }
     @inline(__always) func prefetch(_ x: Int, _ y: Int) {
         let p = base + (y &* stride &+ x)
         SourcePrefetch.read(p); SourcePrefetch.read(p + stride)
@@ -407,7 +406,7 @@ struct GreyPixels: PixelSource {
 
 struct YUYVPixels: PixelSource {
     let base: UnsafeRawPointer, stride: Int
-    static var pixelsPerLine: Int { 24 }
+    static var pixelBytes: Int { 2 }
     @inline(__always) func prefetch(_ x: Int, _ y: Int) {
         let p = base + (y &* stride &+ x &* 2)
         SourcePrefetch.read(p); SourcePrefetch.read(p + stride)
@@ -420,7 +419,7 @@ struct YUYVPixels: PixelSource {
 
 struct NV12Pixels: PixelSource {
     let y: UnsafeRawPointer, yStride: Int, uv: UnsafeRawPointer, uvStride: Int
-    static var pixelsPerLine: Int { 48 }
+    static var pixelBytes: Int { 1 }
     @inline(__always) func prefetch(_ x: Int, _ yy: Int) {
         let p = y + (yy &* yStride &+ x)
         SourcePrefetch.read(p); SourcePrefetch.read(p + yStride)

@@ -211,7 +211,7 @@ import FaceKernels
             var needed = 0, covered = 0, outside = 0
             for y in 0 ..< size {
                 var asked = Set<Int>()
-                SourcePrefetch.row(m, y: y, from: 0, count: size, imageWidth: W, imageHeight: H, pixelsPerLine: 48 / pixelBytes) { sx, sy in
+                SourcePrefetch.row(m, y: y, from: 0, count: size, imageWidth: W, imageHeight: H, pixelBytes: pixelBytes) { sx, sy in
                     if sx < 0 || sx >= W || sy < 0 || sy >= H { outside += 1 }
                     let at = sy * stride + sx * pixelBytes
                     asked.insert(at >> 6); asked.insert((at + stride) >> 6)
@@ -240,9 +240,9 @@ import FaceKernels
         let nan = Double.nan
         var asked = 0
         SourcePrefetch.row(WarpMatrix(m0: nan, m1: 0, m2: 0, m3: 0, m4: 1, m5: 0, m6: 0, m7: 0, m8: 1), y: 3, from: 0, count: 64,
-                           imageWidth: W, imageHeight: H, pixelsPerLine: 16) { _, _ in asked += 1 }
+                           imageWidth: W, imageHeight: H, pixelBytes: 3) { _, _ in asked += 1 }
         SourcePrefetch.row(WarpMatrix(m0: 1e300, m1: 0, m2: 0, m3: 0, m4: 1, m5: 0, m6: 0, m7: 0, m8: 1), y: 3, from: 0, count: 64,
-                           imageWidth: W, imageHeight: H, pixelsPerLine: 16) { _, _ in asked += 1 }
+                           imageWidth: W, imageHeight: H, pixelBytes: 3) { _, _ in asked += 1 }
         #expect(asked == 0)
     }
 
