@@ -269,7 +269,7 @@ KINDS = [
     ("conv2d", ["TiledConvolution.conv", "TiledConvolution.direct", "TiledConvolution.gather", "TiledConvolution.dot", "conv2d",
                 "igemm", "gemm", "conv_hwc"]),
     ("depthwise", ["depthwise", "dwconv"]),
-    ("add/mul/sub", ["addPReLU", "binary", "vadd", "vmul", "vsub", "vbinary", "vsqrdiff", "vdiv"]),
+    ("add/mul/sub", ["addPReLU", "addNEON", "binary", "vadd", "vmul", "vsub", "vbinary", "vsqrdiff", "vdiv"]),
     ("activation", ["prelu", "relu", "vclamp", "logistic", "sigmoid", "tanh", "vneg"]),
     ("pool", ["pool"]),
     ("reduce (mean/sum)", ["mean", "rsum", "rdsum", "raddstore", "rmax", "reduce", "softmax"]),
