@@ -378,41 +378,48 @@ protocol PixelSource {
     static var pixelBytes: Int { get }
 }
 
-struct RGB24Pixels: PixelSource {
-    let base: UnsafeRawPointer, stride: Int
-    static var pixelBytes: Int { 3 }
+/// A layout with every pixel in one plane, `pixelBytes` apart along a row: the address of a
+/// pixel and the cache hints for it are the same arithmetic for each.
+protocol PackedPixelSource: PixelSource {
+    var base: UnsafeRawPointer { get }
+    var stride: Int { get }
+}
+
+extension PackedPixelSource {
+    /// The first byte of pixel (x, y).
+    @inline(__always) func pixel(_ x: Int, _ y: Int) -> UnsafePointer<UInt8> {
+        base.assumingMemoryBound(to: UInt8.self) + (y &* stride &+ x &* Self.pixelBytes)
+    }
     @inline(__always) func prefetch(_ x: Int, _ y: Int) {
-        let p = base + (y &* stride &+ x &* 3)
+        let p = UnsafeRawPointer(pixel(x, y))
         SourcePrefetch.read(p); SourcePrefetch.read(p + stride)
     }
+}
+
+struct RGB24Pixels: PackedPixelSource {
+    let base: UnsafeRawPointer, stride: Int
+    static var pixelBytes: Int { 3 }
     @inline(__always) func rgb(_ x: Int, _ y: Int) -> (Int32, Int32, Int32) {
-        let p = base.assumingMemoryBound(to: UInt8.self) + (y &* stride &+ x &* 3)
+        let p = pixel(x, y)
         return (Int32(p[0]), Int32(p[1]), Int32(p[2]))
     }
 }
 
-struct GreyPixels: PixelSource {
+struct GreyPixels: PackedPixelSource {
     let base: UnsafeRawPointer, stride: Int
     static var pixelBytes: Int { 1 }
-    @inline(__always) func prefetch(_ x: Int, _ y: Int) {
-        let p = base + (y &* stride &+ x)
-        SourcePrefetch.read(p); SourcePrefetch.read(p + stride)
-    }
     @inline(__always) func rgb(_ x: Int, _ y: Int) -> (Int32, Int32, Int32) {
-        let v = Int32(base.assumingMemoryBound(to: UInt8.self)[y &* stride &+ x])
+        let v = Int32(pixel(x, y)[0])
         return (v, v, v)
     }
 }
 
-struct YUYVPixels: PixelSource {
+struct YUYVPixels: PackedPixelSource {
     let base: UnsafeRawPointer, stride: Int
     static var pixelBytes: Int { 2 }
-    @inline(__always) func prefetch(_ x: Int, _ y: Int) {
-        let p = base + (y &* stride &+ x &* 2)
-        SourcePrefetch.read(p); SourcePrefetch.read(p + stride)
-    }
+    /// A pair of pixels shares its U and V: both read the pair's four bytes.
     @inline(__always) func rgb(_ x: Int, _ y: Int) -> (Int32, Int32, Int32) {
-        let p = base.assumingMemoryBound(to: UInt8.self) + (y &* stride &+ (x & ~1) &* 2)
+        let p = pixel(x & ~1, y)
         return YUV.toRGB(Int32(p[(x & 1) &* 2]), Int32(p[1]), Int32(p[3]))
     }
 }

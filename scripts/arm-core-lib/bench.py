@@ -187,10 +187,11 @@ def estimate(llvm, cpu, blocks, workdir, tag, text=None, hot=HOT):
         text = disassemble(llvm, [w for b in hot_blocks for w in b[3]])
     costs, fp_bound = mca_costs(llvm, cpu, hot_blocks, text, workdir, tag)
     hot_cyc = sum(costs[(va, n)] * c for va, n, c, _ in hot_blocks if (va, n) in costs)
-    # Cycles the floating-point blocks could lose if their latencies were A72_FP_LATENCY_RATIO
-    # of the model's, each down to no less than its resource bound.
-    fp_saving = sum((costs[k] - max(fp_bound[k], A72_FP_LATENCY_RATIO * costs[k])) * c
-                    for va, n, c, _ in hot_blocks for k in [(va, n)] if k in fp_bound)
+    # On the A72 only (its model's floating-point latencies are the A57's): the cycles the
+    # floating-point blocks could lose at A72_FP_LATENCY_RATIO of those latencies, each down to no
+    # less than its resource bound.
+    fp_saving = 0.0 if cpu != "cortex-a72" else sum(
+        (costs[k] - max(fp_bound[k], A72_FP_LATENCY_RATIO * costs[k])) * c for va, n, c, _ in hot_blocks for k in [(va, n)] if k in fp_bound)
     hot_ins = sum(n * c for va, n, c, _ in hot_blocks if (va, n) in costs)
     cpi = hot_cyc / hot_ins if hot_ins else 1.0
     cold_ins = total_insns - hot_ins
